@@ -1,0 +1,50 @@
+package message
+
+// ChatType values.
+const (
+	ChatPrivate = "private"
+	ChatGroup   = "group"
+)
+
+// Outgoing is one platform message to send: one delivery unit.
+type Outgoing struct {
+	// Thread is where the message goes.
+	Thread Thread
+	// Text is the unit's text, already within the platform's limit.
+	Text string
+	// ReplyTo, when set, is the platform message id to quote or reply to.
+	ReplyTo string
+	// IdempotencyKey is stable across every attempt of this unit
+	// ("<intent id>#<unit id>"). Adapters of platforms with server-side
+	// idempotency (LINE X-Line-Retry-Key, Discord nonce) send it.
+	IdempotencyKey string
+}
+
+// Receipt is what the platform said it created.
+type Receipt struct {
+	// MessageIDs are the platform's ids of every message the send created
+	// (Telegram message_id, Slack ts).
+	MessageIDs []string `json:"message_ids"`
+}
+
+// Counting is how a platform counts the length of a text.
+type Counting string
+
+const (
+	// CountRunes counts Unicode code points (Discord, LINE, WhatsApp, Slack).
+	CountRunes Counting = "runes"
+	// CountUTF16 counts UTF-16 code units (Telegram).
+	CountUTF16 Counting = "utf16"
+	// CountBytes counts UTF-8 bytes.
+	CountBytes Counting = "bytes"
+)
+
+// Capabilities describe what a platform's send API accepts.
+type Capabilities struct {
+	// TextLimit is the most a single message may hold, counted by Counting.
+	TextLimit int
+	Counting  Counting
+	// Idempotent is true when the platform deduplicates a resent message
+	// by Outgoing.IdempotencyKey, so an unknown outcome may be resent.
+	Idempotent bool
+}

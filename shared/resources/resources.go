@@ -1,0 +1,200 @@
+package resources
+
+import "time"
+
+// Environment variables through which a function learns the physical names of
+// the resources below. The CDK stack sets them; the local runner and the tests
+// set them to the emulator's resources.
+const (
+	EnvTable            = "PARLEY_TABLE"
+	EnvInboundQueueURL  = "PARLEY_INBOUND_QUEUE_URL"
+	EnvOutboundQueueURL = "PARLEY_OUTBOUND_QUEUE_URL"
+	// EnvSecretARN names the Secrets Manager secret (a JSON object of the
+	// Secret keys below) a function reads at cold start in AWS.
+	EnvSecretARN = "PARLEY_SECRET_ARN"
+)
+
+// KeyType is a DynamoDB scalar attribute type.
+type KeyType string
+
+const (
+	String KeyType = "S"
+	Number KeyType = "N"
+)
+
+// Attribute is a key attribute.
+type Attribute struct {
+	Name string
+	Type KeyType
+}
+
+// Index is a global secondary index projecting all attributes.
+type Index struct {
+	Name         string
+	PartitionKey Attribute
+	SortKey      Attribute
+}
+
+// TableSpec describes the single state table.
+type TableSpec struct {
+	// Name is the logical name (CDK construct id, local name prefix).
+	Name         string
+	PartitionKey Attribute
+	// TTLAttribute holds an epoch-seconds expiry. DynamoDB deletes expired
+	// items lazily (up to days late), so readers check it too.
+	TTLAttribute string
+	Indexes      []Index
+}
+
+// Table is Parley's one table: dedupe claims, triage counters, turn claims,
+// send intents. One partition key, on-demand, TTL on expires_at.
+var Table = TableSpec{
+	Name:         "State",
+	PartitionKey: Attribute{Name: "pk", Type: String},
+	TTLAttribute: "expires_at",
+	Indexes: []Index{{
+		// Attention is sparse: only items an operator must look at carry
+		// attn (a unit held in unknown_after_send, a failed unit), so the
+		// sweeper and runbooks query it instead of scanning.
+		Name:         "attention",
+		PartitionKey: Attribute{Name: "attn", Type: String},
+		SortKey:      Attribute{Name: "attn_at", Type: String},
+	}},
+}
+
+// QueueSpec describes a FIFO queue and its FIFO dead-letter queue.
+type QueueSpec struct {
+	// Name is the logical name; physical names end in ".fifo".
+	Name string
+	// EnvURL is the variable that carries the queue's URL to functions.
+	EnvURL string
+	// VisibilityTimeout is at least 6 × the consumer's timeout, so a message
+	// is not redelivered while a slow invocation still holds it.
+	VisibilityTimeout time.Duration
+	// MaxReceiveCount is how often a message is received before it moves to
+	// the DLQ. Retries scheduled through visibility count as receives.
+	MaxReceiveCount int
+	// Retention is how long an unconsumed message is kept.
+	Retention time.Duration
+	// DLQRetention is how long a dead-lettered message is kept.
+	DLQRetention time.Duration
+}
+
+// ContentBasedDeduplication is off on every queue: Parley always sets an
+// explicit deduplication id (the event key, the intent#unit key).
+const ContentBasedDeduplication = false
+
+// FIFO is true for every queue: per-thread ordering is the point.
+const FIFO = true
+
+// DLQName is the logical name of q's dead-letter queue.
+func (q QueueSpec) DLQName() string { return q.Name + "-dlq" }
+
+// Inbound carries normalized events to the turn function, grouped by thread.
+var Inbound = QueueSpec{
+	Name:              "inbound",
+	EnvURL:            EnvInboundQueueURL,
+	VisibilityTimeout: 6 * turnTimeout,
+	MaxReceiveCount:   8,
+	Retention:         4 * 24 * time.Hour,
+	DLQRetention:      14 * 24 * time.Hour,
+}
+
+// Outbound carries planned units (bubbles) to the delivery function, grouped
+// by thread. Rate-limit waits are receives too, hence the higher count; the
+// delivery function fails a unit itself before it would reach the DLQ.
+var Outbound = QueueSpec{
+	Name:              "outbound",
+	EnvURL:            EnvOutboundQueueURL,
+	VisibilityTimeout: 6 * deliveryTimeout,
+	MaxReceiveCount:   20,
+	Retention:         4 * 24 * time.Hour,
+	DLQRetention:      14 * 24 * time.Hour,
+}
+
+// Queues lists every queue.
+func Queues() []QueueSpec { return []QueueSpec{Inbound, Outbound} }
+
+// FunctionKind says how a function is invoked.
+type FunctionKind string
+
+const (
+	// Ingress functions sit behind a Function URL (auth NONE: they verify the
+	// platform's signature themselves).
+	Ingress FunctionKind = "ingress"
+	// Consumer functions are invoked by an SQS event source mapping.
+	Consumer FunctionKind = "consumer"
+)
+
+// FunctionSpec describes one Lambda function: one directory under functions/.
+type FunctionSpec struct {
+	// Name is the directory under functions/ and the logical name.
+	Name    string
+	Kind    FunctionKind
+	Timeout time.Duration
+	// MemoryMB is the memory size; CPU scales with it.
+	MemoryMB int
+	// Consumes is the queue a Consumer reads (nil for Ingress).
+	Consumes *QueueSpec
+	// BatchSize is the event source mapping's batch size (≤ 10 for FIFO).
+	BatchSize int
+	// MaxConcurrency caps concurrent invocations by the event source mapping.
+	MaxConcurrency int
+	// SendsTo lists the queues the function enqueues on.
+	SendsTo []*QueueSpec
+	// Secrets lists the keys the function reads from the secret.
+	Secrets []string
+}
+
+// Secret keys, read from the Secrets Manager secret in AWS and from the
+// environment variables of the same name locally.
+const (
+	SecretTelegramBotToken      = "TELEGRAM_BOT_TOKEN"
+	SecretTelegramWebhookSecret = "TELEGRAM_WEBHOOK_SECRET"
+	SecretSlackSigningSecret    = "SLACK_SIGNING_SECRET"
+	SecretSlackBotToken         = "SLACK_BOT_TOKEN"
+	SecretAgentSecret           = "PARLEY_AGENT_SECRET"
+	SecretEventsSecrets         = "PARLEY_EVENTS_SECRETS"
+	SecretGitHubWebhookSecret   = "GITHUB_WEBHOOK_SECRET"
+)
+
+// The consumers' timeouts size their queues' visibility timeouts.
+const (
+	turnTimeout     = 60 * time.Second
+	deliveryTimeout = 30 * time.Second
+)
+
+// The functions.
+var (
+	Telegram = FunctionSpec{
+		Name: "telegram", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
+		SendsTo: []*QueueSpec{&Inbound},
+		Secrets: []string{SecretTelegramWebhookSecret, SecretTelegramBotToken},
+	}
+	Slack = FunctionSpec{
+		Name: "slack", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
+		SendsTo: []*QueueSpec{&Inbound},
+		Secrets: []string{SecretSlackSigningSecret},
+	}
+	Events = FunctionSpec{
+		Name: "events", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
+		SendsTo: []*QueueSpec{&Inbound},
+		Secrets: []string{SecretEventsSecrets, SecretGitHubWebhookSecret},
+	}
+	Turn = FunctionSpec{
+		Name: "turn", Kind: Consumer, Timeout: turnTimeout, MemoryMB: 512,
+		Consumes: &Inbound, BatchSize: 10, MaxConcurrency: 50,
+		SendsTo: []*QueueSpec{&Outbound},
+		Secrets: []string{SecretAgentSecret, SecretTelegramBotToken, SecretSlackBotToken},
+	}
+	Delivery = FunctionSpec{
+		Name: "delivery", Kind: Consumer, Timeout: deliveryTimeout, MemoryMB: 256,
+		Consumes: &Outbound, BatchSize: 10, MaxConcurrency: 50,
+		Secrets: []string{SecretTelegramBotToken, SecretSlackBotToken},
+	}
+)
+
+// Functions lists every function; each has a directory functions/<Name>.
+func Functions() []FunctionSpec {
+	return []FunctionSpec{Telegram, Slack, Events, Turn, Delivery}
+}
