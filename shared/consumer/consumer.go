@@ -1,0 +1,192 @@
+package consumer
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// Record is one SQS record with its parsed attributes.
+type Record struct {
+	events.SQSMessage
+	// Group is the record's MessageGroupId.
+	Group string
+	// ReceiveCount is ApproximateReceiveCount: 1 on the first delivery.
+	ReceiveCount int
+}
+
+// HandlerFunc processes one record. nil means done: the record is deleted.
+type HandlerFunc func(ctx context.Context, r Record) error
+
+// Visibility parks a received message: visible again after d.
+type Visibility interface {
+	ChangeVisibility(ctx context.Context, receiptHandle string, d time.Duration) error
+}
+
+// RetryError asks for the record to be retried after After.
+type RetryError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *RetryError) Error() string {
+	if e.Err == nil {
+		return "retry after " + e.After.String()
+	}
+	return e.Err.Error() + " (retry after " + e.After.String() + ")"
+}
+
+func (e *RetryError) Unwrap() error { return e.Err }
+
+// Retry wraps err so the record is retried after exactly d.
+func Retry(err error, d time.Duration) error { return &RetryError{After: d, Err: err} }
+
+// Consumer runs batches. Configure it once; Handle is safe for concurrent use.
+type Consumer struct {
+	// Handle processes one record.
+	Handle HandlerFunc
+	// Visibility schedules retries. Required.
+	Visibility Visibility
+	// Backoff is the delay before retrying a record that failed without a
+	// Retry delay, given its receive count. Defaults to Backoff.
+	Backoff func(receiveCount int) time.Duration
+	// Reserve is the time kept before the deadline to report. Defaults to
+	// 2 seconds.
+	Reserve time.Duration
+	// MinStart is the least time left that a record needs to be started.
+	// Defaults to 5 seconds.
+	MinStart time.Duration
+	// Groups is how many message groups run at once. Defaults to 10.
+	Groups int
+	// Now is the clock. Defaults to time.Now.
+	Now func() time.Time
+	// Log receives one line per failed record. Defaults to slog.Default().
+	Log *slog.Logger
+}
+
+// Backoff is the default retry delay: exponential from 2 s, capped at 5
+// minutes, with full jitter over its upper half so retries of many threads
+// spread out.
+func Backoff(receiveCount int) time.Duration {
+	d := 2 * time.Second
+	for i := 1; i < receiveCount && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	d = min(d, 5*time.Minute)
+	return d/2 + rand.N(d/2+1)
+}
+
+// outcome is what became of one record.
+type outcome struct {
+	failed bool
+	after  time.Duration
+}
+
+// HandleSQS processes a batch and reports its failures. It never returns an
+// error: a returned error would make Lambda retry the whole batch.
+func (c *Consumer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	now := c.Now
+	if now == nil {
+		now = time.Now
+	}
+	reserve := cmp.Or(c.Reserve, 2*time.Second)
+	minStart := cmp.Or(c.MinStart, 5*time.Second)
+	log := c.Log
+	if log == nil {
+		log = slog.Default()
+	}
+
+	workCtx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		workCtx, cancel = context.WithDeadline(ctx, dl.Add(-reserve))
+		defer cancel()
+	}
+
+	// Records by group, in batch order.
+	var order []string
+	groups := map[string][]int{}
+	recs := make([]Record, len(ev.Records))
+	for i, m := range ev.Records {
+		recs[i] = Record{SQSMessage: m, Group: m.Attributes["MessageGroupId"]}
+		recs[i].ReceiveCount, _ = strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
+		g := recs[i].Group
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], i)
+	}
+
+	outcomes := make([]outcome, len(recs))
+	sem := make(chan struct{}, cmp.Or(c.Groups, 10))
+	var wg sync.WaitGroup
+	for _, g := range order {
+		idx := groups[g]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c.runGroup(workCtx, log, now, minStart, recs, idx, outcomes)
+		}()
+	}
+	wg.Wait()
+
+	var resp events.SQSEventResponse
+	// Visibility changes use the outer context: they must happen even when
+	// the work ran out of time.
+	for i, o := range outcomes {
+		if !o.failed {
+			continue
+		}
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: recs[i].MessageId})
+		if err := c.Visibility.ChangeVisibility(ctx, recs[i].ReceiptHandle, o.after); err != nil {
+			log.Warn("change visibility failed", "message_id", recs[i].MessageId, "error", err)
+		}
+	}
+	return resp, nil
+}
+
+func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, now func() time.Time, minStart time.Duration, recs []Record, idx []int, outcomes []outcome) {
+	for k, i := range idx {
+		if dl, ok := ctx.Deadline(); ok && dl.Sub(now()) < minStart {
+			// Out of time: the rest of the group goes back now, in order.
+			for _, j := range idx[k:] {
+				outcomes[j] = outcome{failed: true}
+			}
+			log.Warn("deadline near: records returned unprocessed", "group", recs[i].Group, "count", len(idx)-k)
+			return
+		}
+		err := c.Handle(ctx, recs[i])
+		if err == nil {
+			continue
+		}
+		after := c.delay(recs[i].ReceiveCount)
+		var re *RetryError
+		if errors.As(err, &re) {
+			after = re.After
+		}
+		log.Warn("record failed", "message_id", recs[i].MessageId, "group", recs[i].Group,
+			"receive_count", recs[i].ReceiveCount, "retry_after_ms", after.Milliseconds(), "error", err)
+		// The FIFO rule: this record and the rest of its group come back
+		// together, in order.
+		for _, j := range idx[k:] {
+			outcomes[j] = outcome{failed: true, after: after}
+		}
+		return
+	}
+}
+
+func (c *Consumer) delay(receiveCount int) time.Duration {
+	if c.Backoff != nil {
+		return c.Backoff(receiveCount)
+	}
+	return Backoff(receiveCount)
+}

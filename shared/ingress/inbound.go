@@ -1,0 +1,55 @@
+package ingress
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// InboundVersion tags inbound.fifo message bodies.
+const InboundVersion = "parley.inbound.v1"
+
+// Inbound is the body of an inbound.fifo message.
+type Inbound struct {
+	Version string        `json:"version"`
+	Event   message.Event `json:"event"`
+	// NotBefore defers a proactive event (quiet hours with defer).
+	NotBefore time.Time `json:"not_before,omitzero"`
+}
+
+// EncodeInbound renders an inbound.fifo message body.
+func EncodeInbound(in Inbound) ([]byte, error) {
+	in.Version = InboundVersion
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode inbound message: %w", err)
+	}
+	return b, nil
+}
+
+// DecodeInbound parses an inbound.fifo message body.
+func DecodeInbound(b []byte) (Inbound, error) {
+	var in Inbound
+	if err := json.Unmarshal(b, &in); err != nil {
+		return Inbound{}, fmt.Errorf("decode inbound message: %w", err)
+	}
+	if in.Version != InboundVersion {
+		return Inbound{}, fmt.Errorf("decode inbound message: unknown version %q", in.Version)
+	}
+	if in.Event.EventID == "" || in.Event.Platform == "" {
+		return Inbound{}, fmt.Errorf("decode inbound message: no event")
+	}
+	return in, nil
+}
+
+// InboundGroup is the FIFO group of an event: its thread, so turns of one
+// conversation run one at a time in arrival order. A deferred proactive event
+// waits in a group of its own, so it never holds up the people in its thread.
+func InboundGroup(ev message.Event, d Decision) string {
+	if !d.NotBefore.IsZero() {
+		return ev.Thread.Key() + "#deferred"
+	}
+	return ev.Thread.Key()
+}

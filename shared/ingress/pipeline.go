@@ -1,0 +1,285 @@
+package ingress
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// Claims is the dedupe store as the pipeline uses it.
+type Claims interface {
+	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
+	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
+	Release(ctx context.Context, key, owner string) error
+}
+
+// Enqueuer puts one event on inbound.fifo.
+type Enqueuer interface {
+	Send(ctx context.Context, m queue.Message) error
+}
+
+// Triage admits or suppresses proactive events. Human messages never reach it.
+type Triage interface {
+	Admit(ctx context.Context, ev message.Event, now time.Time) (Decision, error)
+}
+
+// Decision is triage's answer for one proactive event.
+type Decision struct {
+	// Accepted is true when the event goes on to the agent.
+	Accepted bool
+	// Reason is the stable suppression reason (quiet_hours, cooldown,
+	// daily_cap) when not Accepted.
+	Reason string
+	// NotBefore, when set, defers an accepted event until then.
+	NotBefore time.Time
+	// Revert gives back what an accepted decision consumed (cap, cooldown)
+	// when the event could not be enqueued. May be nil.
+	Revert func(ctx context.Context) error
+}
+
+// Ack header values: Parley-Ack says what a 2xx stands for.
+const (
+	// HeaderAck is set on every answer to a platform event request.
+	HeaderAck = "Parley-Ack"
+	// AckDurable: every event in the request is on inbound.fifo, or was
+	// recorded as a duplicate, suppressed or deliberately ignored.
+	AckDurable = "durable"
+	// AckHandshake: a platform handshake was answered; nothing was stored.
+	AckHandshake = "handshake"
+)
+
+// Result is what became of one event, as logged (field "decision") and
+// returned in the response body.
+type Result string
+
+const (
+	ResultEnqueued   Result = "enqueued"
+	ResultDuplicate  Result = "duplicate"
+	ResultSuppressed Result = "suppressed"
+	ResultIgnored    Result = "ignored"
+	// ResultInProgress: another request holds the event's claim right now;
+	// the platform is asked to retry (503).
+	ResultInProgress Result = "in_progress"
+)
+
+// Pipeline is the webhook core: an http.Handler for one platform.
+type Pipeline struct {
+	Receiver Receiver
+	Claims   Claims
+	Queue    Enqueuer
+	// Triage decides proactive events. nil admits every proactive event.
+	Triage Triage
+	// MaxBody is the largest body accepted. Defaults to 1 MiB.
+	MaxBody int64
+	// DedupeTTL is how long an event key is remembered: longer than every
+	// platform's retry window (WhatsApp retries for about 7 days). Defaults
+	// to 7 days.
+	DedupeTTL time.Duration
+	// ClaimLease bounds how long an unfinished request blocks a retry of
+	// the same event. Defaults to 30 seconds (above the function timeout).
+	ClaimLease time.Duration
+	// Now is the clock. Defaults to time.Now.
+	Now func() time.Time
+	// Log defaults to slog.Default().
+	Log *slog.Logger
+}
+
+type eventResult struct {
+	EventID string `json:"event_id"`
+	Result  Result `json:"result"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+type ackBody struct {
+	OK     bool          `json:"ok"`
+	Events []eventResult `json:"events"`
+}
+
+// ServeHTTP answers one webhook request.
+func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	log := p.log().With("platform", string(p.Receiver.Platform()))
+	now := p.now()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, cmp.Or(p.MaxBody, 1<<20)))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			p.refuse(w, log, fmt.Errorf("%w: limit is %d bytes", ErrTooLarge, tooLarge.Limit))
+			return
+		}
+		p.refuse(w, log, fmt.Errorf("%w: reading body: %v", ErrMalformed, err))
+		return
+	}
+	req := &Request{Method: r.Method, Header: r.Header, Query: r.URL.Query(), Body: body, Now: now}
+
+	if hs, ok := p.Receiver.(HandshakeReceiver); ok {
+		if reply, ok := hs.Handshake(req); ok {
+			log.Info("handshake answered", "status", reply.Status)
+			writeReply(w, reply, AckHandshake)
+			return
+		}
+	}
+	if err := p.Receiver.Verify(req); err != nil {
+		p.refuse(w, log, err)
+		return
+	}
+	parsed, err := p.Receiver.Parse(req)
+	if err != nil {
+		p.refuse(w, log, err)
+		return
+	}
+	if parsed.Reply != nil {
+		log.Info("handshake answered", "status", parsed.Reply.Status)
+		writeReply(w, parsed.Reply, AckHandshake)
+		return
+	}
+
+	ack := ackBody{OK: true, Events: []eventResult{}}
+	for _, ig := range parsed.Ignored {
+		log.Info("event ignored", "decision", ResultIgnored, "reason", ig.Reason, "event_id", ig.ID)
+		ack.Events = append(ack.Events, eventResult{EventID: ig.ID, Result: ResultIgnored, Reason: ig.Reason})
+	}
+	retry := false
+	for _, ev := range parsed.Events {
+		res, reason, err := p.admit(r.Context(), log, ev, now)
+		if err != nil {
+			// Events before this one are durable and will be duplicates
+			// on the platform's retry; this one and the rest are not.
+			log.Error("event not acknowledged", "event_key", ev.Key(), "error", err)
+			http.Error(w, "temporarily unable to accept the event; retry", http.StatusServiceUnavailable)
+			return
+		}
+		retry = retry || res == ResultInProgress
+		ack.Events = append(ack.Events, eventResult{EventID: ev.EventID, Result: res, Reason: reason})
+	}
+	if retry {
+		w.Header().Set("Retry-After", "30")
+		http.Error(w, "event is being processed by another request; retry", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set(HeaderAck, AckDurable)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(ack)
+}
+
+// admit takes one event through dedupe, triage and the queue. It returns an
+// error only when the event is not durable and the platform must retry.
+func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event, now time.Time) (Result, string, error) {
+	log = log.With("event_key", ev.Key(), "thread_key", ev.Thread.Key(), "kind", string(ev.Kind))
+	if ev.Sender.IsBot && !ev.Proactive() {
+		log.Info("event ignored", "decision", ResultIgnored, "reason", "bot")
+		return ResultIgnored, "bot", nil
+	}
+	ttl := cmp.Or(p.DedupeTTL, 7*24*time.Hour)
+	owner := store.NewOwner()
+	claim, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{
+		Owner: owner, Now: now, Lease: cmp.Or(p.ClaimLease, 30*time.Second), TTL: ttl,
+	})
+	var held *store.ClaimHeldError
+	if errors.As(err, &held) {
+		if held.Current.State == store.ClaimPending {
+			log.Info("event in progress elsewhere", "decision", ResultInProgress)
+			return ResultInProgress, "", nil
+		}
+		log.Info("event suppressed", "decision", "suppressed", "reason", "duplicate", "previous", string(held.Current.State))
+		return ResultDuplicate, "duplicate", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("claim event: %w", err)
+	}
+	if claim.Attempts > 1 {
+		log.Warn("event claim taken over after an abandoned attempt", "attempts", claim.Attempts)
+	}
+
+	var decision Decision
+	if ev.Proactive() && p.Triage != nil {
+		decision, err = p.Triage.Admit(ctx, ev, now)
+		if err != nil {
+			p.release(ctx, log, ev, owner)
+			return "", "", fmt.Errorf("triage: %w", err)
+		}
+		if !decision.Accepted {
+			if err := p.Claims.Settle(ctx, ev.Key(), owner, store.ClaimSuppressed, decision.Reason, now, ttl); err != nil {
+				p.release(ctx, log, ev, owner)
+				return "", "", fmt.Errorf("record suppression: %w", err)
+			}
+			log.Info("event suppressed", "decision", "suppressed", "reason", decision.Reason)
+			return ResultSuppressed, decision.Reason, nil
+		}
+	}
+
+	body, err := EncodeInbound(Inbound{Event: ev, NotBefore: decision.NotBefore})
+	if err != nil {
+		p.release(ctx, log, ev, owner)
+		return "", "", err
+	}
+	if err := p.Queue.Send(ctx, queue.Message{Group: InboundGroup(ev, decision), Dedup: ev.Key(), Body: body}); err != nil {
+		if decision.Revert != nil {
+			if rerr := decision.Revert(ctx); rerr != nil {
+				log.Error("triage revert failed", "error", rerr)
+			}
+		}
+		p.release(ctx, log, ev, owner)
+		return "", "", fmt.Errorf("enqueue event: %w", err)
+	}
+	// The event is durable now. Failing to record it only means a retry
+	// enqueues it again, which SQS and the turn's own claim absorb.
+	if err := p.Claims.Settle(ctx, ev.Key(), owner, store.ClaimEnqueued, "", now, ttl); err != nil {
+		log.Warn("settle event claim failed; a retry will re-enqueue harmlessly", "error", err)
+	}
+	log.Info("event accepted", "decision", "accepted", "result", ResultEnqueued)
+	return ResultEnqueued, "", nil
+}
+
+func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Event, owner string) {
+	// Best effort: if it fails, the claim's lease still ends on its own.
+	if err := p.Claims.Release(context.WithoutCancel(ctx), ev.Key(), owner); err != nil {
+		log.Warn("release event claim failed; its lease will expire", "error", err)
+	}
+}
+
+// refuse answers a request that fails verification or parsing: the status
+// for its sentinel, a reason, and no writes.
+func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
+	status := StatusOf(err)
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	log.Warn("request refused", "status", status, "reason", err.Error())
+	if status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", http.MethodPost)
+	}
+	http.Error(w, err.Error(), status)
+}
+
+func writeReply(w http.ResponseWriter, r *Reply, ack string) {
+	w.Header().Set(HeaderAck, ack)
+	if r.ContentType != "" {
+		w.Header().Set("Content-Type", r.ContentType)
+	}
+	w.WriteHeader(cmp.Or(r.Status, http.StatusOK))
+	_, _ = w.Write(r.Body)
+}
+
+func (p *Pipeline) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+func (p *Pipeline) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.Default()
+}

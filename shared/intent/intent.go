@@ -1,0 +1,83 @@
+package intent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// Intent is the durable plan of one reply.
+type Intent struct {
+	// ID is derived from the origin (IDFor), so re-running a turn finds the
+	// intent it already wrote instead of planning a second reply.
+	ID string
+	// Origin is the key of what caused the reply: the inbound event key.
+	Origin string
+	// Thread is where every unit goes.
+	Thread message.Thread
+	// Units are the platform messages, in delivery order.
+	Units []Unit
+	// CreatedAt is when the turn persisted the intent.
+	CreatedAt time.Time
+	// ExpiresAt is when the store may forget the intent.
+	ExpiresAt time.Time
+}
+
+// Unit is one platform message of an intent.
+type Unit struct {
+	// ID is "<bubble id>#<part>", unique within the intent.
+	ID   string
+	Text string
+	// ReplyTo is the platform message id to quote, if any.
+	ReplyTo string
+	State   message.UnitState
+	// Attempt counts leases: 0 before the first send.
+	Attempt int
+	// LeaseUntil bounds a sending worker's claim; a unit still sending
+	// after it was abandoned mid-send.
+	LeaseUntil time.Time
+	// Receipt holds the platform's message ids once sent.
+	Receipt []string
+	// SentAt is when the platform accepted the unit.
+	SentAt time.Time
+	// FailureClass and FailureReason describe the last failure, if any.
+	FailureClass  message.FailureClass
+	FailureReason string
+	// Resent is true when the unit was sent again after an unknown outcome.
+	Resent    bool
+	UpdatedAt time.Time
+}
+
+// IDFor derives an intent id from its origin key: 32 hex characters.
+func IDFor(origin string) string {
+	sum := sha256.Sum256([]byte("intent#" + origin))
+	return hex.EncodeToString(sum[:16])
+}
+
+// UnitKey is the idempotency key of a unit across every attempt:
+// "<intent id>#<unit id>". It is the outbound queue's deduplication key and
+// the platform idempotency key where the platform has one.
+func UnitKey(intentID, unitID string) string { return intentID + "#" + unitID }
+
+// Index returns the position of the unit with the given id, or -1.
+func (in Intent) Index(unitID string) int {
+	for i, u := range in.Units {
+		if u.ID == unitID {
+			return i
+		}
+	}
+	return -1
+}
+
+// FirstOpen returns the index of the first unit that is not terminal, or
+// len(Units) when every unit is.
+func (in Intent) FirstOpen() int {
+	for i, u := range in.Units {
+		if !u.State.Terminal() {
+			return i
+		}
+	}
+	return len(in.Units)
+}

@@ -1,0 +1,169 @@
+package intent
+
+import (
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// Transition is one compare-and-set change of one unit. The store applies it
+// atomically: the condition (unit in one of From, at Attempt, earlier units
+// terminal) and the new values. Build transitions with the named functions
+// below; callers never assemble field updates themselves.
+type Transition struct {
+	// Name is a stable word for logs: lease, sent, retry, fail, unknown, resend.
+	Name string
+	// Unit is the unit's index in the intent.
+	Unit int
+	// From lists the states the unit must be in.
+	From []message.UnitState
+	// Attempt is the attempt the unit must be at.
+	Attempt int
+	// LeaseExpiredBy, when set, additionally requires the unit's lease to
+	// have ended before it (rescuing an abandoned send).
+	LeaseExpiredBy time.Time
+	// RequirePrevTerminal requires every earlier unit to be terminal, so a
+	// unit never overtakes the one before it.
+	RequirePrevTerminal bool
+
+	// To is the new state.
+	To message.UnitState
+	// NextAttempt is the attempt after the change.
+	NextAttempt int
+	// LeaseUntil is the new lease end (zero clears it).
+	LeaseUntil time.Time
+	Receipt    []string
+	SentAt     time.Time
+	// FailureClass and FailureReason are recorded as given (empty clears).
+	FailureClass  message.FailureClass
+	FailureReason string
+	Resent        bool
+	// Attention marks the intent for an operator (the attention index).
+	Attention bool
+	At        time.Time
+}
+
+// Lease claims a pending unit for one send attempt until leaseUntil.
+func Lease(u Unit, idx int, now, leaseUntil time.Time) Transition {
+	return Transition{
+		Name: "lease", Unit: idx,
+		From: []message.UnitState{message.UnitPending}, Attempt: u.Attempt,
+		RequirePrevTerminal: true,
+		To:                  message.UnitSending, NextAttempt: u.Attempt + 1, LeaseUntil: leaseUntil,
+		FailureClass: u.FailureClass, FailureReason: u.FailureReason,
+		At: now,
+	}
+}
+
+// Resend claims a unit held in unknown_after_send for another attempt, under
+// an at-least-once policy.
+func Resend(u Unit, idx int, now, leaseUntil time.Time) Transition {
+	return Transition{
+		Name: "resend", Unit: idx,
+		From: []message.UnitState{message.UnitUnknown}, Attempt: u.Attempt,
+		RequirePrevTerminal: true,
+		To:                  message.UnitSending, NextAttempt: u.Attempt + 1, LeaseUntil: leaseUntil,
+		FailureClass: u.FailureClass, FailureReason: u.FailureReason,
+		Resent: true, At: now,
+	}
+}
+
+// MarkSent commits the receipt of the attempt that leased the unit. It also
+// accepts the unit in unknown_after_send at that same attempt: a worker whose
+// lease ran out, and whose unit another worker then marked unknown, still knows
+// the send succeeded and settles the doubt.
+func MarkSent(u Unit, idx int, now time.Time, receipt message.Receipt) Transition {
+	return Transition{
+		Name: "sent", Unit: idx,
+		From: []message.UnitState{message.UnitSending, message.UnitUnknown}, Attempt: u.Attempt,
+		To: message.UnitSent, NextAttempt: u.Attempt,
+		Receipt: receipt.MessageIDs, SentAt: now, Resent: u.Resent,
+		At: now,
+	}
+}
+
+// MarkRetryable returns a unit whose attempt failed retryably to pending.
+func MarkRetryable(u Unit, idx int, now time.Time, class message.FailureClass, reason string) Transition {
+	return Transition{
+		Name: "retry", Unit: idx,
+		From: []message.UnitState{message.UnitSending}, Attempt: u.Attempt,
+		To: message.UnitPending, NextAttempt: u.Attempt,
+		FailureClass: class, FailureReason: reason, Resent: u.Resent,
+		At: now,
+	}
+}
+
+// MarkFailed ends a unit that cannot be delivered. It accepts a unit that is
+// sending (a permanent answer) or pending (out of attempts before a lease).
+func MarkFailed(u Unit, idx int, now time.Time, class message.FailureClass, reason string) Transition {
+	return Transition{
+		Name: "fail", Unit: idx,
+		From: []message.UnitState{message.UnitSending, message.UnitPending}, Attempt: u.Attempt,
+		To: message.UnitFailed, NextAttempt: u.Attempt,
+		FailureClass: class, FailureReason: reason, Resent: u.Resent,
+		Attention: true, At: now,
+	}
+}
+
+// MarkUnknown records that the unit's send may have happened. From sending
+// with the caller's own attempt (a timeout after the request left), or from a
+// sending unit whose lease expired before now (a worker died mid-send).
+func MarkUnknown(u Unit, idx int, now time.Time, reason string, abandoned bool) Transition {
+	t := Transition{
+		Name: "unknown", Unit: idx,
+		From: []message.UnitState{message.UnitSending}, Attempt: u.Attempt,
+		To: message.UnitUnknown, NextAttempt: u.Attempt,
+		FailureClass: message.FailUnknown, FailureReason: reason, Resent: u.Resent,
+		Attention: true, At: now,
+	}
+	if abandoned {
+		t.LeaseExpiredBy = now
+	}
+	return t
+}
+
+// Apply returns in with t applied, without checking t's condition. Stores use
+// it to build their update; tests use it as the model.
+func (in Intent) Apply(t Transition) Intent {
+	out := in
+	out.Units = append([]Unit(nil), in.Units...)
+	u := out.Units[t.Unit]
+	u.State = t.To
+	u.Attempt = t.NextAttempt
+	u.LeaseUntil = t.LeaseUntil
+	u.Receipt = append([]string(nil), t.Receipt...)
+	u.SentAt = t.SentAt
+	u.FailureClass = t.FailureClass
+	u.FailureReason = t.FailureReason
+	u.Resent = t.Resent
+	u.UpdatedAt = t.At
+	out.Units[t.Unit] = u
+	return out
+}
+
+// Allowed reports whether t's condition holds on in: the model of the
+// store's compare-and-set.
+func (in Intent) Allowed(t Transition) bool {
+	if t.Unit < 0 || t.Unit >= len(in.Units) {
+		return false
+	}
+	u := in.Units[t.Unit]
+	ok := false
+	for _, s := range t.From {
+		ok = ok || u.State == s
+	}
+	if !ok || u.Attempt != t.Attempt {
+		return false
+	}
+	if !t.LeaseExpiredBy.IsZero() && !u.LeaseUntil.Before(t.LeaseExpiredBy) {
+		return false
+	}
+	if t.RequirePrevTerminal {
+		for _, p := range in.Units[:t.Unit] {
+			if !p.State.Terminal() {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,8 @@
+// Package queue sends to and manages Parley's SQS FIFO queues.
+//
+// Every message names its ordering group (a thread key) and its
+// deduplication id (an event key or an intent#unit key), shaped by
+// message.GroupID and message.DedupID in exactly one place, Outgoing. SQS
+// FIFO's deduplication only lasts five minutes; the durable once-guarantees
+// live in the state store, and this package's ids are the first line only.
+package queue

@@ -1,0 +1,224 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// intentPK is the partition key of an intent item.
+func intentPK(id string) string { return "int#" + id }
+
+// attentionIntent is the attention index's partition for intents with a unit
+// an operator should look at (failed, or held in unknown_after_send).
+const attentionIntent = "intent"
+
+type intentItem struct {
+	PK        string         `dynamodbav:"pk"`
+	Kind      string         `dynamodbav:"kind"`
+	ID        string         `dynamodbav:"id"`
+	Origin    string         `dynamodbav:"origin"`
+	Thread    message.Thread `dynamodbav:"thread"`
+	Units     []unitItem     `dynamodbav:"units"`
+	CreatedAt int64          `dynamodbav:"created_at"`
+	ExpiresAt int64          `dynamodbav:"expires_at"`
+}
+
+// unitItem is a unit as stored. Short attribute names: an intent holds many.
+type unitItem struct {
+	ID         string   `dynamodbav:"id"`
+	Text       string   `dynamodbav:"text"`
+	ReplyTo    string   `dynamodbav:"reply_to"`
+	State      string   `dynamodbav:"st"`
+	Attempt    int      `dynamodbav:"att"`
+	LeaseUntil int64    `dynamodbav:"lease"`
+	Receipt    []string `dynamodbav:"rcpt"`
+	SentAt     int64    `dynamodbav:"sent"`
+	FailClass  string   `dynamodbav:"fc"`
+	FailReason string   `dynamodbav:"fr"`
+	Resent     bool     `dynamodbav:"resent"`
+	UpdatedAt  int64    `dynamodbav:"upd"`
+}
+
+func toItem(in intent.Intent) intentItem {
+	it := intentItem{
+		PK: intentPK(in.ID), Kind: "intent", ID: in.ID, Origin: in.Origin, Thread: in.Thread,
+		CreatedAt: millis(in.CreatedAt), ExpiresAt: in.ExpiresAt.Unix(),
+	}
+	for _, u := range in.Units {
+		it.Units = append(it.Units, unitItem{
+			ID: u.ID, Text: u.Text, ReplyTo: u.ReplyTo, State: string(u.State), Attempt: u.Attempt,
+			LeaseUntil: millis(u.LeaseUntil), Receipt: u.Receipt, SentAt: millis(u.SentAt),
+			FailClass: string(u.FailureClass), FailReason: u.FailureReason, Resent: u.Resent,
+			UpdatedAt: millis(u.UpdatedAt),
+		})
+	}
+	return it
+}
+
+func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
+	var it intentItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return intent.Intent{}, fmt.Errorf("decode intent item: %w", err)
+	}
+	in := intent.Intent{
+		ID: it.ID, Origin: it.Origin, Thread: it.Thread,
+		CreatedAt: fromMillis(it.CreatedAt), ExpiresAt: time.Unix(it.ExpiresAt, 0).UTC(),
+	}
+	for _, u := range it.Units {
+		in.Units = append(in.Units, intent.Unit{
+			ID: u.ID, Text: u.Text, ReplyTo: u.ReplyTo, State: message.UnitState(u.State), Attempt: u.Attempt,
+			LeaseUntil: fromMillis(u.LeaseUntil), Receipt: u.Receipt, SentAt: fromMillis(u.SentAt),
+			FailureClass: message.FailureClass(u.FailClass), FailureReason: u.FailReason, Resent: u.Resent,
+			UpdatedAt: fromMillis(u.UpdatedAt),
+		})
+	}
+	return in, nil
+}
+
+// CreateIntent writes in unless an intent with its id exists. It returns the
+// stored intent and whether this call created it: a re-run turn gets the
+// intent it wrote before, never a second plan.
+func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error) {
+	item, err := attributevalue.MarshalMap(toItem(in))
+	if err != nil {
+		return intent.Intent{}, false, fmt.Errorf("encode intent: %w", err)
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           aws.String(s.table),
+		Item:                                item,
+		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if old, ok := conflictItem(err); ok {
+		cur, derr := fromItem(old)
+		return cur, false, derr
+	}
+	if err != nil {
+		return intent.Intent{}, false, wrap("create intent", err)
+	}
+	return in, true, nil
+}
+
+// GetIntent reads an intent with a strongly consistent read.
+func (s *Store) GetIntent(ctx context.Context, id string) (intent.Intent, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            s.key(intentPK(id)),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return intent.Intent{}, wrap("get intent", err)
+	}
+	if len(out.Item) == 0 {
+		return intent.Intent{}, fmt.Errorf("intent %s: %w", id, store.ErrNotFound)
+	}
+	return fromItem(out.Item)
+}
+
+// Apply performs t on the intent as one conditional update and returns the
+// intent after it. When t's condition does not hold it returns a
+// *store.IntentConflictError holding the intent as it is.
+func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error) {
+	in, err := buildTransition(t)
+	if err != nil {
+		return intent.Intent{}, err
+	}
+	in.TableName = aws.String(s.table)
+	in.Key = s.key(intentPK(id))
+	in.ReturnValues = types.ReturnValueAllNew
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	out, err := s.db.UpdateItem(ctx, in)
+	if old, ok := conflictItem(err); ok {
+		if len(old) == 0 {
+			return intent.Intent{}, fmt.Errorf("intent %s: %w", id, store.ErrNotFound)
+		}
+		cur, derr := fromItem(old)
+		if derr != nil {
+			return intent.Intent{}, derr
+		}
+		return intent.Intent{}, &store.IntentConflictError{Transition: t.Name, Current: cur}
+	}
+	if err != nil {
+		return intent.Intent{}, wrap(t.Name+" unit", err)
+	}
+	return fromItem(out.Attributes)
+}
+
+// buildTransition renders t as an UpdateItem input: the condition on the
+// unit's state, attempt, lease and predecessors, and every field of the unit.
+func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
+	if t.Unit < 0 || len(t.From) == 0 {
+		return nil, fmt.Errorf("transition %s: invalid unit %d or no source state", t.Name, t.Unit)
+	}
+	u := fmt.Sprintf("#units[%d]", t.Unit)
+	names := map[string]string{
+		"#pk": "pk", "#units": "units", "#st": "st", "#att": "att", "#lease": "lease", "#rcpt": "rcpt",
+		"#sent": "sent", "#fc": "fc", "#fr": "fr", "#resent": "resent", "#upd": "upd",
+	}
+	receipt := []string{}
+	if t.Receipt != nil {
+		receipt = t.Receipt
+	}
+	rc, err := attributevalue.Marshal(receipt)
+	if err != nil {
+		return nil, fmt.Errorf("encode receipt: %w", err)
+	}
+	values := map[string]types.AttributeValue{
+		":att": num(int64(t.Attempt)), ":to": str(string(t.To)), ":natt": num(int64(t.NextAttempt)),
+		":lease": num(millis(t.LeaseUntil)), ":rcpt": rc, ":sent": num(millis(t.SentAt)),
+		":fc": str(string(t.FailureClass)), ":fr": str(t.FailureReason),
+		":resent": &types.AttributeValueMemberBOOL{Value: t.Resent}, ":upd": num(millis(t.At)),
+	}
+
+	var from []string
+	for i, st := range t.From {
+		k := fmt.Sprintf(":from%d", i)
+		values[k] = str(string(st))
+		from = append(from, k)
+	}
+	cond := []string{
+		"attribute_exists(#pk)",
+		fmt.Sprintf("%s.#st IN (%s)", u, strings.Join(from, ", ")),
+		u + ".#att = :att",
+	}
+	if !t.LeaseExpiredBy.IsZero() {
+		values[":expby"] = num(millis(t.LeaseExpiredBy))
+		cond = append(cond, u+".#lease < :expby")
+	}
+	if t.RequirePrevTerminal && t.Unit > 0 {
+		values[":tsent"] = str(string(message.UnitSent))
+		values[":tfail"] = str(string(message.UnitFailed))
+		values[":tunk"] = str(string(message.UnitUnknown))
+		for i := 0; i < t.Unit; i++ {
+			cond = append(cond, fmt.Sprintf("#units[%d].#st IN (:tsent, :tfail, :tunk)", i))
+		}
+	}
+
+	set := []string{
+		u + ".#st = :to", u + ".#att = :natt", u + ".#lease = :lease", u + ".#rcpt = :rcpt",
+		u + ".#sent = :sent", u + ".#fc = :fc", u + ".#fr = :fr", u + ".#resent = :resent", u + ".#upd = :upd",
+	}
+	if t.Attention {
+		names["#attn"], names["#attnat"] = "attn", "attn_at"
+		values[":attn"] = str(attentionIntent)
+		values[":attnat"] = str(t.At.UTC().Format(time.RFC3339Nano))
+		set = append(set, "#attn = :attn", "#attnat = :attnat")
+	}
+	return &dynamodb.UpdateItemInput{
+		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ")),
+		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}, nil
+}

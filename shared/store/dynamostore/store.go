@@ -1,0 +1,77 @@
+package dynamostore
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Store is the DynamoDB backend. Safe for concurrent use.
+type Store struct {
+	db    *dynamodb.Client
+	table string
+}
+
+// New returns a store on the named table.
+func New(db *dynamodb.Client, table string) *Store {
+	return &Store{db: db, table: table}
+}
+
+func (s *Store) key(pk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"pk": str(pk)}
+}
+
+// conflictItem reports whether err is a failed condition and returns the item
+// DynamoDB sent back with it (nil when there was none).
+func conflictItem(err error) (map[string]types.AttributeValue, bool) {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ccf.Item, true
+	}
+	return nil, false
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func num(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// millis stores a time as Unix milliseconds; the zero time as 0.
+func millis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMillis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func getS(item map[string]types.AttributeValue, name string) string {
+	if v, ok := item[name].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}
+
+func getN(item map[string]types.AttributeValue, name string) int64 {
+	if v, ok := item[name].(*types.AttributeValueMemberN); ok {
+		n, _ := strconv.ParseInt(v.Value, 10, 64)
+		return n
+	}
+	return 0
+}
+
+// wrap names the operation on a failure that is not a condition failure.
+func wrap(op string, err error) error {
+	return fmt.Errorf("dynamodb %s: %w", op, err)
+}

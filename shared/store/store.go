@@ -1,0 +1,99 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/parleyhq/parley/shared/intent"
+)
+
+// ErrConflict is returned when a compare-and-set's condition does not hold.
+// The concrete error (ClaimHeldError, IntentConflictError) carries the current
+// record, read in the same call.
+var ErrConflict = errors.New("store: condition failed")
+
+// ErrNotFound is returned when a record does not exist (or has expired).
+var ErrNotFound = errors.New("store: not found")
+
+// ClaimState is a claim's state; its value is what the store persists.
+type ClaimState string
+
+const (
+	// ClaimPending: Owner is doing the work until LeaseUntil. Set by Claim.
+	ClaimPending ClaimState = "pending"
+	// ClaimEnqueued: the event is on inbound.fifo. Set by ingress.
+	ClaimEnqueued ClaimState = "enqueued"
+	// ClaimSuppressed: triage dropped a proactive event; Reason says why.
+	ClaimSuppressed ClaimState = "suppressed"
+	// ClaimDone: the turn persisted and enqueued its reply (or had none).
+	ClaimDone ClaimState = "done"
+	// ClaimFailed: the work failed for good; Reason says why.
+	ClaimFailed ClaimState = "failed"
+)
+
+// Claim is a claim record.
+type Claim struct {
+	Key        string
+	State      ClaimState
+	Owner      string
+	LeaseUntil time.Time
+	ExpiresAt  time.Time
+	ClaimedAt  time.Time
+	// Attempts counts successful Claim calls on the key: above 1, an earlier
+	// owner gave up or died.
+	Attempts int
+	Reason   string
+}
+
+// Live reports whether the claim still answers for its key at now.
+func (c Claim) Live(now time.Time) bool {
+	if !c.ExpiresAt.After(now) {
+		return false
+	}
+	return c.State != ClaimPending || c.LeaseUntil.After(now)
+}
+
+// ClaimSpec is one Claim call's parameters.
+type ClaimSpec struct {
+	// Owner is a token unique to this attempt; Settle and Release check it.
+	Owner string
+	Now   time.Time
+	// Lease is how long the claim stays pending before another caller may
+	// take it over. Keep it above the work's deadline.
+	Lease time.Duration
+	// TTL is how long the key is remembered (from Now).
+	TTL time.Duration
+}
+
+// ClaimHeldError is returned by Claim when the key is live: settled, or
+// pending under another owner's lease. It wraps ErrConflict.
+type ClaimHeldError struct{ Current Claim }
+
+func (e *ClaimHeldError) Error() string {
+	return fmt.Sprintf("store: claim %s is %s", e.Current.Key, e.Current.State)
+}
+
+func (e *ClaimHeldError) Unwrap() error { return ErrConflict }
+
+// IntentConflictError is returned when a transition's condition does not
+// hold. Current is the intent as it is now. It wraps ErrConflict.
+type IntentConflictError struct {
+	Transition string
+	Current    intent.Intent
+}
+
+func (e *IntentConflictError) Error() string {
+	return fmt.Sprintf("store: %s transition on intent %s: condition failed", e.Transition, e.Current.ID)
+}
+
+func (e *IntentConflictError) Unwrap() error { return ErrConflict }
+
+// NewOwner returns a random claim owner token.
+func NewOwner() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

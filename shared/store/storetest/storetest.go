@@ -1,0 +1,334 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// Store is everything the functions need of a state store.
+type Store interface {
+	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
+	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
+	Release(ctx context.Context, key, owner string) error
+	GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error)
+	CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error)
+	GetIntent(ctx context.Context, id string) (intent.Intent, error)
+	Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error)
+}
+
+// Exercise runs the suite. newStore returns an empty store for one test.
+func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
+	t.Run("Claims", func(t *testing.T) { t.Parallel(); claims(t, newStore(t)) })
+	t.Run("ClaimRace", func(t *testing.T) { t.Parallel(); claimRace(t, newStore(t)) })
+	t.Run("Intents", func(t *testing.T) { t.Parallel(); intents(t, newStore(t)) })
+	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
+	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
+}
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func spec(owner string, now time.Time) store.ClaimSpec {
+	return store.ClaimSpec{Owner: owner, Now: now, Lease: 30 * time.Second, TTL: 7 * 24 * time.Hour}
+}
+
+func held(t *testing.T, err error) store.Claim {
+	t.Helper()
+	var h *store.ClaimHeldError
+	if !errors.As(err, &h) || !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("want ClaimHeldError wrapping ErrConflict, got %v", err)
+	}
+	return h.Current
+}
+
+func claims(t *testing.T, s Store) {
+	ctx := context.Background()
+	key := "evt#test#acct#1"
+
+	c, err := s.Claim(ctx, key, spec("a", t0))
+	if err != nil {
+		t.Fatalf("first claim: %v", err)
+	}
+	if c.State != store.ClaimPending || c.Owner != "a" || c.Attempts != 1 || !c.LeaseUntil.Equal(t0.Add(30*time.Second)) {
+		t.Fatalf("first claim = %+v", c)
+	}
+	cur := held(t, func() error { _, err := s.Claim(ctx, key, spec("b", t0.Add(10*time.Second))); return err }())
+	if cur.State != store.ClaimPending || cur.Owner != "a" {
+		t.Fatalf("held claim = %+v, want pending by a", cur)
+	}
+	if err := s.Settle(ctx, key, "b", store.ClaimEnqueued, "", t0, time.Hour); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("settle by a non-owner: want conflict, got %v", err)
+	}
+	if err := s.Release(ctx, key, "b"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("release by a non-owner: want conflict, got %v", err)
+	}
+
+	// The lease ends: another owner takes over, and the first can no longer settle.
+	c, err = s.Claim(ctx, key, spec("b", t0.Add(31*time.Second)))
+	if err != nil {
+		t.Fatalf("claim after lease end: %v", err)
+	}
+	if c.Owner != "b" || c.Attempts != 2 {
+		t.Fatalf("takeover = %+v, want owner b, attempts 2", c)
+	}
+	if err := s.Settle(ctx, key, "a", store.ClaimEnqueued, "", t0, time.Hour); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("settle by the ousted owner: want conflict, got %v", err)
+	}
+	if err := s.Settle(ctx, key, "b", store.ClaimSuppressed, "cooldown", t0.Add(32*time.Second), 24*time.Hour); err != nil {
+		t.Fatalf("settle: %v", err)
+	}
+	cur = held(t, func() error { _, err := s.Claim(ctx, key, spec("c", t0.Add(23*time.Hour))); return err }())
+	if cur.State != store.ClaimSuppressed || cur.Reason != "cooldown" {
+		t.Fatalf("settled claim = %+v", cur)
+	}
+	got, err := s.GetClaim(ctx, key, t0.Add(time.Hour))
+	if err != nil || got.State != store.ClaimSuppressed {
+		t.Fatalf("GetClaim = %+v, %v", got, err)
+	}
+	// Expired (TTL deletes lag): readers and claimers treat it as absent.
+	if _, err := s.GetClaim(ctx, key, t0.Add(25*time.Hour)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetClaim after expiry: want ErrNotFound, got %v", err)
+	}
+	if _, err := s.Claim(ctx, key, spec("c", t0.Add(25*time.Hour))); err != nil {
+		t.Fatalf("claim after expiry: %v", err)
+	}
+
+	// Release makes the key claimable at once.
+	key2 := "turn#x"
+	if _, err := s.Claim(ctx, key2, spec("a", t0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, key2, "a"); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	if _, err := s.GetClaim(ctx, key2, t0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetClaim after release: want ErrNotFound, got %v", err)
+	}
+	if _, err := s.Claim(ctx, key2, spec("b", t0)); err != nil {
+		t.Fatalf("claim after release: %v", err)
+	}
+}
+
+func claimRace(t *testing.T, s Store) {
+	ctx := context.Background()
+	const n = 20
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, err := s.Claim(ctx, "evt#race", spec(fmt.Sprint(i), t0))
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.Is(err, store.ErrConflict):
+			default:
+				t.Errorf("claim %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d of %d concurrent claims won, want exactly 1", wins.Load(), n)
+	}
+}
+
+func newIntent(id string, units int) intent.Intent {
+	in := intent.Intent{
+		ID: id, Origin: "evt#test#a#" + id, CreatedAt: t0, ExpiresAt: t0.Add(30 * 24 * time.Hour),
+		Thread: message.Thread{Platform: message.Telegram, Account: "1", Chat: "-100", Thread: "7"},
+	}
+	for i := range units {
+		in.Units = append(in.Units, intent.Unit{ID: fmt.Sprintf("b%d#1", i+1), Text: fmt.Sprintf("bubble %d\nline two", i+1), State: message.UnitPending})
+	}
+	return in
+}
+
+func intents(t *testing.T, s Store) {
+	ctx := context.Background()
+	in := newIntent("i1", 3)
+	in.Units[0].ReplyTo = "55"
+
+	if _, err := s.GetIntent(ctx, "i1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetIntent before create: want ErrNotFound, got %v", err)
+	}
+	got, created, err := s.CreateIntent(ctx, in)
+	if err != nil || !created {
+		t.Fatalf("create: created=%v err=%v", created, err)
+	}
+	other := newIntent("i1", 1)
+	got, created, err = s.CreateIntent(ctx, other)
+	if err != nil || created {
+		t.Fatalf("second create: created=%v err=%v", created, err)
+	}
+	if len(got.Units) != 3 || got.Units[0].ReplyTo != "55" || got.Units[1].Text != "bubble 2\nline two" {
+		t.Fatalf("second create returned %+v, want the first intent", got)
+	}
+	read, err := s.GetIntent(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Thread != in.Thread || read.Origin != in.Origin || !read.CreatedAt.Equal(t0) || len(read.Units) != 3 {
+		t.Fatalf("read back %+v", read)
+	}
+
+	now := t0.Add(time.Minute)
+	// Unit 1 may not overtake unit 0.
+	if _, err := s.Apply(ctx, "i1", intent.Lease(read.Units[1], 1, now, now.Add(time.Minute))); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("lease of unit 1 before unit 0 is done: want conflict, got %v", err)
+	}
+	after, err := s.Apply(ctx, "i1", intent.Lease(read.Units[0], 0, now, now.Add(time.Minute)))
+	if err != nil {
+		t.Fatalf("lease: %v", err)
+	}
+	u := after.Units[0]
+	if u.State != message.UnitSending || u.Attempt != 1 || !u.LeaseUntil.Equal(now.Add(time.Minute)) {
+		t.Fatalf("leased unit = %+v", u)
+	}
+	// A stale attempt cannot commit.
+	var ce *store.IntentConflictError
+	_, err = s.Apply(ctx, "i1", intent.MarkSent(read.Units[0], 0, now, message.Receipt{MessageIDs: []string{"x"}}))
+	if !errors.As(err, &ce) || ce.Current.Units[0].Attempt != 1 {
+		t.Fatalf("stale MarkSent: want IntentConflictError with the current intent, got %v", err)
+	}
+	after, err = s.Apply(ctx, "i1", intent.MarkSent(u, 0, now, message.Receipt{MessageIDs: []string{"101", "102"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := after.Units[0]; u.State != message.UnitSent || len(u.Receipt) != 2 || u.Receipt[1] != "102" || !u.SentAt.Equal(now) {
+		t.Fatalf("sent unit = %+v", u)
+	}
+
+	// Unit 1: lease, then abandoned: unknown only once its lease has ended.
+	after, err = s.Apply(ctx, "i1", intent.Lease(after.Units[1], 1, now, now.Add(time.Minute)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(ctx, "i1", intent.MarkUnknown(after.Units[1], 1, now.Add(30*time.Second), "abandoned", true)); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("MarkUnknown while the lease runs: want conflict, got %v", err)
+	}
+	later := now.Add(2 * time.Minute)
+	after, err = s.Apply(ctx, "i1", intent.MarkUnknown(after.Units[1], 1, later, "abandoned", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := after.Units[1]; u.State != message.UnitUnknown || u.FailureClass != message.FailUnknown {
+		t.Fatalf("unknown unit = %+v", u)
+	}
+	after, err = s.Apply(ctx, "i1", intent.Resend(after.Units[1], 1, later, later.Add(time.Minute)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := after.Units[1]; u.State != message.UnitSending || u.Attempt != 2 || !u.Resent {
+		t.Fatalf("resent unit = %+v", u)
+	}
+	after, err = s.Apply(ctx, "i1", intent.MarkRetryable(after.Units[1], 1, later, message.FailRateLimit, "Too Many Requests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := after.Units[1]; u.State != message.UnitPending || u.FailureClass != message.FailRateLimit || u.Attempt != 2 {
+		t.Fatalf("retryable unit = %+v", u)
+	}
+	after, err = s.Apply(ctx, "i1", intent.MarkFailed(after.Units[1], 1, later, message.FailAuth, "Unauthorized"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := after.Units[1]; u.State != message.UnitFailed || u.FailureReason != "Unauthorized" {
+		t.Fatalf("failed unit = %+v", u)
+	}
+	// Unit 2 goes once unit 1 is terminal, even failed.
+	if _, err := s.Apply(ctx, "i1", intent.Lease(after.Units[2], 2, later, later.Add(time.Minute))); err != nil {
+		t.Fatalf("lease after a failed predecessor: %v", err)
+	}
+	if _, err := s.Apply(ctx, "nope", intent.Lease(after.Units[0], 0, later, later)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("transition on a missing intent: want ErrNotFound, got %v", err)
+	}
+}
+
+func leaseRace(t *testing.T, s Store) {
+	ctx := context.Background()
+	in := newIntent("race", 1)
+	if _, _, err := s.CreateIntent(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			_, err := s.Apply(ctx, "race", intent.Lease(in.Units[0], 0, t0, t0.Add(time.Minute)))
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.Is(err, store.ErrConflict):
+			default:
+				t.Errorf("lease: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d concurrent leases won, want exactly 1", wins.Load())
+	}
+}
+
+// model applies random transitions to the store and to the in-memory model
+// (Intent.Allowed, Intent.Apply) and requires the same verdicts and states.
+func model(t *testing.T, s Store) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	want := newIntent("model", 3)
+	if _, _, err := s.CreateIntent(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	for step := range 120 {
+		now = now.Add(time.Duration(rng.IntN(90)) * time.Second)
+		i := rng.IntN(len(want.Units))
+		u := want.Units[i]
+		if rng.IntN(4) == 0 { // sometimes act on a stale view
+			u.Attempt = max(u.Attempt-1, 0)
+		}
+		var tr intent.Transition
+		switch rng.IntN(7) {
+		case 0:
+			tr = intent.Lease(u, i, now, now.Add(time.Minute))
+		case 1:
+			tr = intent.MarkSent(u, i, now, message.Receipt{MessageIDs: []string{fmt.Sprint(step)}})
+		case 2:
+			tr = intent.MarkRetryable(u, i, now, message.FailTransient, "HTTP 502")
+		case 3:
+			tr = intent.MarkFailed(u, i, now, message.FailPermission, "Forbidden")
+		case 4:
+			tr = intent.MarkUnknown(u, i, now, "timeout", rng.IntN(2) == 0)
+		case 5:
+			tr = intent.Resend(u, i, now, now.Add(time.Minute))
+		default:
+			tr = intent.Lease(u, i, now, now.Add(time.Minute))
+		}
+		allowed := want.Allowed(tr)
+		got, err := s.Apply(ctx, "model", tr)
+		if allowed != (err == nil) {
+			t.Fatalf("step %d %s on unit %d (%+v): model allowed=%v, store err=%v", step, tr.Name, i, want.Units[i], allowed, err)
+		}
+		if err != nil && !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if allowed {
+			want = want.Apply(tr)
+			for k := range want.Units {
+				w, g := want.Units[k], got.Units[k]
+				if w.State != g.State || w.Attempt != g.Attempt || !w.LeaseUntil.Equal(g.LeaseUntil) || w.Resent != g.Resent || w.FailureClass != g.FailureClass {
+					t.Fatalf("step %d unit %d: model %+v, store %+v", step, k, w, g)
+				}
+			}
+		}
+	}
+}
