@@ -1,0 +1,113 @@
+package envelope
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Mode says what Parley expects an agent to reply with.
+type Mode string
+
+const (
+	// ModeStructured expects an openab.turn.v1 envelope. A reply that is not
+	// one goes to the parse-error policy. The default.
+	ModeStructured Mode = "structured"
+	// ModeText expects plain text: the whole reply is one bubble, split only
+	// at the platform's limit. A reply that is a valid envelope is still
+	// used as one (agents misconfigure content types).
+	ModeText Mode = "text"
+)
+
+// ParseErrorPolicy says what to deliver when a reply should have been an
+// envelope and is not a valid one.
+type ParseErrorPolicy string
+
+const (
+	// PolicyFallbackText delivers the reply's prose with every envelope
+	// fragment (complete or truncated) stripped; nothing when no prose is
+	// left. The default.
+	PolicyFallbackText ParseErrorPolicy = "fallback_text"
+	// PolicyErrorMessage delivers Config.ErrorMessage instead.
+	PolicyErrorMessage ParseErrorPolicy = "error_message"
+	// PolicySilent delivers nothing.
+	PolicySilent ParseErrorPolicy = "silent"
+)
+
+// Defaults.
+const (
+	DefaultMaxBubbles     = 4
+	DefaultMaxBubbleChars = 1200
+	DefaultErrorMessage   = "Sorry, I couldn't put that reply together. Please try again."
+)
+
+// Config is the planning configuration of one agent.
+type Config struct {
+	// Mode is ModeStructured or ModeText. Defaults to ModeStructured. A reply
+	// whose Content-Type is text/plain is read in text mode whatever Mode
+	// says.
+	Mode Mode
+	// MaxBubbles is the most bubbles one envelope may hold; an envelope with
+	// more is rejected whole (LimitError). Defaults to 4.
+	MaxBubbles int
+	// MaxBubbleChars is the most Unicode code points one envelope bubble
+	// may hold; an envelope with a longer bubble is rejected whole
+	// (LimitError). It does not apply to text-mode or fallback prose, which
+	// is split at the platform limit instead. Defaults to 1200.
+	MaxBubbleChars int
+	// OnParseError is the parse-error policy. Defaults to
+	// PolicyFallbackText.
+	OnParseError ParseErrorPolicy
+	// ErrorMessage is the line PolicyErrorMessage delivers. Defaults to
+	// DefaultErrorMessage.
+	ErrorMessage string
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	c.Mode = cmp.Or(c.Mode, ModeStructured)
+	c.MaxBubbles = cmp.Or(c.MaxBubbles, DefaultMaxBubbles)
+	c.MaxBubbleChars = cmp.Or(c.MaxBubbleChars, DefaultMaxBubbleChars)
+	c.OnParseError = cmp.Or(c.OnParseError, PolicyFallbackText)
+	c.ErrorMessage = cmp.Or(c.ErrorMessage, DefaultErrorMessage)
+	return c
+}
+
+// maxErrorMessage bounds the configured error line, so it is one bubble on
+// every platform.
+const maxErrorMessage = 1000
+
+// Validate reports every problem of c (call it on WithDefaults' result),
+// joined with errors.Join.
+func (c Config) Validate() error {
+	var errs []error
+	switch c.Mode {
+	case ModeStructured, ModeText:
+	default:
+		errs = append(errs, fmt.Errorf("envelope config: mode %q is not %q or %q", c.Mode, ModeStructured, ModeText))
+	}
+	if c.MaxBubbles < 1 {
+		errs = append(errs, fmt.Errorf("envelope config: max_bubbles must be at least 1, got %d", c.MaxBubbles))
+	}
+	if c.MaxBubbleChars < 1 {
+		errs = append(errs, fmt.Errorf("envelope config: max_bubble_chars must be at least 1, got %d", c.MaxBubbleChars))
+	}
+	switch c.OnParseError {
+	case PolicyFallbackText, PolicyErrorMessage, PolicySilent:
+	default:
+		errs = append(errs, fmt.Errorf("envelope config: on_parse_error %q is not %q, %q or %q",
+			c.OnParseError, PolicyFallbackText, PolicyErrorMessage, PolicySilent))
+	}
+	switch {
+	case strings.TrimSpace(c.ErrorMessage) == "":
+		errs = append(errs, errors.New("envelope config: error_message must not be blank"))
+	case len([]rune(c.ErrorMessage)) > maxErrorMessage:
+		errs = append(errs, fmt.Errorf("envelope config: error_message must be at most %d characters", maxErrorMessage))
+	case hasFragment(c.ErrorMessage, detectStrong):
+		// The error line is delivered verbatim: it must not itself be
+		// envelope JSON (I5).
+		errs = append(errs, errors.New("envelope config: error_message must not contain envelope JSON"))
+	}
+	return errors.Join(errs...)
+}

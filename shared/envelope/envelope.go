@@ -1,0 +1,443 @@
+package envelope
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// SchemaV1 is the envelope version Parley reads.
+const SchemaV1 = "openab.turn.v1"
+
+// Parsing limits that keep a hostile or broken reply cheap to refuse.
+const (
+	// MaxIDLen is the most bytes a bubble id may have.
+	MaxIDLen = 64
+	// parseDepth bounds nesting in an envelope (tool arguments included).
+	parseDepth = 64
+	// maxToolName is the most bytes a tool name may have (MCP's bound).
+	maxToolName = 128
+	// maxWaitSeconds bounds next.wait.seconds: one day.
+	maxWaitSeconds = 86400
+	// maxReason bounds next.wait.reason, in code points.
+	maxReason = 500
+)
+
+// Envelope is a parsed and validated openab.turn.v1 reply.
+type Envelope struct {
+	// Schema is always SchemaV1.
+	Schema string
+	// Messages are the bubbles, in the agent's order. One bubble is one
+	// platform message (split only when over the platform's limit).
+	Messages []Bubble
+	// Next is what the agent wants after these bubbles.
+	Next Next
+}
+
+// Bubble is one entry of an envelope's messages.
+type Bubble struct {
+	// ID is the agent's id: unique in the envelope, non-blank, at most
+	// MaxIDLen bytes, without '#' or control characters.
+	ID string
+	// Text is delivered exactly as given (never trimmed); it may not be
+	// empty or only whitespace.
+	Text string
+}
+
+// NextType says what happens after a turn's bubbles.
+type NextType string
+
+const (
+	// NextStop: the turn is over. The default when "next" is absent.
+	NextStop NextType = "stop"
+	// NextSilent: send nothing at all; wins over non-empty messages.
+	NextSilent NextType = "silent"
+	// NextWait: behaves as stop; the agent's wait details are recorded.
+	NextWait NextType = "wait"
+	// NextTool: a tool call the agent proposes; recorded, never executed.
+	NextTool NextType = "tool"
+	// NextAsk: Parley's question extension; the form is in Next.Ask.
+	NextAsk NextType = "ask"
+)
+
+// Next is an envelope's "next", parsed.
+type Next struct {
+	Type NextType
+	// Wait is set for NextWait (empty when the agent gave no details).
+	Wait *Wait
+	// Tool is set for NextTool.
+	Tool *Tool
+	// Ask is set for NextAsk.
+	Ask *Ask
+}
+
+// Wait is the detail of next type "wait":
+//
+//	{"type": "wait", "wait": {"reason": "waiting for CI", "seconds": 600}}
+//
+// Both members are optional. Parley treats wait as stop and records it.
+type Wait struct {
+	// Reason is the agent's note, at most 500 code points.
+	Reason string
+	// Seconds is how long the agent expects to wait, 0 when not given,
+	// otherwise 1 to 86400.
+	Seconds int
+}
+
+// Tool is the detail of next type "tool":
+//
+//	{"type": "tool", "tool": {"name": "calendar.create", "arguments": {"title": "Flight"}}}
+//
+// Parley records the proposal and never executes it.
+type Tool struct {
+	// Name is 1–128 bytes of ASCII letters, digits, '_', '-', '.' and '/'.
+	Name string
+	// Arguments is the "arguments" object, compacted; nil when absent.
+	Arguments json.RawMessage
+}
+
+// Parse reads and validates an envelope: body must be exactly one
+// openab.turn.v1 object (surrounding whitespace and a UTF-8 BOM allowed).
+// It applies no configured limits; Build does. The error is a *ParseError.
+func Parse(body []byte) (*Envelope, error) {
+	env, _, pe := parse(body)
+	if pe != nil {
+		return nil, pe
+	}
+	return env, nil
+}
+
+// parse also returns the node tree's root, for offsets.
+func parse(body []byte) (*Envelope, *node, *ParseError) {
+	// Offsets are into body itself, so a leading BOM is skipped, not cut.
+	b := body
+	start := firstContent(b)
+	t := trimRightSpaceBytes(b)
+	if start == len(b) {
+		return nil, nil, perr(ReasonNotEnvelope, "", -1, "empty reply")
+	}
+	if b[start] != '{' {
+		return nil, nil, notEnvelope(b)
+	}
+	pr, st, end := scan(b, start)
+	if !isFragment(&pr, st, detectProse, true) {
+		return nil, nil, notEnvelope(b)
+	}
+	switch st {
+	case statusTruncated:
+		return nil, nil, perr(ReasonTruncated, "", len(b), "reply ends inside the envelope")
+	case statusBroken:
+		return nil, nil, perr(ReasonSyntax, "", end, "envelope is not valid JSON")
+	}
+	if end != len(t) {
+		return nil, nil, perr(ReasonEmbedded, "", end, "text after the envelope")
+	}
+	p := parser{b: b[:end], i: start, maxDepth: parseDepth, build: true, strict: true}
+	root, err := p.value()
+	if err != nil {
+		se := err.(*syntaxError)
+		return nil, nil, perr(se.reason, formatPath(se.path), se.off, se.msg)
+	}
+	env, pe := validate(root, b)
+	if pe != nil {
+		return nil, nil, pe
+	}
+	return env, root, nil
+}
+
+func notEnvelope(b []byte) *ParseError {
+	if encodedEnvelope(b) {
+		return perr(ReasonEncoded, "", 0, "reply is a JSON string holding an envelope")
+	}
+	if s := fragments(b, detectProse); len(s) > 0 {
+		return perr(ReasonEmbedded, "", s[0].start, "envelope among other text")
+	}
+	return perr(ReasonNotEnvelope, "", -1, "reply is not an envelope")
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+func validate(root *node, body []byte) (*Envelope, *ParseError) {
+	if pe := allowKeys(root, "", "schema", "messages", "next"); pe != nil {
+		return nil, pe
+	}
+	env := &Envelope{Next: Next{Type: NextStop}}
+	s := root.get("schema")
+	switch {
+	case s == nil:
+		return nil, perr(ReasonMissingField, "schema", root.off, "schema is required")
+	case s.kind != kindString:
+		return nil, wrongType(s, "schema", kindString)
+	case s.str != SchemaV1:
+		return nil, perr(ReasonBadSchema, "schema", s.off, "only "+SchemaV1+" is supported")
+	}
+	env.Schema = s.str
+	if m := root.get("messages"); m != nil {
+		msgs, pe := validateMessages(m)
+		if pe != nil {
+			return nil, pe
+		}
+		env.Messages = msgs
+	}
+	if n := root.get("next"); n != nil {
+		next, pe := validateNext(n, body)
+		if pe != nil {
+			return nil, pe
+		}
+		env.Next = next
+	}
+	return env, nil
+}
+
+func validateMessages(m *node) ([]Bubble, *ParseError) {
+	if m.kind != kindArray {
+		return nil, wrongType(m, "messages", kindArray)
+	}
+	out := make([]Bubble, 0, len(m.elems))
+	for i, e := range m.elems {
+		path := "messages[" + strconv.Itoa(i) + "]"
+		if e.kind != kindObject {
+			return nil, wrongType(e, path, kindObject)
+		}
+		if pe := allowKeys(e, path, "id", "text"); pe != nil {
+			return nil, pe
+		}
+		id, pe := requiredString(e, path, "id")
+		if pe != nil {
+			return nil, pe
+		}
+		if detail := checkID(id.str); detail != "" {
+			return nil, perr(ReasonBadID, path+".id", id.off, detail)
+		}
+		for j := range out {
+			if out[j].ID == id.str {
+				return nil, perr(ReasonDuplicateID, path+".id", id.off, "same id as messages["+strconv.Itoa(j)+"]")
+			}
+		}
+		text, pe := requiredString(e, path, "text")
+		if pe != nil {
+			return nil, pe
+		}
+		if strings.TrimSpace(text.str) == "" {
+			return nil, perr(ReasonBlankText, path+".text", text.off, "text is empty or only whitespace")
+		}
+		if pe := visible(text, path+".text"); pe != nil {
+			return nil, pe
+		}
+		out = append(out, Bubble{ID: id.str, Text: text.str})
+	}
+	return out, nil
+}
+
+// checkID returns why id is not a valid bubble id, or "".
+func checkID(id string) string {
+	switch {
+	case strings.TrimSpace(id) == "":
+		return "id is blank"
+	case len(id) > MaxIDLen:
+		return "id is longer than " + strconv.Itoa(MaxIDLen) + " bytes"
+	case strings.IndexByte(id, '#') >= 0:
+		return "id contains '#', which separates unit ids"
+	case strings.IndexFunc(id, unicode.IsControl) >= 0:
+		return "id contains a control character"
+	}
+	return ""
+}
+
+// visible rejects a string that people will see if it holds envelope JSON.
+func visible(n *node, path string) *ParseError {
+	if hasFragment(n.str, detectStrong) {
+		return perr(ReasonNestedEnvelope, path, n.off, "text holds envelope JSON")
+	}
+	return nil
+}
+
+func validateNext(n *node, body []byte) (Next, *ParseError) {
+	if n.kind != kindObject {
+		return Next{}, wrongType(n, "next", kindObject)
+	}
+	t, pe := requiredString(n, "next", "type")
+	if pe != nil {
+		return Next{}, pe
+	}
+	switch NextType(t.str) {
+	case NextStop, NextSilent:
+		if pe := allowKeys(n, "next", "type"); pe != nil {
+			return Next{}, pe
+		}
+		return Next{Type: NextType(t.str)}, nil
+	case NextWait:
+		if pe := allowKeys(n, "next", "type", "wait"); pe != nil {
+			return Next{}, pe
+		}
+		w, pe := validateWait(n.get("wait"))
+		return Next{Type: NextWait, Wait: w}, pe
+	case NextTool:
+		if pe := allowKeys(n, "next", "type", "tool"); pe != nil {
+			return Next{}, pe
+		}
+		tn := n.get("tool")
+		if tn == nil {
+			return Next{}, perr(ReasonMissingField, "next.tool", n.off, "tool is required for type tool")
+		}
+		tool, pe := validateTool(tn, body)
+		return Next{Type: NextTool, Tool: tool}, pe
+	case NextAsk:
+		if pe := allowKeys(n, "next", "type", "request"); pe != nil {
+			return Next{}, pe
+		}
+		rn := n.get("request")
+		if rn == nil {
+			return Next{}, perr(ReasonMissingField, "next.request", n.off, "request is required for type ask")
+		}
+		ask, pe := validateAsk(rn, body)
+		return Next{Type: NextAsk, Ask: ask}, pe
+	}
+	return Next{}, perr(ReasonBadNext, "next.type", t.off, "type must be stop, silent, wait, tool or ask")
+}
+
+func validateWait(n *node) (*Wait, *ParseError) {
+	w := &Wait{}
+	if n == nil {
+		return w, nil
+	}
+	const path = "next.wait"
+	if n.kind != kindObject {
+		return nil, wrongType(n, path, kindObject)
+	}
+	if pe := allowKeys(n, path, "reason", "seconds"); pe != nil {
+		return nil, pe
+	}
+	if r := n.get("reason"); r != nil {
+		if r.kind != kindString {
+			return nil, wrongType(r, path+".reason", kindString)
+		}
+		if utf8.RuneCountInString(r.str) > maxReason {
+			return nil, perr(ReasonBadNext, path+".reason", r.off, "reason is longer than 500 characters")
+		}
+		w.Reason = r.str
+	}
+	if s := n.get("seconds"); s != nil {
+		v, ok := intValue(s)
+		if !ok {
+			return nil, wrongType(s, path+".seconds", kindNumber)
+		}
+		if v < 1 || v > maxWaitSeconds {
+			return nil, perr(ReasonBadNext, path+".seconds", s.off, "seconds must be an integer from 1 to 86400")
+		}
+		w.Seconds = int(v)
+	}
+	return w, nil
+}
+
+func validateTool(n *node, body []byte) (*Tool, *ParseError) {
+	const path = "next.tool"
+	if n.kind != kindObject {
+		return nil, wrongType(n, path, kindObject)
+	}
+	if pe := allowKeys(n, path, "name", "arguments"); pe != nil {
+		return nil, pe
+	}
+	name, pe := requiredString(n, path, "name")
+	if pe != nil {
+		return nil, pe
+	}
+	if !toolName(name.str) {
+		return nil, perr(ReasonBadNext, path+".name", name.off, "name must be 1-128 ASCII letters, digits, '_', '-', '.' or '/'")
+	}
+	t := &Tool{Name: name.str}
+	if a := n.get("arguments"); a != nil {
+		if a.kind != kindObject {
+			return nil, wrongType(a, path+".arguments", kindObject)
+		}
+		t.Arguments = compact(body[a.off:a.end])
+	}
+	return t, nil
+}
+
+func toolName(s string) bool {
+	if s == "" || len(s) > maxToolName {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+// compact returns a compacted copy of valid JSON.
+func compact(raw []byte) json.RawMessage {
+	var buf bytes.Buffer
+	buf.Grow(len(raw))
+	if err := json.Compact(&buf, raw); err != nil {
+		// Unreachable: raw was parsed strictly. Keep a copy as it is.
+		return append(json.RawMessage(nil), raw...)
+	}
+	return buf.Bytes()
+}
+
+// allowKeys rejects the first member of n not in allowed.
+func allowKeys(n *node, path string, allowed ...string) *ParseError {
+next:
+	for _, m := range n.members {
+		for _, a := range allowed {
+			if m.key == a {
+				continue next
+			}
+		}
+		return perr(ReasonUnknownField, joinPath(path, m.key), m.off, "field not allowed here")
+	}
+	return nil
+}
+
+func joinPath(path, key string) string {
+	k := formatPath([]pathElem{{key: key, index: -1}})
+	if path == "" || strings.HasPrefix(k, "[") {
+		return path + k
+	}
+	return path + "." + k
+}
+
+func requiredString(n *node, path, key string) (*node, *ParseError) {
+	v := n.get(key)
+	if v == nil {
+		return nil, perr(ReasonMissingField, joinPath(path, key), n.off, key+" is required")
+	}
+	if v.kind != kindString {
+		return nil, wrongType(v, joinPath(path, key), kindString)
+	}
+	return v, nil
+}
+
+func wrongType(n *node, path string, want kind) *ParseError {
+	return perr(ReasonWrongType, path, n.off, "want "+want.String()+", got "+n.kind.String())
+}
+
+// intValue reads a JSON number that is an integer (1, 1.0, 1e3).
+func intValue(n *node) (int64, bool) {
+	if n.kind != kindNumber {
+		return 0, false
+	}
+	if v, err := strconv.ParseInt(n.str, 10, 64); err == nil {
+		return v, true
+	}
+	f, err := strconv.ParseFloat(n.str, 64)
+	if err != nil || f != float64(int64(f)) || f > 1<<53 || f < -(1<<53) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func floatValue(n *node) (float64, bool) {
+	if n.kind != kindNumber {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(n.str, 64)
+	return f, err == nil
+}

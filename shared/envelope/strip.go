@@ -1,0 +1,406 @@
+package envelope
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Envelope fragments: how Parley recognises envelope JSON inside text, so
+// that it is never delivered (I5), while unrelated JSON in prose is left
+// alone.
+//
+// A candidate is any '{' followed (after whitespace) by '"', '}' or the end
+// of the text. From there the JSON grammar is followed as far as it holds,
+// which ends one of three ways: a complete object, the end of the text inside
+// the object (truncated), or a grammar violation (broken: the agent's JSON
+// ran into prose). Only the object's top-level members are looked at:
+//
+//   - the schema marker: a member "schema" whose string value starts with
+//     "openab.turn" (ASCII case-insensitive);
+//   - the envelope shape: every top-level member is one of schema, messages,
+//     next, and "messages" is an array of objects with a "text" member.
+//
+// A complete object is a fragment when it has the marker or the shape. A
+// "schema" member with any other value (`{"schema": "my-db-schema"}`) rules
+// the object out. A truncated object is a fragment when it has the marker,
+// or (prose rules only) when a key has begun and every key so far is, or
+// begins, one of schema/messages/next. A broken object is a fragment when it
+// has the marker, or (prose rules only) "messages" opened an array holding a
+// "text" or "id" member. A fragment that closes is removed whole; one that
+// breaks is removed up to the break, and every candidate inside it is still
+// examined, so an envelope that starts within a broken one is found too.
+
+const envelopeMarker = "openab.turn"
+
+// detection chooses how much evidence makes a fragment.
+type detection uint8
+
+const (
+	// detectProse is for prose that stands in for a failed envelope and for
+	// text-mode replies: truncated and broken objects shaped like an
+	// envelope count too.
+	detectProse detection = iota
+	// detectStrong is for text inside a valid envelope (bubbles, questions)
+	// and the configured error line: only complete envelope-shaped objects
+	// and objects carrying the schema marker count, so a bubble that ends in
+	// "{" is not mistaken for one.
+	detectStrong
+)
+
+// probeDepth bounds how deep a candidate is followed. Past it the candidate
+// counts as broken there; it also bounds the work to O(probeDepth × len).
+const probeDepth = 256
+
+// probe collects what the detector needs about one candidate's top level.
+type probe struct {
+	otherKey      bool   // a complete top-level key outside the envelope's
+	keys          int    // complete top-level keys
+	partialKey    string // the key being read when the text ended
+	hasPartialKey bool
+
+	schemaSeen      bool
+	schemaVal       string // complete or (schemaPartial) truncated value
+	schemaPartial   bool
+	schemaNotString bool
+
+	messagesArray    bool // "messages" opened an array
+	inMessages       bool
+	msgElems         int  // complete elements of messages
+	msgElemsWithText int  // of which objects with a "text" member
+	msgKeySeen       bool // some element has shown a "text" or "id" key
+}
+
+func (pr *probe) key(k string) {
+	pr.keys++
+	if !envelopeKey(k) {
+		pr.otherKey = true
+	}
+}
+
+func envelopeKey(k string) bool { return k == "schema" || k == "messages" || k == "next" }
+
+// markerOK reports whether a schema value has the marker; partial values
+// also pass while they could still grow into one.
+func markerOK(v string, partial bool) bool {
+	if hasPrefixFold(v, envelopeMarker) {
+		return true
+	}
+	return partial && hasPrefixFold(envelopeMarker, v)
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+type status uint8
+
+const (
+	statusComplete status = iota
+	statusTruncated
+	statusBroken
+)
+
+// scan follows the candidate at b[start] ('{'). It returns how it ended and
+// where: the offset past the object, len(b) when truncated, the offset of the
+// violation when broken.
+func scan(b []byte, start int) (probe, status, int) {
+	var pr probe
+	p := parser{b: b, i: start, maxDepth: probeDepth, probe: &pr}
+	_, err := p.object()
+	if err == nil {
+		return pr, statusComplete, p.i
+	}
+	se := err.(*syntaxError)
+	if se.eof {
+		return pr, statusTruncated, len(b)
+	}
+	return pr, statusBroken, se.off
+}
+
+// isFragment applies the rules above.
+//
+// atStart says the candidate is the first thing in the text: then a truncated
+// object that has not yet shown a key ("{", "{ ") is a fragment too, a reply
+// cut short before its first key.
+func isFragment(pr *probe, st status, d detection, atStart bool) bool {
+	if pr.schemaSeen && !pr.schemaNotString {
+		if markerOK(pr.schemaVal, pr.schemaPartial) {
+			return true
+		}
+		return false // another schema: someone else's JSON
+	}
+	switch st {
+	case statusComplete:
+		return !pr.otherKey && pr.messagesArray && pr.msgElems > 0 && pr.msgElemsWithText == pr.msgElems
+	case statusTruncated:
+		if d != detectProse || pr.otherKey {
+			return false
+		}
+		if pr.hasPartialKey {
+			return envelopePrefix(pr.partialKey)
+		}
+		return pr.keys > 0 || atStart
+	default:
+		return d == detectProse && !pr.otherKey && pr.messagesArray && pr.msgKeySeen
+	}
+}
+
+func envelopePrefix(k string) bool {
+	return strings.HasPrefix("schema", k) || strings.HasPrefix("messages", k) || strings.HasPrefix("next", k)
+}
+
+type span struct{ start, end int }
+
+// candidate reports whether b[i] ('{') may start an object: the next
+// non-space byte is '"', '}' or the end.
+func candidate(b []byte, i int) bool {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"', '}':
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// fragments returns the spans of envelope fragments in b, in order, possibly
+// overlapping (a fragment inside a broken one).
+func fragments(b []byte, d detection) []span {
+	var out []span
+	first := firstContent(b)
+	skipTo := 0 // candidates before this are inside a closed fragment
+	for i := 0; i < len(b); i++ {
+		if b[i] != '{' || i < skipTo || !candidate(b, i) {
+			continue
+		}
+		pr, st, end := scan(b, i)
+		if !isFragment(&pr, st, d, i == first) {
+			continue
+		}
+		if st == statusBroken && end == i {
+			end = i + 1
+		}
+		out = append(out, span{i, end})
+		if st != statusBroken {
+			skipTo = end
+		}
+	}
+	return out
+}
+
+// hasFragment reports whether s holds an envelope fragment.
+func hasFragment(s string, d detection) bool {
+	return len(fragments([]byte(s), d)) > 0 || encodedEnvelope([]byte(s))
+}
+
+// encodedEnvelope reports whether b, trimmed, is a JSON string literal whose
+// content holds an envelope fragment: an envelope encoded twice.
+func encodedEnvelope(b []byte) bool {
+	t := trimSpaceBytes(b)
+	if len(t) < 2 || t[0] != '"' || t[len(t)-1] != '"' {
+		return false
+	}
+	var s string
+	if json.Unmarshal(t, &s) != nil {
+		return false
+	}
+	return len(fragments([]byte(s), detectProse)) > 0
+}
+
+// maxStripRounds bounds re-stripping: removing a fragment joins the text on
+// both sides, which could in theory form a new one.
+const maxStripRounds = 4
+
+// stripFragments removes every envelope fragment from s, with any code fence
+// or inline code span that held only the fragment, and joins what is left.
+// The result is trimmed of surrounding whitespace. It also reports whether
+// anything was removed.
+func stripFragments(s string) (string, bool) {
+	b := []byte(s)
+	removed := false
+	if encodedEnvelope(b) {
+		return "", true
+	}
+	for round := 0; ; round++ {
+		spans := fragments(b, detectProse)
+		if len(spans) == 0 {
+			return strings.TrimSpace(string(b)), removed
+		}
+		if round == maxStripRounds {
+			// Never leak: give up on the prose rather than deliver a piece.
+			return "", true
+		}
+		removed = true
+		b = cut(b, merge(widen(b, spans)))
+	}
+}
+
+// merge sorts nothing (spans arrive in start order) and unions overlapping
+// or touching spans.
+func merge(spans []span) []span {
+	out := spans[:0:0]
+	for _, s := range spans {
+		if n := len(out); n > 0 && s.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// widen grows each span over a code fence (```json … ```) or an inline code
+// span (`…`) that holds nothing else, so no empty code block is left behind.
+func widen(b []byte, spans []span) []span {
+	out := make([]span, 0, len(spans))
+	for _, s := range spans {
+		if s.start > 0 && s.end < len(b) && b[s.start-1] == '`' && b[s.end] == '`' &&
+			(s.start < 2 || b[s.start-2] != '`') && (s.end+1 >= len(b) || b[s.end+1] != '`') {
+			s = span{s.start - 1, s.end + 1}
+		}
+		if f, ok := fenceAround(b, s); ok {
+			s = f
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// fenceAround finds a fence opener line just before s (only whitespace
+// between, across a line break) and its closer just after s (or the end of
+// the text, for a truncated fragment).
+func fenceAround(b []byte, s span) (span, bool) {
+	// Back over whitespace to the end of the opener line.
+	a := s.start
+	for a > 0 && isSpaceByte(b[a-1]) {
+		a--
+	}
+	if !containsNewline(b[a:s.start]) || a == 0 {
+		return s, false
+	}
+	ls := a
+	for ls > 0 && b[ls-1] != '\n' {
+		ls--
+	}
+	ch, n, ok := fenceLine(string(b[ls:a]))
+	if !ok {
+		return s, false
+	}
+	// Forward over whitespace to the closer line.
+	c := s.end
+	for c < len(b) && isSpaceByte(b[c]) {
+		c++
+	}
+	if c == len(b) {
+		return span{ls, len(b)}, true
+	}
+	if !containsNewline(b[s.end:c]) {
+		return s, false
+	}
+	le := c
+	for le < len(b) && b[le] != '\n' {
+		le++
+	}
+	if !closesFence(string(b[c:le]), ch, n) {
+		return s, false
+	}
+	return span{ls, le}, true
+}
+
+// cut removes spans from b, joining the pieces on either side: whitespace at
+// the seam is replaced by a blank line, a line break or a space, whichever
+// was widest there.
+func cut(b []byte, spans []span) []byte {
+	out := make([]byte, 0, len(b))
+	prev := 0
+	for k, s := range spans {
+		left := b[prev:s.start]
+		lt := trimRightSpaceBytes(left)
+		ws := left[len(lt):]
+		out = append(out, lt...)
+		// Whitespace after the span, up to the next span or the end.
+		limit := len(b)
+		if k+1 < len(spans) {
+			limit = spans[k+1].start
+		}
+		r := s.end
+		for r < limit && isSpaceByte(b[r]) {
+			r++
+		}
+		if len(trimRightSpaceBytes(out)) > 0 && r < limit {
+			nl := countNewlines(ws) + countNewlines(b[s.end:r])
+			switch {
+			case nl >= 2:
+				out = append(out, '\n', '\n')
+			case nl == 1:
+				out = append(out, '\n')
+			case len(ws) > 0 || r > s.end:
+				out = append(out, ' ')
+			}
+		}
+		prev = r
+	}
+	return append(out, b[prev:]...)
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func containsNewline(b []byte) bool {
+	for _, c := range b {
+		if c == '\n' {
+			return true
+		}
+	}
+	return false
+}
+
+func countNewlines(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+func trimSpaceBytes(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpaceByte(b[i]) {
+		i++
+	}
+	for j > i && isSpaceByte(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// firstContent is the offset of b's first byte that is neither whitespace
+// nor a leading UTF-8 BOM.
+func firstContent(b []byte) int {
+	lead := 0
+	if bytes.HasPrefix(b, bom) {
+		lead = len(bom)
+	}
+	return len(b) - len(trimLeftSpaceBytes(b[lead:]))
+}
+
+func trimLeftSpaceBytes(b []byte) []byte {
+	i := 0
+	for i < len(b) && isSpaceByte(b[i]) {
+		i++
+	}
+	return b[i:]
+}
+
+func trimRightSpaceBytes(b []byte) []byte {
+	j := len(b)
+	for j > 0 && isSpaceByte(b[j-1]) {
+		j--
+	}
+	return b[:j]
+}
