@@ -1,0 +1,230 @@
+package telegram
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// SecretHeader carries the secret_token given to setWebhook on every update.
+const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
+
+// Ignored reasons (ingress.Ignored.Reason).
+const (
+	reasonBot         = "bot"
+	reasonEdited      = "edited"
+	reasonNoText      = "no_text"
+	reasonUnsupported = "unsupported"
+)
+
+var _ ingress.Receiver = (*Receiver)(nil)
+
+// Receiver is the receive half of the Telegram adapter: it checks the webhook
+// secret and turns an Update into at most one message.Event.
+//
+// Handled: "message" updates with text or a caption, in private chats,
+// groups, supergroups and forum topics. Dropped with a reason: messages from
+// bots ("bot"), edits ("edited"), messages with neither text nor caption
+// ("no_text"), and everything else ("unsupported"): channel posts (a
+// broadcast channel has no sender to converse with, and a bot admin of a
+// channel should not answer its own channel), automatic forwards of those
+// posts into a linked discussion group, button presses and membership
+// updates.
+type Receiver struct {
+	// WebhookSecret is the secret_token given to setWebhook (1-256 of
+	// A-Z a-z 0-9 _ -). Required: an empty secret refuses every request.
+	WebhookSecret string
+	// BotID is the bot's numeric id, the bot token's prefix (see
+	// BotIDFromToken). update_id is unique per bot, so it scopes event ids.
+	// Required.
+	BotID string
+}
+
+// NewReceiver builds a Receiver from the webhook secret and the bot token,
+// and validates it.
+func NewReceiver(webhookSecret, botToken string) (*Receiver, error) {
+	id, err := BotIDFromToken(botToken)
+	if err != nil {
+		return nil, err
+	}
+	r := &Receiver{WebhookSecret: webhookSecret, BotID: id}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Validate reports every configuration problem at once.
+func (r *Receiver) Validate() error {
+	var errs []error
+	if !validSecret(r.WebhookSecret) {
+		errs = append(errs, errors.New("telegram: WebhookSecret must be 1-256 characters of A-Z a-z 0-9 _ -"))
+	}
+	if !digits(r.BotID) {
+		errs = append(errs, errors.New("telegram: BotID must be the bot's numeric id"))
+	}
+	return errors.Join(errs...)
+}
+
+// BotIDFromToken returns the numeric bot id a bot token starts with
+// ("123456:ABC-DEF..." → "123456"). The error never holds the token.
+func BotIDFromToken(token string) (string, error) {
+	id, rest, ok := strings.Cut(token, ":")
+	if !ok || !digits(id) || rest == "" {
+		return "", errors.New("telegram: bot token is not <bot id>:<secret>")
+	}
+	return id, nil
+}
+
+func validSecret(s string) bool {
+	if len(s) < 1 || len(s) > 256 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func digits(s string) bool {
+	if s == "" || len(s) > 19 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Platform returns message.Telegram.
+func (r *Receiver) Platform() message.Platform { return message.Telegram }
+
+// Verify checks that the request is a POST carrying the webhook secret.
+// Telegram signs nothing and sends no timestamp: the secret is all there is.
+func (r *Receiver) Verify(req *ingress.Request) error {
+	if req.Method != http.MethodPost {
+		return fmt.Errorf("%w: telegram webhooks are POST", ingress.ErrMethod)
+	}
+	if r.WebhookSecret == "" {
+		return fmt.Errorf("%w: no webhook secret configured", ingress.ErrUnauthorized)
+	}
+	got := req.Header.Values(SecretHeader)
+	if len(got) == 0 {
+		return fmt.Errorf("%w: missing %s", ingress.ErrUnauthorized, SecretHeader)
+	}
+	// Comparing digests keeps the comparison constant-time in the secret's
+	// length too (ConstantTimeCompare returns early on a length mismatch).
+	want := sha256.Sum256([]byte(r.WebhookSecret))
+	have := sha256.Sum256([]byte(got[0]))
+	if len(got) != 1 || subtle.ConstantTimeCompare(want[:], have[:]) != 1 {
+		return fmt.Errorf("%w: wrong %s", ingress.ErrUnauthorized, SecretHeader)
+	}
+	return nil
+}
+
+// update is TelegramUpdate with update_id as a pointer, so a missing id is
+// told apart from 0. The outer field shadows the embedded one.
+type update struct {
+	TelegramUpdate
+	UpdateID *int64 `json:"update_id"`
+}
+
+// Parse decodes a verified update.
+func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
+	body := bytes.TrimSpace(req.Body)
+	if len(body) == 0 || body[0] != '{' {
+		return ingress.Parsed{}, fmt.Errorf("%w: telegram update is not a JSON object", ingress.ErrMalformed)
+	}
+	var u update
+	if err := json.Unmarshal(body, &u); err != nil {
+		return ingress.Parsed{}, fmt.Errorf("%w: telegram update does not decode", ingress.ErrMalformed)
+	}
+	if u.UpdateID == nil {
+		return ingress.Parsed{}, fmt.Errorf("%w: telegram update has no update_id", ingress.ErrMalformed)
+	}
+	id := strconv.FormatInt(*u.UpdateID, 10)
+	ignore := func(reason string) (ingress.Parsed, error) {
+		return ingress.Parsed{Ignored: []ingress.Ignored{{Reason: reason, ID: id}}}, nil
+	}
+
+	m := u.Message
+	switch {
+	case u.EditedMessage != nil, u.EditedChannelPost != nil:
+		return ignore(reasonEdited)
+	case m == nil, m.IsAutomaticForward:
+		return ignore(reasonUnsupported)
+	case m.From != nil && m.From.IsBot:
+		return ignore(reasonBot)
+	}
+	text := m.Text
+	if text == "" {
+		text = m.Caption
+	}
+	if text == "" {
+		return ignore(reasonNoText)
+	}
+
+	thread := message.Thread{
+		Platform: message.Telegram,
+		Account:  r.BotID,
+		Chat:     strconv.FormatInt(m.Chat.ID, 10),
+	}
+	// message_thread_id is also set on replies in non-forum supergroups;
+	// only a forum topic is a thread one can post into.
+	if m.IsTopicMessage && m.MessageThreadID != 0 {
+		thread.Thread = strconv.FormatInt(m.MessageThreadID, 10)
+	}
+	ev := message.Event{
+		Platform:  message.Telegram,
+		Account:   r.BotID,
+		EventID:   id,
+		Kind:      message.KindMessage,
+		Thread:    thread,
+		Sender:    sender(m),
+		Text:      text,
+		MessageID: strconv.FormatInt(m.MessageID, 10),
+		ChatType:  message.ChatGroup,
+		Time:      time.Unix(m.Date, 0).UTC(),
+	}
+	if m.Chat.Type == TelegramChatPrivate {
+		ev.ChatType = message.ChatPrivate
+	}
+	// Every message in a forum topic "replies" to the topic's creation
+	// message; only a reply to something else is a real reply.
+	if rt := m.ReplyToMessage; rt != nil && !(m.IsTopicMessage && rt.MessageID == m.MessageThreadID) {
+		ev.ReplyTo = strconv.FormatInt(rt.MessageID, 10)
+	}
+	return ingress.Parsed{Events: []message.Event{ev}}, nil
+}
+
+// sender is the message's author: the user, or for an anonymous group admin
+// the chat it posts as.
+func sender(m *TelegramMessage) message.Sender {
+	switch {
+	case m.From != nil:
+		name := strings.TrimSpace(m.From.FirstName + " " + m.From.LastName)
+		if name == "" {
+			name = m.From.Username
+		}
+		return message.Sender{ID: strconv.FormatInt(m.From.ID, 10), Name: name, IsBot: m.From.IsBot}
+	case m.SenderChat != nil:
+		return message.Sender{ID: strconv.FormatInt(m.SenderChat.ID, 10), Name: m.SenderChat.Title}
+	}
+	return message.Sender{}
+}

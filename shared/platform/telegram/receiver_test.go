@@ -1,0 +1,259 @@
+package telegram
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// Test credentials. The samples in events/telegram were sent to this bot;
+// make run registers the same secret with the local runner.
+const (
+	testSecret = "parley-telegram-test-secret"
+	testToken  = "7000000001:AAFakeTokenForParleyTests_0123456789"
+	testBotID  = "7000000001"
+	eventsDir  = "../../../events/telegram"
+)
+
+func newTestReceiver(t testing.TB) *Receiver {
+	t.Helper()
+	r, err := NewReceiver(testSecret, testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func request(body []byte, secret ...string) *ingress.Request {
+	h := http.Header{}
+	for _, s := range secret {
+		h.Add(SecretHeader, s)
+	}
+	return &ingress.Request{Method: http.MethodPost, Header: h, Body: body, Now: time.Unix(1764432000, 0)}
+}
+
+func TestVerify(t *testing.T) {
+	t.Parallel()
+	r := newTestReceiver(t)
+	cases := []struct {
+		name string
+		r    *Receiver
+		req  *ingress.Request
+		want error
+	}{
+		{"RightSecret", r, request([]byte(`{}`), testSecret), nil},
+		{"WrongSecret", r, request([]byte(`{}`), "parley-telegram-test-secreT"), ingress.ErrUnauthorized},
+		{"SecretPrefix", r, request([]byte(`{}`), "parley"), ingress.ErrUnauthorized},
+		{"MissingHeader", r, request([]byte(`{}`)), ingress.ErrUnauthorized},
+		{"EmptyHeader", r, request([]byte(`{}`), ""), ingress.ErrUnauthorized},
+		{"TwoHeaders", r, request([]byte(`{}`), testSecret, "other"), ingress.ErrUnauthorized},
+		{"GET", r, &ingress.Request{Method: http.MethodGet, Header: request(nil, testSecret).Header}, ingress.ErrMethod},
+		{"NoSecretConfiguredRefusesEmpty", &Receiver{BotID: testBotID}, request([]byte(`{}`), ""), ingress.ErrUnauthorized},
+		{"NoSecretConfiguredRefusesMissing", &Receiver{BotID: testBotID}, request([]byte(`{}`)), ingress.ErrUnauthorized},
+		{"NoSecretConfiguredRefusesAny", &Receiver{BotID: testBotID}, request([]byte(`{}`), testSecret), ingress.ErrUnauthorized},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := tc.r.Verify(tc.req)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("Verify: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Verify = %v, want %v", err, tc.want)
+			}
+			if strings.Contains(err.Error(), testSecret) {
+				t.Fatalf("error leaks the secret: %v", err)
+			}
+		})
+	}
+}
+
+func user42() message.Sender { return message.Sender{ID: "42", Name: "Ada Lovelace"} }
+
+// TestSamples parses every payload in events/telegram.
+func TestSamples(t *testing.T) {
+	t.Parallel()
+	private := message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "42"}
+	want := map[string]ingress.Parsed{
+		"message.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000001", Kind: message.KindMessage,
+			Thread: private, Sender: user42(), Text: "what's the weather in Lisbon tomorrow?",
+			MessageID: "101", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 0, 0, 0, time.UTC),
+		}}},
+		"group-message.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000002", Kind: message.KindMessage,
+			// A reply in a non-forum supergroup carries message_thread_id,
+			// but it is no topic: the reply goes to the chat.
+			Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1001000000001"},
+			Sender: message.Sender{ID: "43", Name: "Grace Hopper"}, Text: "@parley_test_bot can you remind everyone at 10:15?",
+			MessageID: "2045", ReplyTo: "2040", ChatType: message.ChatGroup, Time: time.Date(2025, 11, 29, 16, 1, 0, 0, time.UTC),
+		}}},
+		"topic-message.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000003", Kind: message.KindMessage,
+			Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1001000000002", Thread: "77"},
+			Sender: user42(), Text: "draft the changelog for 0.3",
+			MessageID: "318", ChatType: message.ChatGroup, Time: time.Date(2025, 11, 29, 16, 2, 0, 0, time.UTC),
+		}}},
+		"caption-photo.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000006", Kind: message.KindMessage,
+			Thread: private, Sender: user42(), Text: "what plant is this?",
+			MessageID: "102", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 4, 0, 0, time.UTC),
+		}}},
+		"edited-message.json":  {Ignored: []ingress.Ignored{{Reason: "edited", ID: "900000004"}}},
+		"bot-message.json":     {Ignored: []ingress.Ignored{{Reason: "bot", ID: "900000005"}}},
+		"sticker-no-text.json": {Ignored: []ingress.Ignored{{Reason: "no_text", ID: "900000007"}}},
+	}
+	files, err := filepath.Glob(filepath.Join(eventsDir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no samples in %s: %v", eventsDir, err)
+	}
+	r := newTestReceiver(t)
+	seen := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			exp, ok := want[name]
+			if !ok {
+				t.Fatalf("sample %s has no expectation: add one", name)
+			}
+			seen++
+			body, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := request(body, testSecret)
+			if err := r.Verify(req); err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			got, err := r.Parse(req)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if !reflect.DeepEqual(got, exp) {
+				t.Fatalf("Parse(%s)\n got %+v\nwant %+v", name, got, exp)
+			}
+		})
+	}
+	if seen != len(want) {
+		t.Fatalf("checked %d samples, expected %d: a sample file is missing", seen, len(want))
+	}
+}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	r := newTestReceiver(t)
+	ignored := func(reason string) ingress.Parsed {
+		return ingress.Parsed{Ignored: []ingress.Ignored{{Reason: reason, ID: "5"}}}
+	}
+	cases := []struct {
+		name string
+		body string
+		want ingress.Parsed
+	}{
+		{"CallbackQuery", `{"update_id":5,"callback_query":{"id":"1","from":{"id":42,"is_bot":false,"first_name":"Ada"},"chat_instance":"-1","data":"q0:yes"}}`, ignored("unsupported")},
+		{"ChannelPost", `{"update_id":5,"channel_post":{"message_id":1,"sender_chat":{"id":-1002,"title":"News","type":"channel"},"chat":{"id":-1002,"title":"News","type":"channel"},"date":1,"text":"hello"}}`, ignored("unsupported")},
+		{"EditedChannelPost", `{"update_id":5,"edited_channel_post":{"message_id":1,"chat":{"id":-1002,"type":"channel"},"date":1,"text":"hello"}}`, ignored("edited")},
+		{"AutomaticForward", `{"update_id":5,"message":{"message_id":9,"sender_chat":{"id":-1002,"title":"News","type":"channel"},"chat":{"id":-1003,"type":"supergroup"},"date":1,"is_automatic_forward":true,"text":"hello"}}`, ignored("unsupported")},
+		{"MemberUpdate", `{"update_id":5,"my_chat_member":{"chat":{"id":42,"type":"private"}}}`, ignored("unsupported")},
+		{"NewFieldsAreFine", `{"update_id":5,"future_thing":{"x":[1,2]},"message":{"message_id":9,"from":{"id":42,"is_bot":false,"first_name":"Ada","shiny":true},"chat":{"id":42,"type":"private"},"date":1,"text":"hi"}}`,
+			ingress.Parsed{Events: []message.Event{{
+				Platform: message.Telegram, Account: testBotID, EventID: "5", Kind: message.KindMessage,
+				Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "42"},
+				Sender: message.Sender{ID: "42", Name: "Ada"}, Text: "hi", MessageID: "9", ChatType: message.ChatPrivate, Time: time.Unix(1, 0).UTC(),
+			}}}},
+		{"AnonymousAdmin", `{"update_id":5,"message":{"message_id":9,"sender_chat":{"id":-1003,"title":"Lab","type":"supergroup"},"chat":{"id":-1003,"title":"Lab","type":"supergroup"},"date":1,"text":"status?"}}`,
+			ingress.Parsed{Events: []message.Event{{
+				Platform: message.Telegram, Account: testBotID, EventID: "5", Kind: message.KindMessage,
+				Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1003"},
+				Sender: message.Sender{ID: "-1003", Name: "Lab"}, Text: "status?", MessageID: "9", ChatType: message.ChatGroup, Time: time.Unix(1, 0).UTC(),
+			}}}},
+		{"UsernameWhenNoName", `{"update_id":5,"message":{"message_id":9,"from":{"id":7,"is_bot":false,"first_name":"","username":"nn"},"chat":{"id":7,"type":"private"},"date":1,"text":"x"}}`,
+			ingress.Parsed{Events: []message.Event{{
+				Platform: message.Telegram, Account: testBotID, EventID: "5", Kind: message.KindMessage,
+				Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "7"},
+				Sender: message.Sender{ID: "7", Name: "nn"}, Text: "x", MessageID: "9", ChatType: message.ChatPrivate, Time: time.Unix(1, 0).UTC(),
+			}}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := r.Parse(request([]byte(tc.body), testSecret))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseMalformed(t *testing.T) {
+	t.Parallel()
+	r := newTestReceiver(t)
+	for name, body := range map[string]string{
+		"Empty":          ``,
+		"NotJSON":        `update_id=5`,
+		"Array":          `[{"update_id":5}]`,
+		"Null":           `null`,
+		"NoUpdateID":     `{"message":{"message_id":1,"chat":{"id":1,"type":"private"},"date":1,"text":"hi"}}`,
+		"NullUpdateID":   `{"update_id":null}`,
+		"StringUpdateID": `{"update_id":"5"}`,
+		"FloatUpdateID":  `{"update_id":5.5}`,
+		"Truncated":      `{"update_id":5,"message":{"text":"hi`,
+		"BadMessage":     `{"update_id":5,"message":"hi"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := r.Parse(request([]byte(body), testSecret))
+			if !errors.Is(err, ingress.ErrMalformed) {
+				t.Fatalf("Parse(%q) = %v, want ErrMalformed", body, err)
+			}
+			if strings.Contains(err.Error(), "hi") {
+				t.Fatalf("error quotes the body: %v", err)
+			}
+		})
+	}
+}
+
+func TestReceiverConfig(t *testing.T) {
+	t.Parallel()
+	if id, err := BotIDFromToken(testToken); err != nil || id != testBotID {
+		t.Fatalf("BotIDFromToken = %q, %v", id, err)
+	}
+	for _, bad := range []string{"", "7000000001", ":abc", "70a:abc", "7000000001:", "12345678901234567890:x"} {
+		if _, err := BotIDFromToken(bad); err == nil {
+			t.Errorf("BotIDFromToken(%q) accepted", bad)
+		} else if bad != "" && strings.Contains(err.Error(), bad) {
+			t.Errorf("error quotes the token: %v", err)
+		}
+	}
+	if _, err := NewReceiver("", testToken); err == nil {
+		t.Error("NewReceiver accepted an empty secret")
+	}
+	if _, err := NewReceiver("has space", testToken); err == nil {
+		t.Error("NewReceiver accepted a secret Telegram would refuse")
+	}
+	if _, err := NewReceiver(strings.Repeat("a", 257), testToken); err == nil {
+		t.Error("NewReceiver accepted a 257-character secret")
+	}
+	err := (&Receiver{}).Validate()
+	if err == nil || !strings.Contains(err.Error(), "WebhookSecret") || !strings.Contains(err.Error(), "BotID") {
+		t.Errorf("Validate should report both problems, got %v", err)
+	}
+	if (&Receiver{}).Platform() != message.Telegram {
+		t.Error("wrong platform")
+	}
+}
