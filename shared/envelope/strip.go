@@ -28,8 +28,10 @@ import (
 // begins, one of schema/messages/next. A broken object is a fragment when it
 // has the marker, or (prose rules only) "messages" opened an array holding a
 // "text" or "id" member. A fragment that closes is removed whole; one that
-// breaks is removed up to the break, and every candidate inside it is still
-// examined, so an envelope that starts within a broken one is found too.
+// breaks is removed up to where its brackets balance, counted leniently
+// (strings and brackets only), or to the end of the text; every candidate
+// inside it is still examined, so an envelope that starts within a broken
+// one is found too.
 
 const envelopeMarker = "openab.turn"
 
@@ -181,8 +183,10 @@ func fragments(b []byte, d detection) []span {
 		if !isFragment(&pr, st, d, i == first) {
 			continue
 		}
-		if st == statusBroken && end == i {
-			end = i + 1
+		if st == statusBroken {
+			// The rest of a broken envelope is still envelope: remove up to
+			// where its brackets balance (or the end of the text).
+			end = lenientEnd(b, i)
 		}
 		out = append(out, span{i, end})
 		if st != statusBroken {
@@ -190,6 +194,31 @@ func fragments(b []byte, d detection) []span {
 		}
 	}
 	return out
+}
+
+// lenientEnd follows b from start ('{') counting brackets outside strings,
+// with no other grammar, and returns the offset past the bracket that closes
+// the first one, or len(b).
+func lenientEnd(b []byte, start int) int {
+	depth := 0
+	for i := start; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(b)
 }
 
 // hasFragment reports whether s holds an envelope fragment.
