@@ -1,0 +1,231 @@
+package slack
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
+)
+
+const (
+	// DefaultBaseURL is the Web API root.
+	DefaultBaseURL = "https://slack.com/api"
+	// BaseURLEnv names the environment variable a function's config reads
+	// into Client.BaseURL (the local runner points it at a fake API).
+	BaseURLEnv = "SLACK_API_BASE_URL"
+	// TextLimit is the most text Parley puts in one message, in runes.
+	// Slack truncates at 40,000 characters but advises 4,000.
+	TextLimit = 4000
+)
+
+// defaultHTTP bounds a call whose ctx has no deadline.
+var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
+
+// Client is the send half of the Slack adapter: it posts messages with
+// chat.postMessage. Its zero value with a Token is ready to use, and it is
+// safe for concurrent use.
+type Client struct {
+	// Token is the bot token (xoxb-…) with the chat:write scope. Required.
+	// It travels in the Authorization header, never in a URL or an error.
+	Token string
+	// BaseURL is the Web API root. Defaults to DefaultBaseURL.
+	BaseURL string
+	// HTTP sends the requests. Defaults to a client with a 30-second
+	// timeout; deadlines normally come from ctx.
+	HTTP *http.Client
+}
+
+// Capabilities: 4000 runes, no idempotency key (chat.postMessage has none).
+func (c *Client) Capabilities() message.Capabilities {
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountRunes, Idempotent: false}
+}
+
+// Typing does nothing and returns nil. Slack offers bots no typing indicator
+// through the Web API; assistant.threads.setStatus exists but needs the AI
+// app feature and its scope, which a plain bot install lacks.
+func (c *Client) Typing(context.Context, message.Thread) error { return nil }
+
+// Send posts m with chat.postMessage into m.Thread.Chat, inside the thread
+// m.Thread.Thread when set. Slack has no quote-reply, so m.ReplyTo is not
+// sent: the thread is the reply. The receipt holds the new message's ts.
+// Failures are *message.SendError:
+//
+//	HTTP 429                         rate_limit, RetryAfter from the Retry-After header
+//	HTTP 5xx                         transient
+//	ok:false                         by Slack's error code (see classes below)
+//	no answer after the request left unknown (see platform.Do)
+//
+// An ok:false code Parley does not know is transient: Slack answered, so the
+// message was definitely not posted and a retry cannot duplicate it, and the
+// retries are bounded, so a permanent newcomer still ends as failed, while a
+// temporary one (a workspace migration, an outage code) heals by itself. The
+// code is kept as the reason for the operator.
+func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	rc, err := c.post(ctx, m)
+	if err != nil {
+		return message.Receipt{}, fmt.Errorf("slack chat.postMessage: %w", err)
+	}
+	return rc, nil
+}
+
+func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	if c.Token == "" {
+		return message.Receipt{}, &message.SendError{Class: message.FailAuth, Reason: "no bot token configured"}
+	}
+	if m.Thread.Chat == "" {
+		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "no channel"}
+	}
+	base := strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/")
+	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
+		return message.Receipt{}, &message.SendError{Class: message.FailAuth, Reason: "invalid Web API base URL " + strconv.Quote(base)}
+	}
+	body, err := json.Marshal(SlackPostMessage{Channel: m.Thread.Chat, Text: m.Text, ThreadTS: m.Thread.Thread})
+	if err != nil {
+		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "arguments do not encode", Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/chat.postMessage", bytes.NewReader(body))
+	if err != nil {
+		return message.Receipt{}, &message.SendError{Class: message.FailAuth, Reason: "invalid Web API base URL", Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	hc := c.HTTP
+	if hc == nil {
+		hc = defaultHTTP
+	}
+	resp, err := platform.Do(ctx, hc, req)
+	if err != nil {
+		return message.Receipt{}, err
+	}
+
+	switch {
+	case resp.Status == http.StatusTooManyRequests:
+		return message.Receipt{}, &message.SendError{
+			Class:      message.FailRateLimit,
+			Status:     resp.Status,
+			RetryAfter: platform.RetryAfter(resp.Header, time.Now()),
+			Reason:     "HTTP 429",
+		}
+	case resp.Status != http.StatusOK:
+		se := &message.SendError{Class: platform.StatusClass(resp.Status), Status: resp.Status, Reason: "HTTP " + strconv.Itoa(resp.Status)}
+		if resp.Status == http.StatusNotFound {
+			// Slack answers chat.postMessage with 200 for every channel
+			// error; a 404 means the method URL is wrong (BaseURL).
+			se.Class = message.FailAuth
+		}
+		return message.Receipt{}, se
+	}
+
+	var r SlackPostMessageResponse
+	if err := json.Unmarshal(resp.Body, &r); err != nil {
+		return message.Receipt{}, &message.SendError{Class: message.FailUnknown, Status: resp.Status, Reason: "answer is not a Web API response"}
+	}
+	if !r.OK {
+		se := &message.SendError{Class: errorClass(r.Error), Status: resp.Status, Reason: platform.Reason(cmp.Or(r.Error, "ok:false without error"))}
+		if se.Class == message.FailRateLimit {
+			se.RetryAfter = platform.RetryAfter(resp.Header, time.Now())
+		}
+		return message.Receipt{}, se
+	}
+	if r.TS == "" {
+		return message.Receipt{}, &message.SendError{Class: message.FailUnknown, Status: resp.Status, Reason: "answer has no ts"}
+	}
+	return message.Receipt{MessageIDs: []string{r.TS}}, nil
+}
+
+// errorClass maps chat.postMessage's error codes (Slack's documented,
+// machine-readable names) to failure classes. Unknown codes are transient:
+// see Send.
+func errorClass(code string) message.FailureClass {
+	if c, ok := errorClasses[code]; ok {
+		return c
+	}
+	return message.FailTransient
+}
+
+var errorClasses = map[string]message.FailureClass{
+	// The token is wrong, revoked, or of the wrong kind.
+	"not_authed":             message.FailAuth,
+	"invalid_auth":           message.FailAuth,
+	"account_inactive":       message.FailAuth,
+	"token_revoked":          message.FailAuth,
+	"token_expired":          message.FailAuth,
+	"not_allowed_token_type": message.FailAuth,
+	"missing_scope":          message.FailAuth,
+	"invalid_token":          message.FailAuth,
+
+	// The bot may not post there.
+	"no_permission":                            message.FailPermission,
+	"not_in_channel":                           message.FailPermission,
+	"is_archived":                              message.FailPermission,
+	"restricted_action":                        message.FailPermission,
+	"restricted_action_read_only_channel":      message.FailPermission,
+	"restricted_action_thread_only_channel":    message.FailPermission,
+	"restricted_action_non_threadable_channel": message.FailPermission,
+	"restricted_action_thread_locked":          message.FailPermission,
+	"cannot_reply_to_message":                  message.FailPermission,
+	"messages_tab_disabled":                    message.FailPermission,
+	"ekm_access_denied":                        message.FailPermission,
+	"team_access_not_granted":                  message.FailPermission,
+	"access_denied":                            message.FailPermission,
+	"enterprise_is_restricted":                 message.FailPermission,
+	"org_login_required":                       message.FailPermission,
+	"two_factor_setup_required":                message.FailPermission,
+	"accesslimited":                            message.FailPermission,
+	"slack_connect_file_link_sharing_blocked":  message.FailPermission,
+	"slack_connect_canvas_sharing_blocked":     message.FailPermission,
+
+	// The channel, thread or message is gone.
+	"channel_not_found":           message.FailNotFound,
+	"thread_not_found":            message.FailNotFound,
+	"message_not_found":           message.FailNotFound,
+	"duplicate_channel_not_found": message.FailNotFound,
+	"duplicate_message_not_found": message.FailNotFound,
+
+	// The request itself is wrong.
+	"msg_too_long":                      message.FailInvalidPayload,
+	"msg_blocks_too_long":               message.FailInvalidPayload,
+	"no_text":                           message.FailInvalidPayload,
+	"invalid_blocks":                    message.FailInvalidPayload,
+	"invalid_blocks_format":             message.FailInvalidPayload,
+	"invalid_attachments":               message.FailInvalidPayload,
+	"invalid_metadata_format":           message.FailInvalidPayload,
+	"invalid_metadata_schema":           message.FailInvalidPayload,
+	"metadata_too_large":                message.FailInvalidPayload,
+	"too_many_attachments":              message.FailInvalidPayload,
+	"attachment_payload_limit_exceeded": message.FailInvalidPayload,
+	"as_user_not_supported":             message.FailInvalidPayload,
+	"invalid_arg_name":                  message.FailInvalidPayload,
+	"invalid_arguments":                 message.FailInvalidPayload,
+	"invalid_array_arg":                 message.FailInvalidPayload,
+	"invalid_charset":                   message.FailInvalidPayload,
+	"invalid_form_data":                 message.FailInvalidPayload,
+	"invalid_post_type":                 message.FailInvalidPayload,
+	"missing_post_type":                 message.FailInvalidPayload,
+	"invalid_json":                      message.FailInvalidPayload,
+	"json_not_object":                   message.FailInvalidPayload,
+	"deprecated_endpoint":               message.FailInvalidPayload,
+	"method_deprecated":                 message.FailInvalidPayload,
+	"upgrade_required":                  message.FailInvalidPayload,
+
+	// Slow down.
+	"ratelimited":            message.FailRateLimit,
+	"rate_limited":           message.FailRateLimit,
+	"message_limit_exceeded": message.FailRateLimit,
+
+	// Slack's side; try again.
+	"internal_error":      message.FailTransient,
+	"fatal_error":         message.FailTransient,
+	"service_unavailable": message.FailTransient,
+	"request_timeout":     message.FailTransient,
+	"team_added_to_org":   message.FailTransient,
+}

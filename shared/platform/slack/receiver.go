@@ -1,0 +1,298 @@
+package slack
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// Request headers Slack signs every Events API request with.
+const (
+	TimestampHeader = "X-Slack-Request-Timestamp"
+	SignatureHeader = "X-Slack-Signature"
+)
+
+// MaxSkew is how far a request's timestamp may be from now, either way,
+// before it is refused as a replay.
+const MaxSkew = 5 * time.Minute
+
+// Ignored reasons (ingress.Ignored.Reason).
+const (
+	reasonBot         = "bot"
+	reasonEdited      = "edited"
+	reasonDeleted     = "deleted"
+	reasonNoText      = "no_text"
+	reasonUnsupported = "unsupported"
+)
+
+var _ ingress.Receiver = (*Receiver)(nil)
+
+// Receiver is the receive half of the Slack adapter.
+//
+// It answers url_verification, and turns "message" events (plain, thread
+// broadcasts, file shares with text) and "app_mention" events into one
+// message.Event each. It drops messages from bots, including the app's own
+// ("bot"), edits ("edited"), deletions ("deleted"), messages left without
+// text ("no_text", also a bare mention of the bot), and every other event
+// or subtype ("unsupported").
+//
+// # Event ids
+//
+// EventID is "<channel>:<ts>" of the message, not the envelope's event_id.
+// When a user mentions the app in a channel it also reads, Slack sends two
+// events for that one message, an app_mention and a message, each with its
+// own event_id. Keyed on channel and ts they share one dedupe key, so the
+// agent is asked once. Slack's retries repeat the same body, so they share it
+// too.
+//
+// # Threads
+//
+// A message inside a thread replies into that thread (thread_ts). A top-level
+// channel message starts a thread on itself (Thread = its ts) unless
+// ReplyInChannel is set. Direct messages are answered inline (Thread empty):
+// DMs read as a chat, and consecutive DM messages then share one ordering
+// key, so turns of one DM conversation run in order.
+type Receiver struct {
+	// SigningSecret is the app's Signing Secret (Basic Information page).
+	// Required: an empty secret refuses every request.
+	SigningSecret string
+	// ReplyInChannel answers top-level channel messages in the channel
+	// instead of in a thread started on the message. Defaults to false:
+	// replies go into a thread, which keeps a busy channel readable.
+	ReplyInChannel bool
+}
+
+// Platform returns message.Slack.
+func (r *Receiver) Platform() message.Platform { return message.Slack }
+
+// Verify checks Slack's v0 signature over the raw body: hex
+// HMAC-SHA256(signing secret, "v0:" + timestamp + ":" + body), compared in
+// constant time, with the timestamp within MaxSkew of req.Now (the wall clock
+// when req.Now is zero). Retries (X-Slack-Retry-Num) are signed like first
+// deliveries and need nothing special: the dedupe key covers them.
+func (r *Receiver) Verify(req *ingress.Request) error {
+	if req.Method != http.MethodPost {
+		return fmt.Errorf("%w: slack events are POST", ingress.ErrMethod)
+	}
+	if r.SigningSecret == "" {
+		return fmt.Errorf("%w: no signing secret configured", ingress.ErrUnauthorized)
+	}
+	ts := req.Header.Get(TimestampHeader)
+	sig := req.Header.Get(SignatureHeader)
+	switch {
+	case ts == "":
+		return fmt.Errorf("%w: missing %s", ingress.ErrUnauthorized, TimestampHeader)
+	case sig == "":
+		return fmt.Errorf("%w: missing %s", ingress.ErrUnauthorized, SignatureHeader)
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%w: %s is not a unix time", ingress.ErrMalformed, TimestampHeader)
+	}
+	hexSig, ok := strings.CutPrefix(sig, "v0=")
+	if !ok {
+		return fmt.Errorf("%w: %s is not a v0 signature", ingress.ErrUnauthorized, SignatureHeader)
+	}
+	got, err := hex.DecodeString(hexSig)
+	if err != nil {
+		return fmt.Errorf("%w: %s is not hex", ingress.ErrUnauthorized, SignatureHeader)
+	}
+	if !hmac.Equal(got, Sign(r.SigningSecret, ts, req.Body)) {
+		return fmt.Errorf("%w: %s does not match", ingress.ErrUnauthorized, SignatureHeader)
+	}
+	// Checked after the signature, so a stale verdict means "authentic but
+	// old" (a replay, or a skewed clock), never a forgery.
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	skew := int64(MaxSkew / time.Second)
+	if n := now.Unix(); sec < n-skew || sec > n+skew {
+		return fmt.Errorf("%w: %s more than %s from now", ingress.ErrStale, TimestampHeader, MaxSkew)
+	}
+	return nil
+}
+
+// Sign is the v0 signature's MAC: HMAC-SHA256(secret, "v0:" + ts + ":" +
+// body). The header value is "v0=" + hex of it.
+func Sign(secret, ts string, body []byte) []byte {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte("v0:" + ts + ":"))
+	mac.Write(body)
+	return mac.Sum(nil)
+}
+
+// Parse decodes a verified request: the envelope first, then its inner event
+// by type.
+func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
+	body := bytes.TrimSpace(req.Body)
+	if len(body) == 0 || body[0] != '{' {
+		return ingress.Parsed{}, fmt.Errorf("%w: slack request is not a JSON object", ingress.ErrMalformed)
+	}
+	var env SlackEnvelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return ingress.Parsed{}, fmt.Errorf("%w: slack envelope does not decode", ingress.ErrMalformed)
+	}
+	ignore := func(reason string) (ingress.Parsed, error) {
+		return ingress.Parsed{Ignored: []ingress.Ignored{{Reason: reason, ID: env.EventID}}}, nil
+	}
+	switch env.Type {
+	case SlackTypeURLVerification:
+		if env.Challenge == "" {
+			return ingress.Parsed{}, fmt.Errorf("%w: url_verification without challenge", ingress.ErrMalformed)
+		}
+		return ingress.Parsed{Reply: &ingress.Reply{
+			Status:      http.StatusOK,
+			ContentType: "text/plain; charset=utf-8",
+			Body:        []byte(env.Challenge),
+		}}, nil
+	case SlackTypeEventCallback:
+	default:
+		// app_rate_limited and whatever Slack adds later.
+		return ignore(reasonUnsupported)
+	}
+
+	if len(env.Event) == 0 || env.Event[0] != '{' {
+		return ingress.Parsed{}, fmt.Errorf("%w: event_callback without event", ingress.ErrMalformed)
+	}
+	var kind struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(env.Event, &kind); err != nil {
+		return ingress.Parsed{}, fmt.Errorf("%w: slack event does not decode", ingress.ErrMalformed)
+	}
+	if kind.Type != SlackEventMessage && kind.Type != SlackEventAppMention {
+		return ignore(reasonUnsupported)
+	}
+	var ev SlackMessageEvent
+	if err := json.Unmarshal(env.Event, &ev); err != nil {
+		return ingress.Parsed{}, fmt.Errorf("%w: slack %s event does not decode", ingress.ErrMalformed, kind.Type)
+	}
+
+	var botUser string
+	if len(env.Authorizations) > 0 {
+		botUser = env.Authorizations[0].UserID
+	}
+	switch ev.Subtype {
+	case "", SlackSubtypeThreadBroadcast, SlackSubtypeFileShare:
+	case SlackSubtypeBotMessage:
+		return ignore(reasonBot)
+	case SlackSubtypeMessageChanged:
+		return ignore(reasonEdited)
+	case SlackSubtypeMessageDeleted:
+		return ignore(reasonDeleted)
+	default:
+		return ignore(reasonUnsupported)
+	}
+	if ev.BotID != "" || (botUser != "" && ev.User == botUser) {
+		return ignore(reasonBot)
+	}
+	if ev.User == "" {
+		return ignore(reasonUnsupported)
+	}
+
+	team := env.TeamID
+	if team == "" && len(env.Authorizations) > 0 {
+		team = env.Authorizations[0].TeamID
+	}
+	if team == "" || ev.Channel == "" || ev.TS == "" {
+		return ingress.Parsed{}, fmt.Errorf("%w: slack message without team_id, channel or ts", ingress.ErrMalformed)
+	}
+	text := stripMention(ev.Text, botUser)
+	if strings.TrimSpace(text) == "" {
+		return ignore(reasonNoText)
+	}
+
+	// app_mention carries no channel_type; DM channel ids start with D.
+	im := ev.ChannelType == SlackChannelIM || (ev.ChannelType == "" && strings.HasPrefix(ev.Channel, "D"))
+	thread := message.Thread{Platform: message.Slack, Account: team, Chat: ev.Channel, Thread: ev.ThreadTS}
+	if thread.Thread == "" && !im && !r.ReplyInChannel {
+		thread.Thread = ev.TS
+	}
+	out := message.Event{
+		Platform:  message.Slack,
+		Account:   team,
+		EventID:   ev.Channel + ":" + ev.TS,
+		Kind:      message.KindMessage,
+		Thread:    thread,
+		Sender:    message.Sender{ID: ev.User},
+		Text:      text,
+		MessageID: ev.TS,
+		ChatType:  message.ChatGroup,
+		Time:      tsTime(ev.TS, env.EventTime),
+	}
+	if im {
+		out.ChatType = message.ChatPrivate
+	}
+	if ev.ThreadTS != "" && ev.ThreadTS != ev.TS {
+		out.ReplyTo = ev.ThreadTS
+	}
+	return ingress.Parsed{Events: []message.Event{out}}, nil
+}
+
+// stripMention removes a leading mention of the bot ("<@U0BOT>" or the older
+// "<@U0BOT|name>") and the space after it: the agent gets what was said to
+// it, and a message and its app_mention twin read the same.
+func stripMention(text, botUser string) string {
+	if botUser == "" {
+		return text
+	}
+	rest := strings.TrimLeft(text, " ")
+	after, ok := strings.CutPrefix(rest, "<@"+botUser)
+	if !ok || after == "" {
+		return text
+	}
+	switch after[0] {
+	case '>':
+		after = after[1:]
+	case '|':
+		end := strings.IndexByte(after, '>')
+		if end < 0 {
+			return text
+		}
+		after = after[end+1:]
+	default:
+		return text // a longer user id that starts with the bot's
+	}
+	return strings.TrimLeft(after, " \t\n")
+}
+
+// tsTime reads a Slack ts ("1700000000.000100": unix seconds and a
+// per-channel sequence in microseconds), falling back to the envelope's
+// event_time.
+func tsTime(ts string, eventTime int64) time.Time {
+	secs, frac, _ := strings.Cut(ts, ".")
+	s, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil || s < 0 || len(frac) > 9 {
+		return unixOrZero(eventTime)
+	}
+	var ns int64
+	if frac != "" {
+		f, err := strconv.ParseUint(frac, 10, 64)
+		if err != nil {
+			return unixOrZero(eventTime)
+		}
+		ns = int64(f)
+		for range 9 - len(frac) {
+			ns *= 10
+		}
+	}
+	return time.Unix(s, ns).UTC()
+}
+
+func unixOrZero(sec int64) time.Time {
+	if sec <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(sec, 0).UTC()
+}

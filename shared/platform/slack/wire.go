@@ -1,0 +1,104 @@
+package slack
+
+import "encoding/json"
+
+// Slack wire types, with JSON tags verbatim from the Events API
+// (https://docs.slack.dev/apis/events-api/) and the Web API's
+// chat.postMessage (https://docs.slack.dev/reference/methods/chat.postmessage).
+// Only the fields Parley reads or writes are declared.
+
+// Envelope types (SlackEnvelope.Type).
+const (
+	SlackTypeURLVerification = "url_verification"
+	SlackTypeEventCallback   = "event_callback"
+	SlackTypeAppRateLimited  = "app_rate_limited"
+)
+
+// SlackEnvelope is the outer body of every Events API request. Event is kept
+// raw: its shape depends on its own type field.
+type SlackEnvelope struct {
+	Token              string               `json:"token,omitempty"`
+	Challenge          string               `json:"challenge,omitempty"`
+	TeamID             string               `json:"team_id,omitempty"`
+	APIAppID           string               `json:"api_app_id,omitempty"`
+	Event              json.RawMessage      `json:"event,omitempty"`
+	Type               string               `json:"type"`
+	EventID            string               `json:"event_id,omitempty"`
+	EventTime          int64                `json:"event_time,omitempty"`
+	Authorizations     []SlackAuthorization `json:"authorizations,omitempty"`
+	IsExtSharedChannel bool                 `json:"is_ext_shared_channel,omitempty"`
+	EventContext       string               `json:"event_context,omitempty"`
+}
+
+// SlackAuthorization is an installation the event is visible to. For a bot
+// install, UserID is the app's bot user.
+type SlackAuthorization struct {
+	EnterpriseID        string `json:"enterprise_id,omitempty"`
+	TeamID              string `json:"team_id"`
+	UserID              string `json:"user_id"`
+	IsBot               bool   `json:"is_bot"`
+	IsEnterpriseInstall bool   `json:"is_enterprise_install"`
+}
+
+// Inner event types (SlackMessageEvent.Type).
+const (
+	SlackEventMessage    = "message"
+	SlackEventAppMention = "app_mention"
+)
+
+// Message subtypes (SlackMessageEvent.Subtype) Parley tells apart.
+const (
+	SlackSubtypeBotMessage      = "bot_message"
+	SlackSubtypeMessageChanged  = "message_changed"
+	SlackSubtypeMessageDeleted  = "message_deleted"
+	SlackSubtypeThreadBroadcast = "thread_broadcast"
+	SlackSubtypeFileShare       = "file_share"
+)
+
+// Channel types (SlackMessageEvent.ChannelType).
+const (
+	SlackChannelIM      = "im"
+	SlackChannelMPIM    = "mpim"
+	SlackChannelPublic  = "channel"
+	SlackChannelPrivate = "group"
+)
+
+// SlackMessageEvent is a "message" or "app_mention" event. app_mention has
+// no channel_type.
+type SlackMessageEvent struct {
+	Type            string             `json:"type"`
+	Subtype         string             `json:"subtype,omitempty"`
+	Hidden          bool               `json:"hidden,omitempty"`
+	Channel         string             `json:"channel"`
+	ChannelType     string             `json:"channel_type,omitempty"`
+	User            string             `json:"user,omitempty"`
+	BotID           string             `json:"bot_id,omitempty"`
+	AppID           string             `json:"app_id,omitempty"`
+	Team            string             `json:"team,omitempty"`
+	Text            string             `json:"text"`
+	TS              string             `json:"ts"`
+	ThreadTS        string             `json:"thread_ts,omitempty"`
+	ParentUserID    string             `json:"parent_user_id,omitempty"`
+	EventTS         string             `json:"event_ts,omitempty"`
+	ClientMsgID     string             `json:"client_msg_id,omitempty"`
+	Message         *SlackMessageEvent `json:"message,omitempty"`
+	PreviousMessage *SlackMessageEvent `json:"previous_message,omitempty"`
+	DeletedTS       string             `json:"deleted_ts,omitempty"`
+}
+
+// SlackPostMessage is the body of chat.postMessage.
+type SlackPostMessage struct {
+	Channel  string `json:"channel"`
+	Text     string `json:"text"`
+	ThreadTS string `json:"thread_ts,omitempty"`
+}
+
+// SlackPostMessageResponse is chat.postMessage's answer: TS of the new
+// message when OK, else Error, Slack's machine-readable error code.
+type SlackPostMessageResponse struct {
+	OK      bool   `json:"ok"`
+	Error   string `json:"error,omitempty"`
+	Warning string `json:"warning,omitempty"`
+	Channel string `json:"channel,omitempty"`
+	TS      string `json:"ts,omitempty"`
+}
