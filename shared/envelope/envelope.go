@@ -123,7 +123,7 @@ func parse(body []byte) (*Envelope, *node, *ParseError) {
 		return nil, nil, notEnvelope(b)
 	}
 	pr, st, end := scan(b, start)
-	if !isFragment(&pr, st, detectProse, true) {
+	if !isFragment(&pr, st, detectProse) {
 		return nil, nil, notEnvelope(b)
 	}
 	switch st {

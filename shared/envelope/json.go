@@ -652,6 +652,10 @@ func (p *parser) array() (*node, error) {
 func formatPath(path []pathElem) string {
 	var sb strings.Builder
 	for i, e := range path {
+		if i == maxPathElems {
+			sb.WriteString("…")
+			break
+		}
 		if e.index >= 0 {
 			sb.WriteByte('[')
 			sb.WriteString(strconv.Itoa(e.index))
@@ -676,7 +680,10 @@ func formatPath(path []pathElem) string {
 	return sb.String()
 }
 
-const maxPathKey = 32
+const (
+	maxPathKey   = 32
+	maxPathElems = 12
+)
 
 func plainKey(k string) bool {
 	if k == "" || len(k) > maxPathKey {

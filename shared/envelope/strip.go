@@ -24,8 +24,8 @@ import (
 // A complete object is a fragment when it has the marker or the shape. A
 // "schema" member with any other value (`{"schema": "my-db-schema"}`) rules
 // the object out. A truncated object is a fragment when it has the marker,
-// or (prose rules only) when a key has begun and every key so far is, or
-// begins, one of schema/messages/next. A broken object is a fragment when it
+// or (prose rules only) when every key so far is, or begins, one of
+// schema/messages/next (a bare "{" at the end of the text included). A broken object is a fragment when it
 // has the marker, or (prose rules only) "messages" opened an array holding a
 // "text" or "id" member. A fragment that closes is removed whole; one that
 // breaks is removed up to where its brackets balance, counted leniently
@@ -122,10 +122,11 @@ func scan(b []byte, start int) (probe, status, int) {
 
 // isFragment applies the rules above.
 //
-// atStart says the candidate is the first thing in the text: then a truncated
-// object that has not yet shown a key ("{", "{ ") is a fragment too, a reply
-// cut short before its first key.
-func isFragment(pr *probe, st status, d detection, atStart bool) bool {
+// Under prose rules a truncated object that has not yet shown a key ("{" at
+// the very end of the text) is a fragment too: a reply cut short before its
+// first key. Text that merely ends in "{" loses that brace; that is the
+// price of never showing a byte of a truncated envelope.
+func isFragment(pr *probe, st status, d detection) bool {
 	if pr.schemaSeen && !pr.schemaNotString {
 		if markerOK(pr.schemaVal, pr.schemaPartial) {
 			return true
@@ -142,7 +143,7 @@ func isFragment(pr *probe, st status, d detection, atStart bool) bool {
 		if pr.hasPartialKey {
 			return envelopePrefix(pr.partialKey)
 		}
-		return pr.keys > 0 || atStart
+		return true
 	default:
 		return d == detectProse && !pr.otherKey && pr.messagesArray && pr.msgKeySeen
 	}
@@ -173,14 +174,13 @@ func candidate(b []byte, i int) bool {
 // overlapping (a fragment inside a broken one).
 func fragments(b []byte, d detection) []span {
 	var out []span
-	first := firstContent(b)
 	skipTo := 0 // candidates before this are inside a closed fragment
 	for i := 0; i < len(b); i++ {
 		if b[i] != '{' || i < skipTo || !candidate(b, i) {
 			continue
 		}
 		pr, st, end := scan(b, i)
-		if !isFragment(&pr, st, d, i == first) {
+		if !isFragment(&pr, st, d) {
 			continue
 		}
 		if st == statusBroken {
