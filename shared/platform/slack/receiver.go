@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -295,4 +296,12 @@ func unixOrZero(sec int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(sec, 0).UTC()
+}
+
+// Validate reports a configuration problem.
+func (r *Receiver) Validate() error {
+	if r.SigningSecret == "" {
+		return errors.New("slack: SigningSecret is required")
+	}
+	return nil
 }

@@ -404,3 +404,16 @@ func TestTSTime(t *testing.T) {
 		t.Errorf("tsTime with nothing = %v, want zero", got)
 	}
 }
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	if err := (&Receiver{}).Validate(); err == nil {
+		t.Fatal("Validate accepted an empty secret")
+	}
+	if err := (&Receiver{SigningSecret: testSecret}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if (&Receiver{}).Platform() != message.Slack {
+		t.Fatal("wrong platform")
+	}
+}
