@@ -155,6 +155,9 @@ func notEnvelope(b []byte) *ParseError {
 	if s := fragments(b, detectProse); len(s) > 0 {
 		return perr(ReasonEmbedded, "", s[0].start, "envelope among other text")
 	}
+	if m := findMarker(b, false); m >= 0 {
+		return perr(ReasonEmbedded, "", m, "envelope schema marker among other text")
+	}
 	return perr(ReasonNotEnvelope, "", -1, "reply is not an envelope")
 }
 

@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -451,18 +452,16 @@ func (p *parser) object() (*node, error) {
 			return nil, p.fail(ReasonSyntax, "expected a string key")
 		}
 		keyOff := p.i
-		var partial *string
-		var partialKey string
-		if top {
-			partial = &partialKey
-		}
-		key, err := p.str(p.build || top || msgElem, partial)
+		key, err := p.str(p.build || top || msgElem, nil)
 		if err != nil {
-			if top && partial != nil {
-				se, _ := err.(*syntaxError)
-				if se != nil && se.eof {
-					pr.partialKey, pr.hasPartialKey = partialKey, true
+			if top {
+				// The key as far as it went (raw: enough to compare with
+				// the envelope's plain ASCII keys).
+				k := p.b[keyOff+1 : max(min(err.(*syntaxError).off, len(p.b)), keyOff+1)]
+				if e := bytes.IndexByte(k, '\\'); e >= 0 {
+					k = k[:e]
 				}
+				pr.partialKey, pr.hasPartialKey = string(k), true
 			}
 			return nil, err
 		}
@@ -575,16 +574,30 @@ func (p *parser) probeSchema() (*node, error) {
 		pr.schemaPartial = true
 		return nil, p.eof()
 	}
-	if p.b[p.i] != '"' {
-		pr.schemaNotString = true
+	if c := p.b[p.i]; c != '"' {
+		// Only a value that is valid JSON and not a string rules the
+		// envelope out; a break right here leaves the value unknown.
+		if c == '{' || c == '[' || c == '-' || c >= '0' && c <= '9' || c == 't' || c == 'f' || c == 'n' {
+			pr.schemaNotString = true
+		} else {
+			pr.schemaPartial = true
+		}
 		return p.value()
 	}
 	start := p.i
 	var partial string
 	s, err := p.str(true, &partial)
 	if err != nil {
-		if se, ok := err.(*syntaxError); ok && se.eof {
-			pr.schemaVal, pr.schemaPartial = partial, true
+		pr.schemaPartial = true
+		if se := err.(*syntaxError); se.eof {
+			pr.schemaVal = partial
+		} else {
+			// Broken inside the value: keep what came before the break.
+			v := p.b[start+1 : max(min(se.off, len(p.b)), start+1)]
+			if e := bytes.IndexByte(v, '\\'); e >= 0 {
+				v = v[:e]
+			}
+			pr.schemaVal = string(v)
 		}
 		return nil, err
 	}

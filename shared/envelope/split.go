@@ -199,8 +199,8 @@ func splitSpans(t string, limit int, c message.Counting) []piece {
 			break // trailing whitespace too long to fit anywhere
 		}
 		prefix := ""
-		if f, ok := fenceAt(fences, s); f != nil && ok && f.repair {
-			prefix = f.opener + "\n"
+		if f, ok := fenceAt(fences, s); f != nil && ok && f.repair && len(out) > 0 && out[len(out)-1].suffix != "" {
+			prefix = f.opener + "\n" // reopen what the last part closed
 		}
 		budget := limit - units(prefix, c)
 		p, end := nextPiece(t, s, budget, c, fences)
@@ -218,7 +218,8 @@ func splitSpans(t string, limit int, c message.Counting) []piece {
 // reports whether the piece reaches the end of t.
 func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (piece, bool) {
 	var best [numCutKinds]cutAt
-	var fallback cutAt // latest cluster boundary, fences disregarded
+	var fallback cutAt // latest cluster boundary that has room for a closer
+	var anyCut cutAt   // latest cluster boundary, fences disregarded
 	used := 0
 	pos := s
 	content := false
@@ -239,6 +240,7 @@ func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (pie
 		if !content {
 			continue
 		}
+		anyCut = cutAt{pos, used, true}
 		f, allowed := fenceAt(fences, pos)
 		if allowed && f != nil && f.repair && used+closerUnits(t, pos, f, c) > budget {
 			continue // no room left to close the fence here
@@ -269,6 +271,22 @@ func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (pie
 		choice = fallback
 	}
 	if !choice.ok {
+		choice = anyCut // the fence stays open across this cut
+	}
+	if !choice.ok {
+		// Whitespace that leaves no room for what follows cannot be a part
+		// of its own: it is dropped.
+		s2, st := s, -1
+		for s2 < len(t) {
+			e, st2 := nextCluster(t, s2, st)
+			if strings.TrimSpace(t[s2:e]) != "" {
+				break
+			}
+			s2, st = e, st2
+		}
+		if s2 > s {
+			return nextPiece(t, s2, budget, c, fences)
+		}
 		// One grapheme cluster is over the limit: cut it between code
 		// points (never inside one), and at least one code point.
 		choice.pos = s

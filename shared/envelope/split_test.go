@@ -86,6 +86,14 @@ func TestSplit(t *testing.T) {
 // over the limit), and the pieces tile the text but for dropped whitespace.
 func checkSplit(t *testing.T, text string, caps message.Capabilities) {
 	t.Helper()
+	if t.Failed() {
+		return
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("text %q, caps %+v, parts %q", text, caps, Split(text, caps))
+		}
+	}()
 	pieces := splitSpans(text, caps.TextLimit, caps.Counting)
 	bounds := graphemeBounds(text)
 	prev := 0

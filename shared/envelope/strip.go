@@ -21,17 +21,22 @@ import (
 //   - the envelope shape: every top-level member is one of schema, messages,
 //     next, and "messages" is an array of objects with a "text" member.
 //
-// A complete object is a fragment when it has the marker or the shape. A
-// "schema" member with any other value (`{"schema": "my-db-schema"}`) rules
-// the object out. A truncated object is a fragment when it has the marker,
-// or (prose rules only) when every key so far is, or begins, one of
-// schema/messages/next (a bare "{" at the end of the text included). A broken object is a fragment when it
-// has the marker, or (prose rules only) "messages" opened an array holding a
-// "text" or "id" member. A fragment that closes is removed whole; one that
+// A "schema" member decides: with the marker the object is a fragment, with
+// any other value (`{"schema": "my-db-schema"}`) it is not. Otherwise a
+// complete object is a fragment when it has the shape, and (prose rules
+// only) a truncated or broken one when what was read before the end or the
+// break could begin an envelope: every key so far is, or begins, one of
+// schema/messages/next (a truncated object needs no key: a bare "{" at the
+// very end counts; a broken one needs one). A broken object is also a
+// fragment when the marker appears after the point where it broke. A fragment that closes is removed whole; one that
 // breaks is removed up to where its brackets balance, counted leniently
 // (strings and brackets only), or to the end of the text; every candidate
 // inside it is still examined, so an envelope that starts within a broken
 // one is found too.
+
+// Last, whatever the JSON around it: no delivered text ever holds a
+// `"schema": "openab.turn…"` member. Text that still has one after the
+// rules above loses the object around it (or the rest of the text).
 
 const envelopeMarker = "openab.turn"
 
@@ -127,26 +132,23 @@ func scan(b []byte, start int) (probe, status, int) {
 // first key. Text that merely ends in "{" loses that brace; that is the
 // price of never showing a byte of a truncated envelope.
 func isFragment(pr *probe, st status, d detection) bool {
-	if pr.schemaSeen && !pr.schemaNotString {
-		if markerOK(pr.schemaVal, pr.schemaPartial) {
-			return true
-		}
-		return false // another schema: someone else's JSON
-	}
-	switch st {
-	case statusComplete:
+	switch {
+	case pr.schemaSeen && !pr.schemaNotString:
+		// The marker decides; any other schema is someone else's JSON.
+		return markerOK(pr.schemaVal, pr.schemaPartial)
+	case pr.schemaSeen && st != statusComplete:
+		return false // a non-string schema begins no envelope
+	case st == statusComplete:
 		return !pr.otherKey && pr.messagesArray && pr.msgElems > 0 && pr.msgElemsWithText == pr.msgElems
-	case statusTruncated:
-		if d != detectProse || pr.otherKey {
-			return false
-		}
-		if pr.hasPartialKey {
-			return envelopePrefix(pr.partialKey)
-		}
-		return true
-	default:
-		return d == detectProse && !pr.otherKey && pr.messagesArray && pr.msgKeySeen
 	}
+	// Truncated or broken: the JSON read so far could begin an envelope.
+	if d != detectProse || pr.otherKey {
+		return false
+	}
+	if pr.hasPartialKey {
+		return envelopePrefix(pr.partialKey)
+	}
+	return st == statusTruncated || pr.keys > 0
 }
 
 func envelopePrefix(k string) bool {
@@ -174,14 +176,26 @@ func candidate(b []byte, i int) bool {
 // overlapping (a fragment inside a broken one).
 func fragments(b []byte, d detection) []span {
 	var out []span
-	skipTo := 0 // candidates before this are inside a closed fragment
+	skipTo := 0      // candidates before this are inside a closed fragment
+	lastMarker := -2 // offset of the last schema marker in b, -1 for none
 	for i := 0; i < len(b); i++ {
 		if b[i] != '{' || i < skipTo || !candidate(b, i) {
 			continue
 		}
 		pr, st, end := scan(b, i)
 		if !isFragment(&pr, st, d) {
-			continue
+			// A broken object may carry the marker after the point where it
+			// broke ({"next": {…broken…}, "schema": "openab.turn.v1"}):
+			// look for it within its lenient extent.
+			if st != statusBroken {
+				continue
+			}
+			if lastMarker == -2 {
+				lastMarker = findMarker(b, true)
+			}
+			if lastMarker < i || findMarker(b[i:lenientEnd(b, i)], false) < 0 {
+				continue
+			}
 		}
 		if st == statusBroken {
 			// The rest of a broken envelope is still envelope: remove up to
@@ -194,6 +208,36 @@ func fragments(b []byte, d detection) []span {
 		}
 	}
 	return out
+}
+
+// findMarker returns the offset of the first (or, when last is set, the
+// last) `"schema"` member in b whose value starts with the marker, or -1.
+func findMarker(b []byte, last bool) int {
+	found := -1
+	for i := 0; ; {
+		k := bytes.Index(b[i:], []byte(`"schema"`))
+		if k < 0 {
+			return found
+		}
+		k += i
+		j := k + len(`"schema"`)
+		for j < len(b) && isSpaceByte(b[j]) {
+			j++
+		}
+		if j < len(b) && b[j] == ':' {
+			j++
+			for j < len(b) && isSpaceByte(b[j]) {
+				j++
+			}
+			if j < len(b) && b[j] == '"' && hasPrefixFold(string(b[j+1:min(len(b), j+1+len(envelopeMarker))]), envelopeMarker) {
+				if !last {
+					return k
+				}
+				found = k
+			}
+		}
+		i = k + 1
+	}
 }
 
 // lenientEnd follows b from start ('{') counting brackets outside strings,
@@ -223,7 +267,23 @@ func lenientEnd(b []byte, start int) int {
 
 // hasFragment reports whether s holds an envelope fragment.
 func hasFragment(s string, d detection) bool {
-	return len(fragments([]byte(s), d)) > 0 || encodedEnvelope([]byte(s))
+	b := []byte(s)
+	return findMarker(b, false) >= 0 || len(fragments(b, d)) > 0 || encodedEnvelope(b)
+}
+
+// markerSpan is the last resort for a schema marker that no candidate
+// covered (the JSON around it too broken to follow): it removes the
+// innermost-first '{' before the marker whose lenient extent reaches past
+// it, or from the marker to the end of the text.
+func markerSpan(b []byte, m int) span {
+	for i := m - 1; i >= 0; i-- {
+		if b[i] == '{' {
+			if e := lenientEnd(b, i); e > m {
+				return span{i, e}
+			}
+		}
+	}
+	return span{m, len(b)}
 }
 
 // encodedEnvelope reports whether b, trimmed, is a JSON string literal whose
@@ -237,7 +297,7 @@ func encodedEnvelope(b []byte) bool {
 	if json.Unmarshal(t, &s) != nil {
 		return false
 	}
-	return len(fragments([]byte(s), detectProse)) > 0
+	return findMarker([]byte(s), false) >= 0 || len(fragments([]byte(s), detectStrong)) > 0
 }
 
 // maxStripRounds bounds re-stripping: removing a fragment joins the text on
@@ -257,7 +317,11 @@ func stripFragments(s string) (string, bool) {
 	for round := 0; ; round++ {
 		spans := fragments(b, detectProse)
 		if len(spans) == 0 {
-			return strings.TrimSpace(string(b)), removed
+			m := findMarker(b, false)
+			if m < 0 {
+				return strings.TrimSpace(string(b)), removed
+			}
+			spans = []span{markerSpan(b, m)}
 		}
 		if round == maxStripRounds {
 			// Never leak: give up on the prose rather than deliver a piece.

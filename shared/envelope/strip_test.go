@@ -36,6 +36,7 @@ func TestStripFragments(t *testing.T) {
 		{"Broken", "Sure. " + fullEnv[:27] + " broken} tail", "Sure. tail"},
 		{"BrokenOpenString", "Sure. " + fullEnv[:30] + "\" broken, more\"} tail", "Sure."},
 		{"BrokenUnbalanced", "Sure. " + fullEnv[:30] + "\n oops", "Sure."},
+		{"MarkerAfterBreak", `x {"next":{"q":"\U0001"}, "schema":"openab.turn.v1","messages":[]} y`, "x y"},
 		{"EnvelopeInsideBroken", `x {"schema":"openab.turn.v1","messages":[{"id":"a","text":"hi` + fullEnv + " y", "x"},
 		{"Nested", `{"data": ` + fullEnv + `}`, `{"data": }`},
 		{"Fenced", "Here:\n```json\n" + fullEnv + "\n```\nDone.", "Here:\n\nDone."},

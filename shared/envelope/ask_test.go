@@ -1,0 +1,147 @@
+package envelope
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func askBody(request string) string {
+	return `{"schema":"openab.turn.v1","next":{"type":"ask","request":` + request + `}}`
+}
+
+func form(props string, extra ...string) string {
+	s := `{"message":"Pick","requestedSchema":{"type":"object","properties":{` + props + `}`
+	for _, e := range extra {
+		s += "," + e
+	}
+	return s + `}}`
+}
+
+func TestAskParsesEveryFieldKindInOrder(t *testing.T) {
+	t.Parallel()
+	// Property order deliberately not alphabetical: q-ids follow the agent.
+	body := askBody(form(`
+		"zeta":   {"type":"string","title":"Seat","description":"where","oneOf":[{"const":"12A","title":"Window"},{"const":"12C","title":"Aisle"}],"default":"12C"},
+		"alpha":  {"type":"string","enum":["eco","biz"],"enumNames":["Economy","Business"]},
+		"plain":  {"type":"string","enum":["x","y"]},
+		"multi":  {"type":"array","items":{"anyOf":[{"const":"v","title":"Veg"},{"const":"g","title":"GF"}]},"minItems":1,"maxItems":2,"default":["v"]},
+		"multi2": {"type":"array","items":{"type":"string","enum":["a","b"]}},
+		"email":  {"type":"string","format":"email","minLength":3,"maxLength":99},
+		"n":      {"type":"number","minimum":-1.5,"maximum":2,"default":0.5},
+		"i":      {"type":"integer","default":3},
+		"ok":     {"type":"boolean","default":true}`,
+		`"required":["alpha","zeta"]`, `"$schema":"https://json-schema.org/draft/2020-12/schema"`))
+	env, err := Parse([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := env.Next.Ask
+	if env.Next.Type != NextAsk || ask.Message != "Pick" || len(ask.Fields) != 9 {
+		t.Fatalf("next = %+v", env.Next)
+	}
+	type summary struct {
+		ID, Key  string
+		Kind     FieldKind
+		Required bool
+		Options  []Option
+		Default  any
+	}
+	var got []summary
+	for _, f := range ask.Fields {
+		got = append(got, summary{f.ID, f.Key, f.Kind, f.Required, f.Options, f.Default})
+	}
+	want := []summary{
+		{"q0", "zeta", FieldSingleSelect, true, []Option{{"12A", "Window"}, {"12C", "Aisle"}}, "12C"},
+		{"q1", "alpha", FieldSingleSelect, true, []Option{{"eco", "Economy"}, {"biz", "Business"}}, nil},
+		{"q2", "plain", FieldSingleSelect, false, []Option{{"x", ""}, {"y", ""}}, nil},
+		{"q3", "multi", FieldMultiSelect, false, []Option{{"v", "Veg"}, {"g", "GF"}}, []string{"v"}},
+		{"q4", "multi2", FieldMultiSelect, false, []Option{{"a", ""}, {"b", ""}}, nil},
+		{"q5", "email", FieldText, false, nil, nil},
+		{"q6", "n", FieldNumber, false, nil, 0.5},
+		{"q7", "i", FieldInteger, false, nil, 3.0},
+		{"q8", "ok", FieldBoolean, false, nil, true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("fields =\n%+v\nwant\n%+v", got, want)
+	}
+	f := ask.Fields
+	if f[0].Title != "Seat" || f[0].Description != "where" || *f[3].MinItems != 1 || *f[3].MaxItems != 2 ||
+		f[5].Format != "email" || *f[5].MinLength != 3 || *f[5].MaxLength != 99 || *f[6].Minimum != -1.5 || *f[6].Maximum != 2 {
+		t.Fatalf("constraints lost: %+v", f)
+	}
+	if !strings.HasPrefix(string(ask.Schema), `{"type":"object","properties":{"zeta":`) {
+		t.Fatalf("Schema = %s", ask.Schema)
+	}
+}
+
+func TestAskRejects(t *testing.T) {
+	t.Parallel()
+	str := `"a":{"type":"string"}`
+	var props []string
+	for i := range 21 {
+		props = append(props, `"p`+itoa(i)+`":{"type":"boolean"}`)
+	}
+	tooMany := strings.Join(props, ",")
+	cases := []struct {
+		name, request string
+		reason        Reason
+		path          string
+	}{
+		{"NotObject", `"ask"`, ReasonWrongType, "next.request"},
+		{"UnknownMember", `{"message":"x","requestedSchema":{"type":"object","properties":{` + str + `}},"timeout":5}`, ReasonUnknownField, "next.request.timeout"},
+		{"NoMessage", `{"requestedSchema":{"type":"object","properties":{` + str + `}}}`, ReasonMissingField, "next.request.message"},
+		{"BlankMessage", `{"message":"  ","requestedSchema":{"type":"object","properties":{` + str + `}}}`, ReasonBadAsk, "next.request.message"},
+		{"EnvelopeMessage", `{"message":"{\"schema\":\"openab.turn.v1\"}","requestedSchema":{"type":"object","properties":{` + str + `}}}`, ReasonNestedEnvelope, "next.request.message"},
+		{"NoSchema", `{"message":"x"}`, ReasonMissingField, "next.request.requestedSchema"},
+		{"SchemaNotObjectType", `{"message":"x","requestedSchema":{"type":"array","properties":{` + str + `}}}`, ReasonBadAsk, "next.request.requestedSchema.type"},
+		{"SchemaUnknown", form(str, `"additionalProperties":false`), ReasonUnknownField, "next.request.requestedSchema.additionalProperties"},
+		{"NoProperties", `{"message":"x","requestedSchema":{"type":"object"}}`, ReasonMissingField, "next.request.requestedSchema.properties"},
+		{"EmptyProperties", form(``), ReasonBadAsk, "next.request.requestedSchema.properties"},
+		{"TooManyProperties", form(tooMany), ReasonBadAsk, "next.request.requestedSchema.properties"},
+		{"BlankKey", form(`" ":{"type":"string"}`), ReasonBadAsk, `next.request.requestedSchema.properties[" "]`},
+		{"DuplicateProperty", form(str + `,` + str), ReasonDuplicateKey, "next.request.requestedSchema.properties.a"},
+		{"FieldNoType", form(`"a":{"title":"x"}`), ReasonMissingField, "next.request.requestedSchema.properties.a.type"},
+		{"FieldBadType", form(`"a":{"type":"object"}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.type"},
+		{"FieldUnknown", form(`"a":{"type":"string","pattern":"x"}`), ReasonUnknownField, "next.request.requestedSchema.properties.a.pattern"},
+		{"EnumWithLength", form(`"a":{"type":"string","enum":["x"],"maxLength":3}`), ReasonUnknownField, "next.request.requestedSchema.properties.a.maxLength"},
+		{"EmptyOneOf", form(`"a":{"type":"string","oneOf":[]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.oneOf"},
+		{"OneOfNoTitle", form(`"a":{"type":"string","oneOf":[{"const":"x"}]}`), ReasonMissingField, "next.request.requestedSchema.properties.a.oneOf[0].title"},
+		{"OneOfDupValue", form(`"a":{"type":"string","oneOf":[{"const":"x","title":"X"},{"const":"x","title":"Y"}]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.oneOf[1].const"},
+		{"OneOfDupTitle", form(`"a":{"type":"string","oneOf":[{"const":"x","title":"X"},{"const":"y","title":"X"}]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.oneOf"},
+		{"OneOfBlankValue", form(`"a":{"type":"string","oneOf":[{"const":" ","title":"X"}]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.oneOf[0].const"},
+		{"EnumEmpty", form(`"a":{"type":"string","enum":[]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.enum"},
+		{"EnumDup", form(`"a":{"type":"string","enum":["x","x"]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.enum[1]"},
+		{"EnumNumber", form(`"a":{"type":"string","enum":[1]}`), ReasonWrongType, "next.request.requestedSchema.properties.a.enum[0]"},
+		{"EnumNamesShort", form(`"a":{"type":"string","enum":["x","y"],"enumNames":["X"]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.enumNames"},
+		{"TooManyOptions", form(`"a":{"type":"string","enum":["` + strings.Join(strings.Split(strings.Repeat("o", 26), ""), `","`) + `"]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.enum[1]"},
+		{"MinOverMax", form(`"a":{"type":"string","minLength":5,"maxLength":2}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.minLength"},
+		{"NegativeLength", form(`"a":{"type":"string","minLength":-1}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.minLength"},
+		{"BadFormat", form(`"a":{"type":"string","format":"phone"}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.format"},
+		{"NumberMinOverMax", form(`"a":{"type":"number","minimum":3,"maximum":1}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.minimum"},
+		{"NumberMinString", form(`"a":{"type":"number","minimum":"1"}`), ReasonWrongType, "next.request.requestedSchema.properties.a.minimum"},
+		{"ArrayNoItems", form(`"a":{"type":"array"}`), ReasonMissingField, "next.request.requestedSchema.properties.a.items"},
+		{"ArrayItemsNumber", form(`"a":{"type":"array","items":{"type":"number","enum":["1"]}}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.items.type"},
+		{"ArrayItemsNoEnum", form(`"a":{"type":"array","items":{"type":"string"}}`), ReasonMissingField, "next.request.requestedSchema.properties.a.items.enum"},
+		{"ArrayMinItemsOverOptions", form(`"a":{"type":"array","items":{"type":"string","enum":["x"]},"minItems":2}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.minItems"},
+		{"DefaultNotOption", form(`"a":{"type":"string","enum":["x"],"default":"y"}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.default"},
+		{"DefaultMultiNotOption", form(`"a":{"type":"array","items":{"type":"string","enum":["x"]},"default":["y"]}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.default[0]"},
+		{"DefaultIntFraction", form(`"a":{"type":"integer","default":1.5}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.default"},
+		{"DefaultBoolString", form(`"a":{"type":"boolean","default":"true"}`), ReasonWrongType, "next.request.requestedSchema.properties.a.default"},
+		{"BlankTitle", form(`"a":{"type":"boolean","title":""}`), ReasonBadAsk, "next.request.requestedSchema.properties.a.title"},
+		{"RequiredMissing", form(str, `"required":["b"]`), ReasonBadAsk, "next.request.requestedSchema.required[0]"},
+		{"RequiredTwice", form(str, `"required":["a","a"]`), ReasonBadAsk, "next.request.requestedSchema.required[1]"},
+		{"RequiredNotArray", form(str, `"required":"a"`), ReasonWrongType, "next.request.requestedSchema.required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse([]byte(askBody(c.request)))
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Reason != c.reason || pe.Path != c.path {
+				t.Fatalf("got %v, want %s at %q", err, c.reason, c.path)
+			}
+		})
+	}
+}
