@@ -15,13 +15,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// HandlerFunc is a Function URL Lambda handler.
-type HandlerFunc func(ctx context.Context, req events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error)
-
 // Handler serves h for Function URL events. The body is handed to h exactly
 // as the client sent it (base64-decoded when Lambda encoded it), so
 // signatures verify on the raw bytes.
-func Handler(h http.Handler) HandlerFunc {
+func Handler(h http.Handler) func(context.Context, events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
 	return func(ctx context.Context, ev events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
 		r, err := toHTTP(ctx, ev)
 		if err != nil {

@@ -1,0 +1,188 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/delivery"
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/standardwebhooks"
+	"github.com/parleyhq/parley/shared/store/dynamostore"
+	"github.com/parleyhq/parley/shared/turn"
+)
+
+// Deps is what every function is built from.
+type Deps struct {
+	Config   config.Config
+	Log      *slog.Logger
+	DynamoDB *dynamodb.Client
+	SQS      *sqs.Client
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// HTTP is the client for platform and agent calls; nil means a default.
+	HTTP *http.Client
+}
+
+// Load reads the configuration (and, in AWS, the secret), and builds the
+// logger and the AWS clients. The SDK finds its endpoints the standard way:
+// AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL for
+// emulators, the region's endpoints otherwise.
+func Load(ctx context.Context) (Deps, error) {
+	cfg, err := config.Load(ctx, func(ctx context.Context) (aws.Config, error) { return awsconfig.LoadDefaultConfig(ctx) })
+	if err != nil {
+		return Deps{}, err
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return Deps{}, fmt.Errorf("load AWS config: %w", err)
+	}
+	return Deps{
+		Config:   cfg,
+		Log:      NewLogger(os.Stdout, cfg.LogLevel),
+		DynamoDB: dynamodb.NewFromConfig(awsCfg),
+		SQS:      sqs.NewFromConfig(awsCfg),
+	}, nil
+}
+
+// NewLogger returns Parley's structured logger: JSON lines with stable keys.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// Fatal logs a start-up failure and exits: Lambda reports an init error.
+func Fatal(log *slog.Logger, err error) {
+	if log == nil {
+		log = NewLogger(os.Stderr, slog.LevelInfo)
+	}
+	log.Error("start-up failed", "error", err)
+	os.Exit(1)
+}
+
+func (d Deps) store() *dynamostore.Store { return dynamostore.New(d.DynamoDB, d.Config.Table) }
+
+func (d Deps) pipeline(r ingress.Receiver) (*ingress.Pipeline, error) {
+	if err := d.Config.RequireStore(); err != nil {
+		return nil, err
+	}
+	if err := d.Config.RequireQueue(resources.Inbound); err != nil {
+		return nil, err
+	}
+	return &ingress.Pipeline{
+		Receiver:  r,
+		Claims:    d.store(),
+		Queue:     queue.New(d.SQS, d.Config.InboundQueueURL),
+		MaxBody:   d.Config.MaxBodyBytes,
+		DedupeTTL: d.Config.DedupeTTL,
+		Now:       d.Now,
+		Log:       d.Log.With("function", "ingress"),
+	}, nil
+}
+
+// TelegramIngress is the Telegram webhook handler.
+func TelegramIngress(d Deps) (http.Handler, error) {
+	r, err := telegram.NewReceiver(d.Config.Telegram.WebhookSecret, d.Config.Telegram.BotToken)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
+	return d.pipeline(r)
+}
+
+// SlackIngress is the Slack Events API handler.
+func SlackIngress(d Deps) (http.Handler, error) {
+	r := &slack.Receiver{SigningSecret: d.Config.Slack.SigningSecret, ReplyInChannel: !d.Config.Slack.ReplyInThread}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("slack: %w", err)
+	}
+	return d.pipeline(r)
+}
+
+// platformClients are the send halves of every platform, configured or not:
+// the turn needs their capabilities either way.
+func (d Deps) platformClients() (*telegram.Client, *slack.Client) {
+	return &telegram.Client{Token: d.Config.Telegram.BotToken, BaseURL: d.Config.Telegram.APIBaseURL, HTTP: d.HTTP},
+		&slack.Client{Token: d.Config.Slack.BotToken, BaseURL: d.Config.Slack.APIBaseURL, HTTP: d.HTTP}
+}
+
+// Turn is the inbound.fifo consumer.
+func Turn(d Deps) (*consumer.Consumer, error) {
+	if err := d.Config.RequireStore(); err != nil {
+		return nil, err
+	}
+	if err := d.Config.RequireQueue(resources.Outbound); err != nil {
+		return nil, err
+	}
+	secret, err := standardwebhooks.ParseSecret(d.Config.Agent.Secret)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", resources.SecretAgentSecret, err)
+	}
+	ag := &agent.Client{URL: d.Config.Agent.URL, Secret: secret, Timeout: d.Config.Agent.Timeout, HTTP: d.HTTP, Now: d.Now}
+	if err := ag.Validate(); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	tg, sl := d.platformClients()
+	st := d.store()
+	p := &turn.Processor{
+		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
+		Channels: map[message.Platform]turn.Channel{message.Telegram: tg, message.Slack: sl},
+		Config:   turn.Config{Envelope: d.Config.Envelope},
+		Now:      d.Now,
+		Log:      d.Log.With("function", "turn"),
+	}
+	return &consumer.Consumer{
+		Handle:     p.Handle,
+		Visibility: queue.New(d.SQS, d.Config.InboundQueueURL),
+		// Never start an agent call that cannot finish before the deadline.
+		MinStart: d.Config.Agent.Timeout + 5*time.Second,
+		Now:      d.Now,
+		Log:      d.Log.With("function", "turn"),
+	}, nil
+}
+
+// Delivery is the outbound.fifo consumer.
+func Delivery(d Deps) (*consumer.Consumer, error) {
+	if err := d.Config.RequireStore(); err != nil {
+		return nil, err
+	}
+	if err := d.Config.RequireQueue(resources.Outbound); err != nil {
+		return nil, err
+	}
+	tg, sl := d.platformClients()
+	senders := map[message.Platform]delivery.Sender{}
+	// A platform without a token has no sender: its units fail visibly
+	// ("no sender configured") instead of burning attempts on 401s.
+	if tg.Token != "" {
+		senders[message.Telegram] = tg
+	}
+	if sl.Token != "" {
+		senders[message.Slack] = sl
+	}
+	p := &delivery.Processor{
+		Intents: d.store(), Senders: senders, Config: d.Config.Delivery, Now: d.Now,
+		Log: d.Log.With("function", "delivery"),
+	}
+	return &consumer.Consumer{
+		Handle:     p.Handle,
+		Visibility: queue.New(d.SQS, d.Config.OutboundQueueURL),
+		MinStart:   d.Config.Delivery.WithDefaults().SendTimeout + 2*time.Second,
+		Now:        d.Now,
+		Log:        d.Log.With("function", "delivery"),
+	}, nil
+}

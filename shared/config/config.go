@@ -1,0 +1,289 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/parleyhq/parley/shared/delivery"
+	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/resources"
+)
+
+// Config is every setting of every function. Each function validates the
+// part it uses (see the Require methods).
+type Config struct {
+	// Table is the state table's name (PARLEY_TABLE).
+	Table string
+	// InboundQueueURL and OutboundQueueURL locate the FIFO queues
+	// (PARLEY_INBOUND_QUEUE_URL, PARLEY_OUTBOUND_QUEUE_URL).
+	InboundQueueURL  string
+	OutboundQueueURL string
+	// LogLevel is debug, info, warn or error (PARLEY_LOG_LEVEL). Defaults
+	// to info.
+	LogLevel slog.Level
+
+	// DedupeTTL is how long an event key is remembered (PARLEY_DEDUPE_TTL).
+	// Defaults to 168h: WhatsApp retries for about 7 days.
+	DedupeTTL time.Duration
+	// MaxBodyBytes is the largest webhook body accepted
+	// (PARLEY_MAX_BODY_BYTES). Defaults to 1 MiB.
+	MaxBodyBytes int64
+
+	Agent    Agent
+	Envelope envelope.Config
+	Delivery delivery.Config
+	Telegram Telegram
+	Slack    Slack
+}
+
+// Agent configures the agent client.
+type Agent struct {
+	// URL is where turn requests go (PARLEY_AGENT_URL); "builtin:echo" is
+	// the built-in echo agent. Required by the turn function.
+	URL string
+	// Secret signs turn requests (PARLEY_AGENT_SECRET): "whsec_…" base64,
+	// or any string. Required by the turn function.
+	Secret string
+	// Timeout bounds one agent call (PARLEY_AGENT_TIMEOUT). Defaults to 25s.
+	Timeout time.Duration
+}
+
+// Telegram configures the Telegram adapter.
+type Telegram struct {
+	// BotToken authenticates sends (TELEGRAM_BOT_TOKEN, secret). Its
+	// numeric prefix is the bot id that scopes update ids.
+	BotToken string
+	// WebhookSecret is the secret_token given to setWebhook
+	// (TELEGRAM_WEBHOOK_SECRET, secret).
+	WebhookSecret string
+	// APIBaseURL defaults to https://api.telegram.org (TELEGRAM_API_BASE_URL).
+	APIBaseURL string
+}
+
+// Slack configures the Slack adapter.
+type Slack struct {
+	// SigningSecret verifies requests (SLACK_SIGNING_SECRET, secret).
+	SigningSecret string
+	// BotToken authenticates sends (SLACK_BOT_TOKEN, secret).
+	BotToken string
+	// APIBaseURL defaults to https://slack.com/api (SLACK_API_BASE_URL).
+	APIBaseURL string
+	// ReplyInThread answers a top-level channel message in a new thread
+	// (SLACK_REPLY_IN_THREAD). Defaults to true. Direct messages are
+	// always answered inline.
+	ReplyInThread bool
+}
+
+// Getenv looks a variable up; empty means unset.
+type Getenv func(key string) string
+
+// Load reads the environment and, when PARLEY_SECRET_ARN is set, overlays the
+// secret's JSON keys for every variable the environment leaves empty.
+func Load(ctx context.Context, awsCfg func(context.Context) (aws.Config, error)) (Config, error) {
+	getenv := os.Getenv
+	if arn := getenv(resources.EnvSecretARN); arn != "" {
+		cfg, err := awsCfg(ctx)
+		if err != nil {
+			return Config{}, fmt.Errorf("load AWS config: %w", err)
+		}
+		secrets, err := fetchSecret(ctx, secretsmanager.NewFromConfig(cfg), arn)
+		if err != nil {
+			return Config{}, err
+		}
+		getenv = func(k string) string {
+			if v := os.Getenv(k); v != "" {
+				return v
+			}
+			return secrets[k]
+		}
+	}
+	return FromEnv(getenv)
+}
+
+func fetchSecret(ctx context.Context, sm *secretsmanager.Client, arn string) (map[string]string, error) {
+	out, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
+	if err != nil {
+		return nil, fmt.Errorf("read secret %s: %w", arn, err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(aws.ToString(out.SecretString)), &m); err != nil {
+		// Never echo the secret's content.
+		return nil, fmt.Errorf("secret %s is not a JSON object of strings", arn)
+	}
+	return m, nil
+}
+
+// FromEnv builds a Config from variables, with defaults, and reports every
+// malformed value at once.
+func FromEnv(getenv Getenv) (Config, error) {
+	p := parser{getenv: getenv}
+	c := Config{
+		Table:            getenv(resources.EnvTable),
+		InboundQueueURL:  getenv(resources.EnvInboundQueueURL),
+		OutboundQueueURL: getenv(resources.EnvOutboundQueueURL),
+		LogLevel:         p.level("PARLEY_LOG_LEVEL"),
+		DedupeTTL:        p.duration("PARLEY_DEDUPE_TTL", 7*24*time.Hour),
+		MaxBodyBytes:     int64(p.int("PARLEY_MAX_BODY_BYTES", 1<<20)),
+		Agent: Agent{
+			URL:     getenv("PARLEY_AGENT_URL"),
+			Secret:  getenv(resources.SecretAgentSecret),
+			Timeout: p.duration("PARLEY_AGENT_TIMEOUT", 25*time.Second),
+		},
+		Envelope: envelope.Config{
+			Mode:           envelope.Mode(getenv("PARLEY_REPLY_MODE")),
+			MaxBubbles:     p.int("PARLEY_MAX_BUBBLES", 0),
+			MaxBubbleChars: p.int("PARLEY_MAX_BUBBLE_CHARS", 0),
+			OnParseError:   envelope.ParseErrorPolicy(getenv("PARLEY_ON_PARSE_ERROR")),
+			ErrorMessage:   getenv("PARLEY_ERROR_MESSAGE"),
+		}.WithDefaults(),
+		Delivery: delivery.Config{
+			BubbleDelay: p.duration("PARLEY_BUBBLE_DELAY", 0),
+			SendTimeout: p.duration("PARLEY_SEND_TIMEOUT", 0),
+			MaxAttempts: p.int("PARLEY_MAX_ATTEMPTS", 0),
+		},
+		Telegram: Telegram{
+			BotToken:      getenv(resources.SecretTelegramBotToken),
+			WebhookSecret: getenv(resources.SecretTelegramWebhookSecret),
+			APIBaseURL:    getenv("TELEGRAM_API_BASE_URL"),
+		},
+		Slack: Slack{
+			SigningSecret: getenv(resources.SecretSlackSigningSecret),
+			BotToken:      getenv(resources.SecretSlackBotToken),
+			APIBaseURL:    getenv("SLACK_API_BASE_URL"),
+			ReplyInThread: p.bool("SLACK_REPLY_IN_THREAD", true),
+		},
+	}
+	c.Delivery.Unknown, c.Delivery.UnknownByPlatform = p.unknownPolicy("PARLEY_UNKNOWN_SEND_POLICY")
+	c.Delivery = c.Delivery.WithDefaults()
+	if err := c.Envelope.Validate(); err != nil {
+		p.errs = append(p.errs, err)
+	}
+	if err := c.Delivery.Validate(); err != nil {
+		p.errs = append(p.errs, err)
+	}
+	return c, errors.Join(p.errs...)
+}
+
+// RequireStore checks the settings every function that touches state needs.
+func (c Config) RequireStore() error {
+	var errs []error
+	if c.Table == "" {
+		errs = append(errs, missing(resources.EnvTable))
+	}
+	return errors.Join(errs...)
+}
+
+// RequireQueue checks that the named queue URL is set.
+func (c Config) RequireQueue(q resources.QueueSpec) error {
+	url := c.InboundQueueURL
+	if q.EnvURL == resources.EnvOutboundQueueURL {
+		url = c.OutboundQueueURL
+	}
+	if url == "" {
+		return missing(q.EnvURL)
+	}
+	return nil
+}
+
+func missing(name string) error { return fmt.Errorf("%s is required", name) }
+
+// parser collects every malformed variable instead of stopping at the first.
+type parser struct {
+	getenv Getenv
+	errs   []error
+}
+
+func (p *parser) duration(name string, def time.Duration) time.Duration {
+	v := p.getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		p.errs = append(p.errs, fmt.Errorf("%s: want a duration like 1s or 5m, got %q", name, v))
+		return def
+	}
+	return d
+}
+
+func (p *parser) int(name string, def int) int {
+	v := p.getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		p.errs = append(p.errs, fmt.Errorf("%s: want a non-negative integer, got %q", name, v))
+		return def
+	}
+	return n
+}
+
+func (p *parser) bool(name string, def bool) bool {
+	v := p.getenv(name)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: want true or false, got %q", name, v))
+		return def
+	}
+	return b
+}
+
+func (p *parser) level(name string) slog.Level {
+	var l slog.Level
+	v := p.getenv(name)
+	if v == "" {
+		return slog.LevelInfo
+	}
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: want debug, info, warn or error, got %q", name, v))
+		return slog.LevelInfo
+	}
+	return l
+}
+
+// unknownPolicy reads "hold", "resend", or per platform
+// "resend,telegram=hold,slack=resend" (a bare word sets the default).
+func (p *parser) unknownPolicy(name string) (delivery.UnknownPolicy, map[message.Platform]delivery.UnknownPolicy) {
+	v := p.getenv(name)
+	def := delivery.UnknownHold
+	var per map[message.Platform]delivery.UnknownPolicy
+	for part := range strings.SplitSeq(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		plat, pol, hasPlat := strings.Cut(part, "=")
+		if !hasPlat {
+			pol = plat
+		}
+		policy := delivery.UnknownPolicy(strings.TrimSpace(pol))
+		if policy != delivery.UnknownHold && policy != delivery.UnknownResend {
+			p.errs = append(p.errs, fmt.Errorf("%s: want hold or resend (optionally per platform: telegram=resend), got %q", name, part))
+			continue
+		}
+		if !hasPlat {
+			def = policy
+			continue
+		}
+		if per == nil {
+			per = map[message.Platform]delivery.UnknownPolicy{}
+		}
+		per[message.Platform(strings.TrimSpace(plat))] = policy
+	}
+	return def, per
+}

@@ -1,0 +1,23 @@
+// Package turn runs one conversation turn per inbound event: claim the event
+// once, call the agent, plan its reply into bubbles, persist one send intent
+// holding every unit, and only then enqueue the units on outbound.fifo.
+//
+// # Once
+//
+// The turn claims "turn#<event key>" before calling the agent, so a
+// redelivered inbound message — SQS FIFO forgets its deduplication ids after
+// five minutes — finds the claim settled and does nothing. The intent id is
+// derived from the event key: a turn that crashed after persisting its intent
+// is re-run without a second agent call, and only enqueues again (the
+// outbound deduplication ids and the units' states absorb the repeat). The
+// one window that can repeat an agent call is a crash between the agent's
+// answer and the intent write; the request's turn_id (and webhook-id) stays
+// the same, so an agent that cares can deduplicate.
+//
+// # Failures
+//
+// A transient agent failure (5xx, 429, timeout) releases the claim and asks
+// the queue to retry the record after the agent's Retry-After or a backoff —
+// never a loop inside the function. A permanent one (4xx) settles the claim
+// as failed and logs it; the thread moves on.
+package turn

@@ -1,0 +1,274 @@
+package turn
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// Claims is the claim store as the turn uses it.
+type Claims interface {
+	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
+	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
+	Release(ctx context.Context, key, owner string) error
+}
+
+// Intents is the intent store as the turn uses it.
+type Intents interface {
+	CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error)
+	GetIntent(ctx context.Context, id string) (intent.Intent, error)
+}
+
+// Outbox enqueues units on outbound.fifo, in order.
+type Outbox interface {
+	SendBatch(ctx context.Context, msgs []queue.Message) error
+}
+
+// Agent answers a turn.
+type Agent interface {
+	Call(ctx context.Context, req agent.TurnRequest) (agent.Reply, error)
+}
+
+// Channel is what the turn needs of a platform: how long a message may be.
+type Channel interface {
+	Capabilities() message.Capabilities
+}
+
+// Typer is a channel with a typing indicator.
+type Typer interface {
+	Typing(ctx context.Context, t message.Thread) error
+}
+
+// Config tunes the processor.
+type Config struct {
+	// Envelope is how agent replies are parsed and limited.
+	Envelope envelope.Config
+	// ClaimTTL is how long a turn claim is remembered. Defaults to 7 days,
+	// like the ingress dedupe keys.
+	ClaimTTL time.Duration
+	// ClaimLease bounds a running turn; above the function timeout.
+	// Defaults to 90 seconds.
+	ClaimLease time.Duration
+	// IntentTTL is how long send intents and their receipts are kept.
+	// Defaults to 30 days.
+	IntentTTL time.Duration
+	// TypingTimeout bounds the best-effort typing indicator. Defaults to 2
+	// seconds.
+	TypingTimeout time.Duration
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	c.Envelope = c.Envelope.WithDefaults()
+	c.ClaimTTL = cmp.Or(c.ClaimTTL, 7*24*time.Hour)
+	c.ClaimLease = cmp.Or(c.ClaimLease, 90*time.Second)
+	c.IntentTTL = cmp.Or(c.IntentTTL, 30*24*time.Hour)
+	c.TypingTimeout = cmp.Or(c.TypingTimeout, 2*time.Second)
+	return c
+}
+
+// Processor handles inbound.fifo records.
+type Processor struct {
+	Claims   Claims
+	Intents  Intents
+	Outbox   Outbox
+	Agent    Agent
+	Channels map[message.Platform]Channel
+	Config   Config
+	// Now is the clock. Defaults to time.Now.
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// Handle runs the turn for one inbound record. It is a consumer.HandlerFunc.
+func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
+	cfg := p.Config.WithDefaults()
+	in, err := ingress.DecodeInbound([]byte(rec.Body))
+	if err != nil {
+		p.log().Error("bad inbound message", "message_id", rec.MessageId, "error", err)
+		return consumer.Retry(err, 0) // never processable: on to the DLQ, which alarms
+	}
+	ev := in.Event
+	now := p.now()
+	if in.NotBefore.After(now) {
+		return consumer.Retry(errors.New("deferred"), min(in.NotBefore.Sub(now), 12*time.Hour))
+	}
+	log := p.log().With("event_key", ev.Key(), "thread_key", ev.Thread.Key())
+	ch, ok := p.Channels[ev.Thread.Platform]
+	if !ok {
+		log.Error("turn dropped: no channel configured for the thread's platform", "platform", string(ev.Thread.Platform))
+		return nil
+	}
+
+	key := "turn#" + ev.Key()
+	owner := store.NewOwner()
+	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL})
+	var held *store.ClaimHeldError
+	if errors.As(err, &held) {
+		if held.Current.State == store.ClaimPending {
+			return consumer.Retry(errors.New("turn running elsewhere"), held.Current.LeaseUntil.Sub(now))
+		}
+		log.Info("turn skipped: already handled", "outcome", "duplicate", "previous", string(held.Current.State))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("claim turn: %w", err)
+	}
+
+	intentID := intent.IDFor(ev.Key())
+	log = log.With("intent_id", intentID)
+	var stored intent.Intent
+	if claim.Attempts > 1 {
+		// An earlier attempt died. If it persisted its intent, finish its
+		// work instead of asking the agent again.
+		stored, err = p.Intents.GetIntent(ctx, intentID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			p.release(ctx, log, key, owner)
+			return fmt.Errorf("read intent: %w", err)
+		}
+	}
+	if stored.ID == "" {
+		units, outcome, err := p.plan(ctx, log, cfg, ev, ch, intentID)
+		if err != nil {
+			var ae *agent.Error
+			if errors.As(err, &ae) && ae.Kind == agent.KindPermanent {
+				log.Error("turn failed: agent refused", "outcome", "agent_failed", "status", ae.Status, "error", err)
+				p.settle(ctx, log, key, owner, store.ClaimFailed, fmt.Sprintf("agent_status_%d", ae.Status), cfg)
+				return nil
+			}
+			p.release(ctx, log, key, owner)
+			if errors.As(err, &ae) && ae.RetryAfter > 0 {
+				return consumer.Retry(err, ae.RetryAfter)
+			}
+			return err
+		}
+		if len(units) == 0 {
+			log.Info("turn done: nothing to send", "outcome", outcome)
+			p.settle(ctx, log, key, owner, store.ClaimDone, outcome, cfg)
+			return nil
+		}
+		created := false
+		stored, created, err = p.Intents.CreateIntent(ctx, intent.Intent{
+			ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units,
+			CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL),
+		})
+		if err != nil {
+			p.release(ctx, log, key, owner)
+			return fmt.Errorf("persist intent: %w", err)
+		}
+		if !created {
+			log.Warn("intent already persisted by an earlier attempt; its plan stands")
+		}
+		log = log.With("plan", outcome)
+	}
+
+	msgs := make([]queue.Message, len(stored.Units))
+	for i, u := range stored.Units {
+		msgs[i] = queue.Message{Group: stored.Thread.Key(), Dedup: intent.UnitKey(stored.ID, u.ID), Body: intent.EncodeRef(stored.ID, u.ID)}
+	}
+	if err := p.Outbox.SendBatch(ctx, msgs); err != nil {
+		// The intent is durable: a retry finds it and only enqueues.
+		p.release(ctx, log, key, owner)
+		return fmt.Errorf("enqueue units: %w", err)
+	}
+	p.settle(ctx, log, key, owner, store.ClaimDone, "", cfg)
+	log.Info("turn done", "outcome", "enqueued", "units", len(stored.Units))
+	return nil
+}
+
+// plan calls the agent (with a typing indicator while it thinks) and plans
+// its reply into units. Returns the units and a stable outcome word.
+func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, intentID string) ([]intent.Unit, string, error) {
+	var wg sync.WaitGroup
+	if t, ok := ch.(Typer); ok {
+		wg.Go(func() {
+			tctx, cancel := context.WithTimeout(ctx, cfg.TypingTimeout)
+			defer cancel()
+			if err := t.Typing(tctx, ev.Thread); err != nil {
+				log.Debug("typing indicator failed", "error", err)
+			}
+		})
+	}
+	start := p.now()
+	reply, err := p.Agent.Call(ctx, agent.TurnRequest{
+		Version: agent.Version, TurnID: intentID, ThreadKey: ev.Thread.Key(), SessionKey: ev.Thread.Key(), Event: ev,
+	})
+	wg.Wait()
+	if err != nil {
+		return nil, "", fmt.Errorf("call agent: %w", err)
+	}
+	log.Info("agent answered", "status", reply.Status, "agent_ms", p.now().Sub(start).Milliseconds())
+	if reply.Accepted {
+		return nil, "accepted_async", nil
+	}
+
+	plan, err := envelope.Build(envelope.Reply{Body: reply.Body, ContentType: reply.ContentType}, cfg.Envelope, ch.Capabilities())
+	var limit *envelope.LimitError
+	if errors.As(err, &limit) {
+		// Over a limit: the plan is rejected whole, never truncated.
+		log.Error("agent reply rejected", "outcome", "rejected", "limit", limit.Limit, "max", limit.Max, "got", limit.Got)
+		if cfg.Envelope.OnParseError == envelope.PolicyErrorMessage && cfg.Envelope.ErrorMessage != "" {
+			return []intent.Unit{{ID: "error#1", Text: cfg.Envelope.ErrorMessage, State: message.UnitPending}}, "rejected_error_message", nil
+		}
+		return nil, "rejected", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("plan reply: %w", permanent(err))
+	}
+	if plan.Problem != nil {
+		log.Warn("agent reply was not a valid envelope", "policy", string(plan.Outcome), "problem", plan.Problem.Error())
+	}
+	units := make([]intent.Unit, len(plan.Units))
+	for i, u := range plan.Units {
+		units[i] = intent.Unit{ID: u.ID, Text: u.Text, State: message.UnitPending}
+	}
+	if len(units) > 0 && ev.ChatType == message.ChatGroup {
+		units[0].ReplyTo = ev.MessageID
+	}
+	return units, string(plan.Outcome), nil
+}
+
+// permanent marks a planning failure as one no retry can fix.
+func permanent(err error) error {
+	return &agent.Error{Kind: agent.KindPermanent, Err: err}
+}
+
+func (p *Processor) settle(ctx context.Context, log *slog.Logger, key, owner string, st store.ClaimState, reason string, cfg Config) {
+	if err := p.Claims.Settle(context.WithoutCancel(ctx), key, owner, st, reason, p.now(), cfg.ClaimTTL); err != nil {
+		// The work is done and durable; a redelivery would find the intent.
+		log.Warn("settle turn claim failed", "error", err)
+	}
+}
+
+func (p *Processor) release(ctx context.Context, log *slog.Logger, key, owner string) {
+	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner); err != nil {
+		log.Warn("release turn claim failed; its lease will expire", "error", err)
+	}
+}
+
+func (p *Processor) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+func (p *Processor) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.Default()
+}
