@@ -22,6 +22,7 @@ import (
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"go.uber.org/goleak"
 
 	"github.com/parleyhq/parley/shared/resources"
 )
@@ -121,6 +122,7 @@ func TestStartErrorCarriesTheEmulatorsOutput(t *testing.T) {
 	if kids := children(t); len(kids) > 0 {
 		t.Fatalf("after a failed Start, child processes %v are still running", kids)
 	}
+	goleak.VerifyNone(t) // the spawner, reapers and output copiers are gone too
 }
 
 func TestStack(t *testing.T) {
