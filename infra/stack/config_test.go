@@ -1,0 +1,139 @@
+package stack
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+
+	"github.com/parleyhq/parley/shared/resources"
+)
+
+func TestConfigValidate(t *testing.T) {
+	assets := t.TempDir()
+	if err := writeZips(assets); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		cfg  Config
+		want []string // substrings of the error; none: valid
+	}{
+		{name: "Defaults", cfg: Config{AssetDir: assets}},
+		{name: "ImportedSecretAndAgent", cfg: Config{
+			AssetDir: assets, SecretARN: "arn:aws:secretsmanager:us-east-1:123456789012:secret:parley-AbC123",
+			AgentURL: "https://agent.example.com", AlarmEmail: "ops@example.com",
+		}},
+		{name: "PartialSecretARN", cfg: Config{AssetDir: assets, SecretARN: "arn:aws:secretsmanager:us-east-1:123456789012:secret:parley"},
+			want: []string{ContextSecretARN}},
+		{name: "AgentNotAURL", cfg: Config{AssetDir: assets, AgentURL: "agent.example.com"}, want: []string{ContextAgentURL}},
+		{name: "BadEmail", cfg: Config{AssetDir: assets, AlarmEmail: "not an address"}, want: []string{ContextAlarmEmail}},
+		{name: "EveryProblemAtOnce", cfg: Config{AssetDir: t.TempDir(), AgentURL: "ftp://x", AlarmEmail: "@"},
+			want: append([]string{ContextAgentURL, ContextAlarmEmail, "make build"}, functionNames()...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.WithDefaults().Validate()
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("Validate accepted an invalid config")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func functionNames() []string {
+	var names []string
+	for _, fn := range resources.Functions() {
+		names = append(names, "function "+fn.Name)
+	}
+	return names
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c := Config{}.WithDefaults()
+	if c.AssetDir != DefaultAssetDir || c.AgentURL != DefaultAgentURL || c.SecretARN != "" || c.AlarmEmail != "" {
+		t.Errorf("defaults: %+v", c)
+	}
+	c = Config{AssetDir: "x", AgentURL: "https://a"}.WithDefaults()
+	if c.AssetDir != "x" || c.AgentURL != "https://a" {
+		t.Errorf("WithDefaults overrode set fields: %+v", c)
+	}
+}
+
+func TestConfigFromContext(t *testing.T) {
+	assets := t.TempDir()
+	if err := writeZips(assets); err != nil {
+		t.Fatal(err)
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{
+		ContextAssetDir:   assets,
+		ContextAgentURL:   " https://agent.example.com ",
+		ContextStackName:  "ParleyDev",
+		ContextAlarmEmail: 42, // not a string
+	}})
+	_, err := ConfigFromContext(app.Node())
+	if err == nil || !strings.Contains(err.Error(), ContextAlarmEmail) {
+		t.Fatalf("non-string context: err = %v", err)
+	}
+	app = awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{
+		ContextAssetDir: assets,
+		ContextAgentURL: " https://agent.example.com ",
+	}})
+	c, err := ConfigFromContext(app.Node())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AssetDir != assets || c.AgentURL != "https://agent.example.com" {
+		t.Errorf("config %+v", c)
+	}
+	if got := StackName(app.Node()); got != DefaultStackName {
+		t.Errorf("stack name %s, want %s", got, DefaultStackName)
+	}
+	app = awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{ContextStackName: "ParleyDev"}})
+	if got := StackName(app.Node()); got != "ParleyDev" {
+		t.Errorf("stack name %s, want ParleyDev", got)
+	}
+}
+
+// New refuses an invalid config before it defines anything.
+func TestNewRejectsMissingBuild(t *testing.T) {
+	app := awscdk.NewApp(nil)
+	s, err := New(app, "Parley", nil, Config{AssetDir: t.TempDir()})
+	if err == nil || s != nil {
+		t.Fatalf("New = %v, %v; want an error", s, err)
+	}
+	if n := len(*app.Node().Children()); n != 0 {
+		t.Errorf("app has %d children after a refused New", n)
+	}
+}
+
+func TestQueueNameLimit(t *testing.T) {
+	assets := t.TempDir()
+	if err := writeZips(assets); err != nil {
+		t.Fatal(err)
+	}
+	app := awscdk.NewApp(nil)
+	_, err := New(app, strings.Repeat("P", 70), nil, Config{AssetDir: assets})
+	if err == nil || !strings.Contains(err.Error(), "80") {
+		t.Fatalf("a stack name too long for SQS: err = %v", err)
+	}
+}
+
+func TestConstructID(t *testing.T) {
+	for in, want := range map[string]string{"inbound": "Inbound", "inbound-dlq": "InboundDlq", "a_b.c": "ABC", "State": "State"} {
+		if got := constructID(in); got != want {
+			t.Errorf("constructID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

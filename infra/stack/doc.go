@@ -1,0 +1,16 @@
+// Package stack defines Parley's one CloudFormation stack with the AWS CDK:
+// the state table, the FIFO queues and their dead-letter queues, one Lambda
+// function per entry of resources.Functions(), Function URLs for the ingress
+// functions, SQS event source mappings for the consumers, one Secrets Manager
+// secret, least-privilege roles, alarms and a dashboard.
+//
+// Everything that also exists outside AWS (names, keys, timeouts, batch
+// sizes, which function sends to which queue) comes from package
+// github.com/parleyhq/parley/shared/resources; this package only decides how
+// it is expressed in CloudFormation. The tests synthesize the template and
+// check it against the same declaration, so the two cannot drift.
+//
+// Settings come from CDK context (cdk.json or `cdk synth -c key=value`); see
+// Config and the Context* constants. docs/adr/0002-infrastructure.md explains
+// the decisions that are not obvious from the code.
+package stack

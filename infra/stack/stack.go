@@ -1,0 +1,381 @@
+package stack
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/parleyhq/parley/shared/resources"
+)
+
+// LogRetention is how long each function's log group keeps its logs.
+const LogRetention = awslogs.RetentionDays_ONE_MONTH
+
+// Stack is the Parley stack and handles on what it holds, keyed by the
+// names declared in package resources.
+type Stack struct {
+	// Stack is a field, not embedded: jsii cannot pass a Go struct that
+	// embeds a construct as a scope.
+	Stack     awscdk.Stack
+	Table     awsdynamodb.Table
+	Queues    map[string]awssqs.Queue // main queues by QueueSpec.Name
+	DLQs      map[string]awssqs.Queue // dead-letter queues by QueueSpec.Name
+	Functions map[string]awslambda.Function
+	// Secret is the one secret every function reads (created or imported).
+	Secret     awssecretsmanager.ISecret
+	AlarmTopic awssns.Topic
+}
+
+// setting maps a Config value onto an environment variable of some functions.
+// Only non-secret values belong here: secrets live in the secret.
+type setting struct {
+	env       string
+	value     func(Config) string
+	functions []string
+}
+
+var settings = []setting{
+	{env: EnvAgentURL, value: func(c Config) string { return c.AgentURL }, functions: []string{resources.Turn.Name}},
+}
+
+// New defines the Parley stack in scope. cfg is defaulted and validated
+// first; an invalid cfg defines nothing.
+func New(scope constructs.Construct, id string, props *awscdk.StackProps, cfg Config) (*Stack, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if props == nil {
+		props = &awscdk.StackProps{}
+	}
+	if props.Description == nil {
+		props.Description = jsii.String("Parley: chat platforms to an AI agent, durably (webhooks, SQS FIFO, DynamoDB)")
+	}
+	s := &Stack{
+		Stack:     awscdk.NewStack(scope, &id, props),
+		Queues:    map[string]awssqs.Queue{},
+		DLQs:      map[string]awssqs.Queue{},
+		Functions: map[string]awslambda.Function{},
+	}
+	var err error
+	if s.Table, err = newTable(s.Stack, resources.Table); err != nil {
+		return nil, err
+	}
+	for _, q := range resources.Queues() {
+		if s.Queues[q.Name], s.DLQs[q.Name], err = newQueue(s.Stack, q); err != nil {
+			return nil, err
+		}
+	}
+	s.Secret = newSecret(s.Stack, cfg.SecretARN)
+	for _, fn := range resources.Functions() {
+		if s.Functions[fn.Name], err = s.newFunction(fn, cfg); err != nil {
+			return nil, err
+		}
+	}
+	s.monitor(cfg)
+	return s, nil
+}
+
+func newTable(s awscdk.Stack, spec resources.TableSpec) (awsdynamodb.Table, error) {
+	pk, err := attribute(spec.PartitionKey)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", spec.Name, err)
+	}
+	t := awsdynamodb.NewTable(s, jsii.String(constructID(spec.Name)), &awsdynamodb.TableProps{
+		PartitionKey:        pk,
+		BillingMode:         awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		TimeToLiveAttribute: jsii.String(spec.TTLAttribute),
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(true),
+		},
+		// The aws/dynamodb key: encrypted at rest, auditable in CloudTrail,
+		// no key policy to maintain and no $1/month key per deployment.
+		Encryption: awsdynamodb.TableEncryption_AWS_MANAGED,
+		// The table is state (dedupe claims, send intents, questions):
+		// deleting the stack must not delete it.
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	})
+	for _, ix := range spec.Indexes {
+		ipk, err := attribute(ix.PartitionKey)
+		if err != nil {
+			return nil, fmt.Errorf("table %s index %s: %w", spec.Name, ix.Name, err)
+		}
+		props := &awsdynamodb.GlobalSecondaryIndexProps{
+			IndexName:      jsii.String(ix.Name),
+			PartitionKey:   ipk,
+			ProjectionType: awsdynamodb.ProjectionType_ALL,
+		}
+		if ix.SortKey.Name != "" {
+			if props.SortKey, err = attribute(ix.SortKey); err != nil {
+				return nil, fmt.Errorf("table %s index %s: %w", spec.Name, ix.Name, err)
+			}
+		}
+		t.AddGlobalSecondaryIndex(props)
+	}
+	return t, nil
+}
+
+func attribute(a resources.Attribute) (*awsdynamodb.Attribute, error) {
+	var typ awsdynamodb.AttributeType
+	switch a.Type {
+	case resources.String:
+		typ = awsdynamodb.AttributeType_STRING
+	case resources.Number:
+		typ = awsdynamodb.AttributeType_NUMBER
+	default:
+		return nil, fmt.Errorf("attribute %s: unknown key type %q", a.Name, a.Type)
+	}
+	return &awsdynamodb.Attribute{Name: jsii.String(a.Name), Type: typ}, nil
+}
+
+// QueueName is the physical name of a queue: the stack name keeps two
+// deployments (say staging and prod) in one account and region apart, and
+// FIFO queue names must end in ".fifo".
+func QueueName(stackName, logical string) string {
+	return stackName + "-" + logical + ".fifo"
+}
+
+func newQueue(s awscdk.Stack, spec resources.QueueSpec) (main, dlq awssqs.Queue, err error) {
+	for _, d := range []time.Duration{spec.VisibilityTimeout, spec.Retention, spec.DLQRetention} {
+		if d%time.Second != 0 {
+			return nil, nil, fmt.Errorf("queue %s: %v is not whole seconds", spec.Name, d)
+		}
+	}
+	if n := len(QueueName(*s.StackName(), spec.DLQName())); n > 80 {
+		return nil, nil, fmt.Errorf("queue %s: physical name is %d characters, SQS allows 80: shorten the stack name", spec.Name, n)
+	}
+	dlq = awssqs.NewQueue(s, jsii.String(constructID(spec.DLQName())), &awssqs.QueueProps{
+		QueueName:       jsii.String(QueueName(*s.StackName(), spec.DLQName())),
+		Fifo:            jsii.Bool(resources.FIFO),
+		RetentionPeriod: seconds(spec.DLQRetention),
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+	})
+	main = awssqs.NewQueue(s, jsii.String(constructID(spec.Name)), &awssqs.QueueProps{
+		QueueName:                 jsii.String(QueueName(*s.StackName(), spec.Name)),
+		Fifo:                      jsii.Bool(resources.FIFO),
+		ContentBasedDeduplication: jsii.Bool(resources.ContentBasedDeduplication),
+		VisibilityTimeout:         seconds(spec.VisibilityTimeout),
+		RetentionPeriod:           seconds(spec.Retention),
+		DeadLetterQueue: &awssqs.DeadLetterQueue{
+			Queue:           dlq,
+			MaxReceiveCount: jsii.Number(spec.MaxReceiveCount),
+		},
+		Encryption: awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL: jsii.Bool(true),
+	})
+	return main, dlq, nil
+}
+
+// newSecret imports the secret at arn, or creates one. A created secret's
+// value is generated by Secrets Manager at deploy time, so no secret ever
+// appears in the template: it starts as {"PARLEY_AGENT_SECRET": <random>}
+// (the HMAC key Parley signs agent requests with, which nobody else
+// issues), and the operator adds the platform credentials. The value is a
+// JSON object of string values keyed by the resources.Secret* constants;
+// keys a deployment does not use may be left out:
+//
+//	{
+//	  "TELEGRAM_BOT_TOKEN": "123456:ABC...",
+//	  "TELEGRAM_WEBHOOK_SECRET": "...",
+//	  "SLACK_SIGNING_SECRET": "...",
+//	  "SLACK_BOT_TOKEN": "xoxb-...",
+//	  "PARLEY_AGENT_SECRET": "(generated)",
+//	  "PARLEY_EVENTS_SECRETS": "...",
+//	  "GITHUB_WEBHOOK_SECRET": "..."
+//	}
+//
+// put-secret-value replaces the whole value, so start from the current one:
+//
+//	aws secretsmanager get-secret-value --secret-id ARN --query SecretString --output text > secret.json
+//	# edit secret.json
+//	aws secretsmanager put-secret-value --secret-id ARN --secret-string file://secret.json
+func newSecret(s awscdk.Stack, arn string) awssecretsmanager.ISecret {
+	if arn != "" {
+		return awssecretsmanager.Secret_FromSecretCompleteArn(s, jsii.String("Secret"), jsii.String(arn))
+	}
+	secret := awssecretsmanager.NewSecret(s, jsii.String("Secret"), &awssecretsmanager.SecretProps{
+		Description: jsii.String("Parley credentials: a JSON object of platform tokens and signing secrets (see docs/adr/0002-infrastructure.md)"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			SecretStringTemplate: jsii.String("{}"),
+			GenerateStringKey:    jsii.String(resources.SecretAgentSecret),
+			PasswordLength:       jsii.Number(48),
+			ExcludePunctuation:   jsii.Bool(true),
+		},
+	})
+	suppress(secret, "AwsSolutions-SMG4",
+		"The secret holds third-party credentials (Telegram bot tokens, Slack signing secrets and bot tokens, webhook secrets) "+
+			"that only the issuing platform can rotate; a Secrets Manager rotation Lambda cannot mint new ones. "+
+			"Operators rotate them at the platform and put-secret-value the new JSON.")
+	return secret
+}
+
+// uses lists the queues fn needs a URL for: those it sends to and the one it
+// consumes (the delivery function parks a unit with ChangeMessageVisibility,
+// which takes the queue URL).
+func uses(fn resources.FunctionSpec) []resources.QueueSpec {
+	var qs []resources.QueueSpec
+	seen := map[string]bool{}
+	add := func(q *resources.QueueSpec) {
+		if q != nil && !seen[q.Name] {
+			seen[q.Name] = true
+			qs = append(qs, *q)
+		}
+	}
+	add(fn.Consumes)
+	for _, q := range fn.SendsTo {
+		add(q)
+	}
+	return qs
+}
+
+// Environment is the environment of fn: resource names, the secret's ARN
+// and non-secret settings. Never a secret value. Table, queue and secret
+// values are CloudFormation tokens until deploy.
+func (s *Stack) environment(fn resources.FunctionSpec, cfg Config) map[string]*string {
+	env := map[string]*string{
+		resources.EnvTable:     s.Table.TableName(),
+		resources.EnvSecretARN: s.Secret.SecretArn(),
+	}
+	for _, q := range uses(fn) {
+		env[q.EnvURL] = s.Queues[q.Name].QueueUrl()
+	}
+	for _, st := range settings {
+		for _, name := range st.functions {
+			if name == fn.Name {
+				env[st.env] = jsii.String(st.value(cfg))
+			}
+		}
+	}
+	return env
+}
+
+func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Function, error) {
+	if fn.Timeout%time.Second != 0 || fn.Timeout <= 0 {
+		return nil, fmt.Errorf("function %s: timeout %v is not a positive number of seconds", fn.Name, fn.Timeout)
+	}
+	id := constructID(fn.Name)
+	// An explicit role with no managed policy: CDK's default role carries
+	// AWSLambdaBasicExecutionRole (logs:CreateLogGroup on every log group),
+	// more than a function with its own log group needs.
+	role := awsiam.NewRole(s.Stack, jsii.String(id+"Role"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description: jsii.String("Parley " + fn.Name + " function"),
+	})
+	logs := awslogs.NewLogGroup(s.Stack, jsii.String(id+"Logs"), &awslogs.LogGroupProps{
+		Retention: LogRetention,
+		// Logs expire after a month anyway; a retained, empty log group
+		// would only collide with a redeployment.
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	logs.GrantWrite(role)
+
+	f := awslambda.NewFunction(s.Stack, jsii.String(id), &awslambda.FunctionProps{
+		Description:  jsii.String(fmt.Sprintf("Parley %s (%s)", fn.Name, fn.Kind)),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		// A zip built by `make build`: bootstrap compiled for linux/arm64
+		// with -tags lambda.norpc. CDK uploads a .zip asset as it is.
+		Code:          awslambda.Code_FromAsset(jsii.String(AssetPath(cfg.AssetDir, fn.Name)), nil),
+		Timeout:       seconds(fn.Timeout),
+		MemorySize:    jsii.Number(fn.MemoryMB),
+		Role:          role,
+		LogGroup:      logs,
+		LoggingFormat: awslambda.LoggingFormat_JSON,
+		Environment:   ptrMap(s.environment(fn, cfg)),
+	})
+
+	s.grantTable(role)
+	s.Secret.GrantRead(role, nil)
+	for _, q := range fn.SendsTo {
+		s.Queues[q.Name].GrantSendMessages(role)
+	}
+
+	switch fn.Kind {
+	case resources.Ingress:
+		// Auth NONE: Telegram, Slack and the other platforms cannot sign
+		// requests with SigV4. Each ingress function verifies the
+		// platform's own signature (HMAC, Ed25519, secret token) on the
+		// raw body before it writes anything, and refuses with 4xx.
+		url := f.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: awslambda.FunctionUrlAuthType_NONE})
+		awscdk.NewCfnOutput(s.Stack, jsii.String(id+"Url"), &awscdk.CfnOutputProps{
+			Value:       url.Url(),
+			Description: jsii.String("Webhook URL for " + fn.Name + ": register it with the platform"),
+		})
+	case resources.Consumer:
+		if fn.Consumes == nil {
+			return nil, fmt.Errorf("function %s: a consumer without a queue", fn.Name)
+		}
+		if fn.BatchSize < 1 || fn.BatchSize > 10 {
+			return nil, fmt.Errorf("function %s: batch size %d, FIFO allows 1..10", fn.Name, fn.BatchSize)
+		}
+		if fn.MaxConcurrency < 2 || fn.MaxConcurrency > 1000 {
+			return nil, fmt.Errorf("function %s: maximum concurrency %d, SQS event sources allow 2..1000", fn.Name, fn.MaxConcurrency)
+		}
+		// The event source grants consume on the queue: ReceiveMessage,
+		// DeleteMessage, ChangeMessageVisibility, GetQueueAttributes,
+		// GetQueueUrl.
+		f.AddEventSource(awslambdaeventsources.NewSqsEventSource(s.Queues[fn.Consumes.Name], &awslambdaeventsources.SqsEventSourceProps{
+			BatchSize:               jsii.Number(fn.BatchSize),
+			ReportBatchItemFailures: jsii.Bool(true),
+			MaxConcurrency:          jsii.Number(fn.MaxConcurrency),
+		}))
+	default:
+		return nil, fmt.Errorf("function %s: unknown kind %q", fn.Name, fn.Kind)
+	}
+	return f, nil
+}
+
+// TableActions is what every function may do on the table. Transactions
+// (TransactWriteItems, TransactGetItems) are authorized through these same
+// item actions.
+var TableActions = []string{
+	"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:ConditionCheckItem",
+	"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem",
+	"dynamodb:DescribeTable",
+}
+
+// grantTable lets role read and write the table and query its declared
+// indexes. Table.GrantReadWriteData would grant <table>/index/*; naming each
+// index keeps the policy free of wildcards (and of cdk-nag suppressions),
+// and leaves out Scan and the stream actions, which nothing uses.
+func (s *Stack) grantTable(role awsiam.IRole) {
+	arns := []*string{s.Table.TableArn()}
+	for _, ix := range resources.Table.Indexes {
+		arns = append(arns, jsii.String(*s.Table.TableArn()+"/index/"+ix.Name))
+	}
+	awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+		Grantee:      role,
+		Actions:      jsii.Strings(TableActions...),
+		ResourceArns: &arns,
+	})
+}
+
+// constructID turns a declared name ("inbound-dlq") into a construct id
+// ("InboundDlq").
+func constructID(name string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
+
+func seconds(d time.Duration) awscdk.Duration {
+	return awscdk.Duration_Seconds(jsii.Number(d.Seconds()))
+}
+
+func ptrMap(m map[string]*string) *map[string]*string { return &m }

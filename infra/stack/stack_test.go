@@ -1,0 +1,632 @@
+package stack
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/parleyhq/parley/shared/resources"
+)
+
+func TestNagClean(t *testing.T) {
+	fx := defaultFixture(t)
+	for _, m := range fx.nag {
+		t.Error(m)
+	}
+}
+
+// The template holds what the declaration lists, no more and no less.
+func TestTemplateMatchesDeclaration(t *testing.T) {
+	fx := defaultFixture(t)
+	var ingress, consumers int
+	for _, fn := range resources.Functions() {
+		switch fn.Kind {
+		case resources.Ingress:
+			ingress++
+		case resources.Consumer:
+			consumers++
+		}
+	}
+	n := len(resources.Functions())
+	want := map[string]int{
+		"AWS::DynamoDB::Table":            1,
+		"AWS::SQS::Queue":                 2 * len(resources.Queues()),
+		"AWS::Lambda::Function":           n,
+		"AWS::IAM::Role":                  n,
+		"AWS::Logs::LogGroup":             n,
+		"AWS::Lambda::Url":                ingress,
+		"AWS::Lambda::EventSourceMapping": consumers,
+		"AWS::SecretsManager::Secret":     1,
+		"AWS::SNS::Topic":                 1,
+		"AWS::CloudWatch::Dashboard":      1,
+		// DLQ not empty + oldest message per queue; errors + throttles per
+		// function; webhook 5xx per ingress function.
+		"AWS::CloudWatch::Alarm": 2*len(resources.Queues()) + 2*n + ingress,
+	}
+	for _, typ := range sortedKeys(want) {
+		if got := len(fx.resourcesOf(typ)); got != want[typ] {
+			t.Errorf("%s: %d in the template, want %d", typ, got, want[typ])
+		}
+		must(t, func() { fx.template.ResourceCountIs(jsii.String(typ), jsii.Number(want[typ])) })
+	}
+}
+
+func TestTable(t *testing.T) {
+	fx := defaultFixture(t)
+	spec := resources.Table
+	attrs := []any{map[string]any{"AttributeName": spec.PartitionKey.Name, "AttributeType": string(spec.PartitionKey.Type)}}
+	var gsis []any
+	for _, ix := range spec.Indexes {
+		keys := []any{map[string]any{"AttributeName": ix.PartitionKey.Name, "KeyType": "HASH"}}
+		attrs = append(attrs, map[string]any{"AttributeName": ix.PartitionKey.Name, "AttributeType": string(ix.PartitionKey.Type)})
+		if ix.SortKey.Name != "" {
+			keys = append(keys, map[string]any{"AttributeName": ix.SortKey.Name, "KeyType": "RANGE"})
+			attrs = append(attrs, map[string]any{"AttributeName": ix.SortKey.Name, "AttributeType": string(ix.SortKey.Type)})
+		}
+		gsis = append(gsis, map[string]any{
+			"IndexName":  ix.Name,
+			"KeySchema":  keys,
+			"Projection": map[string]any{"ProjectionType": "ALL"},
+		})
+	}
+	want := map[string]any{
+		"KeySchema":                        []any{map[string]any{"AttributeName": spec.PartitionKey.Name, "KeyType": "HASH"}},
+		"AttributeDefinitions":             assertions.Match_ArrayEquals(&attrs),
+		"BillingMode":                      "PAY_PER_REQUEST",
+		"TimeToLiveSpecification":          map[string]any{"AttributeName": spec.TTLAttribute, "Enabled": true},
+		"PointInTimeRecoverySpecification": map[string]any{"PointInTimeRecoveryEnabled": true},
+		// AWS-managed KMS key: SSE on, no key of our own.
+		"SSESpecification":       map[string]any{"SSEEnabled": true},
+		"GlobalSecondaryIndexes": assertions.Match_ArrayEquals(&gsis),
+	}
+	must(t, func() {
+		fx.template.HasResource(jsii.String("AWS::DynamoDB::Table"), map[string]any{
+			"Properties":          want,
+			"DeletionPolicy":      "Retain",
+			"UpdateReplacePolicy": "Retain",
+		})
+	})
+}
+
+func TestQueues(t *testing.T) {
+	fx := defaultFixture(t)
+	stackName := *fx.stack.Stack.StackName()
+	for _, q := range resources.Queues() {
+		t.Run(q.Name, func(t *testing.T) {
+			mainID, dlqID := fx.logicalID(fx.stack.Queues[q.Name]), fx.logicalID(fx.stack.DLQs[q.Name])
+			main, dlq := props(fx.resource(t, mainID)), props(fx.resource(t, dlqID))
+			wantMain := map[string]any{
+				"QueueName":                 QueueName(stackName, q.Name),
+				"FifoQueue":                 true,
+				"ContentBasedDeduplication": resources.ContentBasedDeduplication,
+				"VisibilityTimeout":         q.VisibilityTimeout.Seconds(),
+				"MessageRetentionPeriod":    q.Retention.Seconds(),
+				"SqsManagedSseEnabled":      true,
+				"RedrivePolicy": map[string]any{
+					"deadLetterTargetArn": getAtt(dlqID, "Arn"),
+					"maxReceiveCount":     q.MaxReceiveCount,
+				},
+			}
+			if !equalJSON(main, wantMain) {
+				t.Errorf("queue %s:\n got %s\nwant %s", q.Name, asJSON(main), asJSON(wantMain))
+			}
+			wantDLQ := map[string]any{
+				"QueueName":              QueueName(stackName, q.DLQName()),
+				"FifoQueue":              true, // a FIFO queue's DLQ must be FIFO too
+				"MessageRetentionPeriod": q.DLQRetention.Seconds(),
+				"SqsManagedSseEnabled":   true,
+			}
+			if !equalJSON(dlq, wantDLQ) {
+				t.Errorf("dead-letter queue %s:\n got %s\nwant %s", q.DLQName(), asJSON(dlq), asJSON(wantDLQ))
+			}
+			if !strings.HasSuffix(wantDLQ["QueueName"].(string), "-dlq.fifo") {
+				t.Errorf("DLQ name %s", wantDLQ["QueueName"])
+			}
+			// enforceSSL: each queue's policy denies requests without TLS.
+			for _, id := range []string{mainID, dlqID} {
+				must(t, func() {
+					fx.template.HasResourceProperties(jsii.String("AWS::SQS::QueuePolicy"), map[string]any{
+						"Queues": []any{ref(id)},
+						"PolicyDocument": map[string]any{"Statement": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{
+							"Effect":    "Deny",
+							"Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}},
+						})})},
+					})
+				})
+			}
+		})
+	}
+}
+
+// wantEnvironment is what fn's environment must hold: names of the resources
+// it uses, the secret's ARN, and its settings.
+func wantEnvironment(fx *fixture, fn resources.FunctionSpec, agentURL string) map[string]any {
+	env := map[string]any{
+		resources.EnvTable:     ref(fx.logicalID(fx.stack.Table)),
+		resources.EnvSecretARN: secretRef(fx),
+	}
+	var qs []*resources.QueueSpec
+	qs = append(qs, fn.SendsTo...)
+	if fn.Consumes != nil {
+		qs = append(qs, fn.Consumes)
+	}
+	for _, q := range qs {
+		env[q.EnvURL] = ref(fx.logicalID(fx.stack.Queues[q.Name]))
+	}
+	if fn.Name == resources.Turn.Name {
+		env[EnvAgentURL] = agentURL
+	}
+	return env
+}
+
+// secretRef is how the template names the secret: a Ref to the created one,
+// or the imported ARN.
+func secretRef(fx *fixture) any {
+	if s := fx.resourcesOf("AWS::SecretsManager::Secret"); len(s) == 1 {
+		return ref(sortedKeys(s)[0])
+	}
+	return *fx.stack.Secret.SecretArn()
+}
+
+func TestFunctions(t *testing.T) {
+	fx := defaultFixture(t)
+	keys := map[string]bool{} // S3 keys: one asset per function
+	for _, fn := range resources.Functions() {
+		t.Run(fn.Name, func(t *testing.T) {
+			id := fx.logicalID(fx.stack.Functions[fn.Name])
+			r := fx.resource(t, id)
+			p := props(r)
+			for k, want := range map[string]any{
+				"Runtime":       "provided.al2023",
+				"Architectures": []any{"arm64"},
+				"Handler":       "bootstrap",
+				"Timeout":       fn.Timeout.Seconds(),
+				"MemorySize":    fn.MemoryMB,
+				"Role":          getAtt(fx.logicalID(fx.stack.Functions[fn.Name].Role()), "Arn"),
+			} {
+				if !equalJSON(p[k], want) {
+					t.Errorf("%s = %s, want %s", k, asJSON(p[k]), asJSON(want))
+				}
+			}
+			env := p["Environment"].(map[string]any)["Variables"]
+			if want := wantEnvironment(fx, fn, DefaultAgentURL); !equalJSON(env, want) {
+				t.Errorf("environment:\n got %s\nwant %s", asJSON(env), asJSON(want))
+			}
+
+			// JSON logs into a log group of its own, kept a month.
+			lc := p["LoggingConfig"].(map[string]any)
+			if lc["LogFormat"] != "JSON" {
+				t.Errorf("LogFormat = %v, want JSON", lc["LogFormat"])
+			}
+			lg, ok := lc["LogGroup"].(map[string]any)["Ref"].(string)
+			if !ok {
+				t.Fatalf("LogGroup = %s, want a Ref", asJSON(lc["LogGroup"]))
+			}
+			if got := props(fx.resource(t, lg))["RetentionInDays"]; !equalJSON(got, 30) {
+				t.Errorf("log retention %v days, want 30", got)
+			}
+
+			// The code is this function's zip, uploaded as it is.
+			meta, _ := r["Metadata"].(map[string]any)
+			staged, _ := meta["aws:asset:path"].(string)
+			if staged == "" {
+				t.Fatalf("no aws:asset:path in %s's metadata", id)
+			}
+			got, err := os.ReadFile(filepath.Join(fx.outdir, staged))
+			if err != nil {
+				t.Fatalf("staged asset: %v", err)
+			}
+			want, err := os.ReadFile(AssetPath(fx.assets, fn.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) || meta["aws:asset:is-bundled"] != false {
+				t.Errorf("asset %s is not %s.zip as built", staged, fn.Name)
+			}
+			key := asJSON(p["Code"].(map[string]any)["S3Key"])
+			if keys[key] {
+				t.Errorf("S3 key %s shared with another function", key)
+			}
+			keys[key] = true
+		})
+	}
+}
+
+func TestFunctionURLs(t *testing.T) {
+	fx := defaultFixture(t)
+	urls := map[string]bool{} // function logical ids with a URL
+	for _, u := range fx.resourcesOf("AWS::Lambda::Url") {
+		p := props(u)
+		if p["AuthType"] != "NONE" {
+			t.Errorf("URL auth %v, want NONE (platforms cannot sign with SigV4)", p["AuthType"])
+		}
+		urls[p["TargetFunctionArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)] = true
+	}
+	outputs := fx.json["Outputs"].(map[string]any)
+	for _, fn := range resources.Functions() {
+		id := fx.logicalID(fx.stack.Functions[fn.Name])
+		out := constructID(fn.Name) + "Url"
+		_, hasOutput := outputs[out]
+		if ingress := fn.Kind == resources.Ingress; urls[id] != ingress || hasOutput != ingress {
+			t.Errorf("%s (%s): URL %v, output %s %v", fn.Name, fn.Kind, urls[id], out, hasOutput)
+		}
+		if fn.Kind != resources.Ingress {
+			continue
+		}
+		// Public invocation is allowed only through the URL.
+		for _, action := range []string{"lambda:InvokeFunctionUrl", "lambda:InvokeFunction"} {
+			found := false
+			for _, perm := range fx.resourcesOf("AWS::Lambda::Permission") {
+				p := props(perm)
+				if p["Action"] == action && equalJSON(p["FunctionName"], getAtt(id, "Arn")) && p["Principal"] == "*" {
+					found = true
+					if action == "lambda:InvokeFunction" && p["InvokedViaFunctionUrl"] != true {
+						t.Errorf("%s: public %s not limited to the function URL", fn.Name, action)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s: no public %s permission", fn.Name, action)
+			}
+		}
+	}
+}
+
+func TestEventSourceMappings(t *testing.T) {
+	fx := defaultFixture(t)
+	esms := fx.resourcesOf("AWS::Lambda::EventSourceMapping")
+	for _, fn := range resources.Functions() {
+		id := fx.logicalID(fx.stack.Functions[fn.Name])
+		var mine []map[string]any
+		for _, esm := range esms {
+			if equalJSON(props(esm)["FunctionName"], ref(id)) {
+				mine = append(mine, props(esm))
+			}
+		}
+		if fn.Kind != resources.Consumer {
+			if len(mine) != 0 {
+				t.Errorf("%s (%s) has %d event source mappings", fn.Name, fn.Kind, len(mine))
+			}
+			continue
+		}
+		if len(mine) != 1 {
+			t.Fatalf("%s: %d event source mappings, want 1", fn.Name, len(mine))
+		}
+		want := map[string]any{
+			"FunctionName":          ref(id),
+			"EventSourceArn":        getAtt(fx.logicalID(fx.stack.Queues[fn.Consumes.Name]), "Arn"),
+			"BatchSize":             fn.BatchSize,
+			"FunctionResponseTypes": []any{"ReportBatchItemFailures"},
+			"ScalingConfig":         map[string]any{"MaximumConcurrency": fn.MaxConcurrency},
+		}
+		if !equalJSON(mine[0], want) {
+			t.Errorf("%s:\n got %s\nwant %s", fn.Name, asJSON(mine[0]), asJSON(want))
+		}
+		if fn.BatchSize > 10 {
+			t.Errorf("%s: batch size %d over FIFO's 10", fn.Name, fn.BatchSize)
+		}
+	}
+}
+
+// statements lists every policy statement in the template: IAM policies,
+// roles' inline policies and assume-role documents, and resource policies.
+func statements(fx *fixture) map[string][]map[string]any {
+	out := map[string][]map[string]any{}
+	var walk func(id string, v any)
+	walk = func(id string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if st, ok := v["Statement"]; ok {
+				for _, s := range list(st) {
+					out[id] = append(out[id], s.(map[string]any))
+				}
+				return
+			}
+			for _, x := range v {
+				walk(id, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(id, x)
+			}
+		}
+	}
+	for id, r := range fx.json["Resources"].(map[string]any) {
+		walk(id, props(r.(map[string]any)))
+	}
+	return out
+}
+
+func TestNoWildcardActions(t *testing.T) {
+	for name, fx := range fixtures(t) {
+		sts := statements(fx)
+		if len(sts) == 0 {
+			t.Fatal("no policy statements found")
+		}
+		for id, ss := range sts {
+			for _, s := range ss {
+				// A Deny may be broad (enforceSSL denies sqs:* without
+				// TLS); an Allow never is. NotAction in an Allow would
+				// allow everything else.
+				if s["Effect"] == "Allow" {
+					if s["NotAction"] != nil {
+						t.Errorf("%s: %s allows NotAction %v", name, id, s["NotAction"])
+					}
+					for _, a := range list(s["Action"]) {
+						if hasWildcard(a.(string)) {
+							t.Errorf("%s: %s allows %s", name, id, a)
+						}
+					}
+				}
+				// Identity policies name their resources exactly.
+				if fx.resource(t, id)["Type"] == "AWS::IAM::Policy" {
+					for _, r := range list(s["Resource"]) {
+						if str, ok := r.(string); ok && hasWildcard(str) {
+							t.Errorf("%s: %s grants on %s", name, id, str)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// grants maps each action of role's policies to the resources it is allowed
+// on, in JSON form.
+func grants(t *testing.T, fx *fixture, roleID string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for id, pol := range fx.resourcesOf("AWS::IAM::Policy") {
+		if !slices.ContainsFunc(list(props(pol)["Roles"]), func(r any) bool { return equalJSON(r, ref(roleID)) }) {
+			continue
+		}
+		for _, s := range statements(fx)[id] {
+			if s["Effect"] != "Allow" {
+				continue
+			}
+			for _, a := range list(s["Action"]) {
+				for _, r := range list(s["Resource"]) {
+					out[a.(string)] = append(out[a.(string)], asJSON(r))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestLeastPrivilege(t *testing.T) {
+	for name, fx := range fixtures(t) {
+		tableID := fx.logicalID(fx.stack.Table)
+		table := []string{asJSON(getAtt(tableID, "Arn"))}
+		for _, ix := range resources.Table.Indexes {
+			table = append(table, asJSON(map[string]any{"Fn::Join": []any{"", []any{getAtt(tableID, "Arn"), "/index/" + ix.Name}}}))
+		}
+		secret := []string{asJSON(secretRef(fx))}
+		queue := func(q *resources.QueueSpec) []string {
+			return []string{asJSON(getAtt(fx.logicalID(fx.stack.Queues[q.Name]), "Arn"))}
+		}
+		for _, fn := range resources.Functions() {
+			t.Run(name+"/"+fn.Name, func(t *testing.T) {
+				roleID := fx.logicalID(fx.stack.Functions[fn.Name].Role())
+				role := props(fx.resource(t, roleID))
+				if role["ManagedPolicyArns"] != nil || role["Policies"] != nil {
+					t.Errorf("role has managed or inline policies: %s", asJSON(role))
+				}
+				want := map[string][]string{
+					"logs:CreateLogStream":          {asJSON(getAtt(fx.logicalID(fx.stack.Functions[fn.Name].LogGroup()), "Arn"))},
+					"logs:PutLogEvents":             {asJSON(getAtt(fx.logicalID(fx.stack.Functions[fn.Name].LogGroup()), "Arn"))},
+					"secretsmanager:GetSecretValue": secret,
+					"secretsmanager:DescribeSecret": secret,
+				}
+				for _, a := range TableActions {
+					want[a] = table
+				}
+				add := func(action string, arns []string) { want[action] = append(want[action], arns...) }
+				for _, q := range fn.SendsTo {
+					add("sqs:SendMessage", queue(q))
+					add("sqs:GetQueueAttributes", queue(q))
+					add("sqs:GetQueueUrl", queue(q))
+				}
+				if fn.Consumes != nil {
+					for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"} {
+						add(a, queue(fn.Consumes))
+					}
+				}
+				got := grants(t, fx, roleID)
+				for _, m := range []map[string][]string{got, want} {
+					for k := range m {
+						slices.Sort(m[k])
+						m[k] = slices.Compact(m[k])
+					}
+				}
+				for _, a := range sortedKeys(want) {
+					if !slices.Equal(got[a], want[a]) {
+						t.Errorf("%s on %v, want on %v", a, got[a], want[a])
+					}
+				}
+				for _, a := range sortedKeys(got) {
+					if _, ok := want[a]; !ok {
+						t.Errorf("unexpected grant %s on %v", a, got[a])
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	fx := defaultFixture(t)
+	keys := map[string]bool{}
+	for _, k := range []string{
+		resources.SecretTelegramBotToken, resources.SecretTelegramWebhookSecret, resources.SecretSlackSigningSecret,
+		resources.SecretSlackBotToken, resources.SecretAgentSecret, resources.SecretEventsSecrets, resources.SecretGitHubWebhookSecret,
+	} {
+		keys[k] = true
+	}
+	for _, fn := range resources.Functions() {
+		for _, k := range fn.Secrets {
+			keys[k] = true
+		}
+	}
+	for id, f := range fx.resourcesOf("AWS::Lambda::Function") {
+		env := props(f)["Environment"].(map[string]any)["Variables"].(map[string]any)
+		for name := range env {
+			if keys[name] || strings.Contains(name, "TOKEN") || strings.HasSuffix(name, "SECRET") || strings.HasSuffix(name, "SECRETS") {
+				t.Errorf("%s: environment variable %s looks like a secret", id, name)
+			}
+		}
+		if !equalJSON(env[resources.EnvSecretARN], secretRef(fx)) {
+			t.Errorf("%s: %s = %s, want the secret", id, resources.EnvSecretARN, asJSON(env[resources.EnvSecretARN]))
+		}
+	}
+	for id, s := range fx.resourcesOf("AWS::SecretsManager::Secret") {
+		p := props(s)
+		if _, ok := p["SecretString"]; ok {
+			t.Errorf("%s carries a SecretString in the template", id)
+		}
+		gen, _ := p["GenerateSecretString"].(map[string]any)
+		if gen["GenerateStringKey"] != resources.SecretAgentSecret || gen["SecretStringTemplate"] != "{}" {
+			t.Errorf("%s: GenerateSecretString = %s, want a generated %s in a JSON object", id, asJSON(gen), resources.SecretAgentSecret)
+		}
+	}
+	if _, ok := fx.json["Outputs"].(map[string]any)[OutputSecretARN]; !ok {
+		t.Errorf("no %s output", OutputSecretARN)
+	}
+}
+
+func TestAlarms(t *testing.T) {
+	fx := defaultFixture(t)
+	stackName := *fx.stack.Stack.StackName()
+	topicID := fx.logicalID(fx.stack.AlarmTopic)
+	alarms := fx.resourcesOf("AWS::CloudWatch::Alarm")
+	find := func(t *testing.T, name string) map[string]any {
+		t.Helper()
+		for _, a := range alarms {
+			if props(a)["AlarmName"] == AlarmName(stackName, name) {
+				return props(a)
+			}
+		}
+		t.Fatalf("no alarm %s", AlarmName(stackName, name))
+		return nil
+	}
+	expect := func(t *testing.T, name, metric string, dimension map[string]any, threshold float64) {
+		t.Helper()
+		a := find(t, name)
+		got := map[string]any{
+			"MetricName": a["MetricName"], "Dimensions": a["Dimensions"], "Threshold": a["Threshold"],
+			"ComparisonOperator": a["ComparisonOperator"], "AlarmActions": a["AlarmActions"],
+		}
+		want := map[string]any{
+			"MetricName": metric, "Dimensions": []any{dimension}, "Threshold": threshold,
+			"ComparisonOperator": "GreaterThanThreshold", "AlarmActions": []any{ref(topicID)},
+		}
+		if !equalJSON(got, want) {
+			t.Errorf("alarm %s:\n got %s\nwant %s", name, asJSON(got), asJSON(want))
+		}
+	}
+	for _, q := range resources.Queues() {
+		dlq := fx.logicalID(fx.stack.DLQs[q.Name])
+		expect(t, q.DLQName()+"-not-empty", "ApproximateNumberOfMessagesVisible",
+			map[string]any{"Name": "QueueName", "Value": getAtt(dlq, "QueueName")}, 0)
+		main := fx.logicalID(fx.stack.Queues[q.Name])
+		expect(t, q.Name+"-oldest-message-age", "ApproximateAgeOfOldestMessage",
+			map[string]any{"Name": "QueueName", "Value": getAtt(main, "QueueName")}, OldestMessageAlarm[q.Name].Seconds())
+	}
+	for _, fn := range resources.Functions() {
+		dim := map[string]any{"Name": "FunctionName", "Value": ref(fx.logicalID(fx.stack.Functions[fn.Name]))}
+		expect(t, fn.Name+"-errors", "Errors", dim, 0)
+		expect(t, fn.Name+"-throttles", "Throttles", dim, 0)
+		if fn.Kind == resources.Ingress {
+			expect(t, fn.Name+"-url-5xx", "Url5xxCount", dim, 0)
+		}
+	}
+
+	// The topic takes TLS only, and CloudWatch may publish for this stack's
+	// alarms alone.
+	must(t, func() {
+		fx.template.HasResourceProperties(jsii.String("AWS::SNS::TopicPolicy"), map[string]any{
+			"Topics": []any{ref(topicID)},
+			"PolicyDocument": map[string]any{"Statement": assertions.Match_ArrayWith(&[]any{
+				assertions.Match_ObjectLike(&map[string]any{"Effect": "Deny", "Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}}}),
+				assertions.Match_ObjectLike(&map[string]any{
+					"Effect": "Allow", "Action": "sns:Publish", "Principal": map[string]any{"Service": "cloudwatch.amazonaws.com"},
+					"Condition": assertions.Match_ObjectLike(&map[string]any{"StringEquals": map[string]any{"aws:SourceAccount": ref("AWS::AccountId")}}),
+				}),
+			})},
+		})
+	})
+	must(t, func() {
+		fx.template.HasOutput(jsii.String(OutputAlarmTopicARN), map[string]any{"Value": ref(topicID)})
+	})
+	if n := len(fx.resourcesOf("AWS::SNS::Subscription")); n != 0 {
+		t.Errorf("%d subscriptions without %s", n, ContextAlarmEmail)
+	}
+}
+
+// The options fixture sets every context key: an imported secret, an agent,
+// an alarm email and a stack name.
+const (
+	optSecretARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:parley/prod-AbC123"
+	optAgentURL  = "https://agent.example.com/turn"
+	optEmail     = "oncall@example.com"
+	optStack     = "ParleyStaging"
+)
+
+func optionsFixture(t *testing.T) *fixture {
+	t.Helper()
+	optionsOnce.Do(func() {
+		optionsFx, optionsErr = synthesize("options", map[string]any{
+			ContextSecretARN:  optSecretARN,
+			ContextAgentURL:   optAgentURL,
+			ContextAlarmEmail: optEmail,
+			ContextStackName:  optStack,
+		})
+	})
+	if optionsErr != nil {
+		t.Fatal(optionsErr)
+	}
+	return optionsFx
+}
+
+// fixtures returns both configurations, for the checks that hold for all.
+func fixtures(t *testing.T) map[string]*fixture {
+	return map[string]*fixture{"default": defaultFixture(t), "options": optionsFixture(t)}
+}
+
+func TestOptions(t *testing.T) {
+	fx := optionsFixture(t)
+	for _, m := range fx.nag {
+		t.Error(m)
+	}
+	if got := *fx.stack.Stack.StackName(); got != optStack {
+		t.Errorf("stack name %s, want %s", got, optStack)
+	}
+	if n := len(fx.resourcesOf("AWS::SecretsManager::Secret")); n != 0 {
+		t.Errorf("%d secrets created with %s set", n, ContextSecretARN)
+	}
+	for _, fn := range resources.Functions() {
+		env := props(fx.resource(t, fx.logicalID(fx.stack.Functions[fn.Name])))["Environment"].(map[string]any)["Variables"]
+		if want := wantEnvironment(fx, fn, optAgentURL); !equalJSON(env, want) {
+			t.Errorf("%s environment:\n got %s\nwant %s", fn.Name, asJSON(env), asJSON(want))
+		}
+		if got := grants(t, fx, fx.logicalID(fx.stack.Functions[fn.Name].Role()))["secretsmanager:GetSecretValue"]; !slices.Equal(got, []string{asJSON(optSecretARN)}) {
+			t.Errorf("%s reads the secret on %v, want exactly %s", fn.Name, got, optSecretARN)
+		}
+	}
+	for _, q := range resources.Queues() {
+		if got := props(fx.resource(t, fx.logicalID(fx.stack.Queues[q.Name])))["QueueName"]; got != QueueName(optStack, q.Name) {
+			t.Errorf("queue name %v, want %s", got, QueueName(optStack, q.Name))
+		}
+	}
+	must(t, func() {
+		fx.template.HasResourceProperties(jsii.String("AWS::SNS::Subscription"), map[string]any{
+			"Protocol": "email", "Endpoint": optEmail, "TopicArn": ref(fx.logicalID(fx.stack.AlarmTopic)),
+		})
+	})
+}
