@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -86,18 +85,24 @@ func moduleRoot() (string, error) {
 
 // declaresModule reports whether the go.mod at path declares module mod.
 func declaresModule(path, mod string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
-			name, _, _ := strings.Cut(strings.TrimSpace(rest), "//")
-			return strings.Trim(strings.TrimSpace(name), `"`) == mod
+	data, err := os.ReadFile(path)
+	return err == nil && moduleName(data) == mod
+}
+
+// moduleName returns the module path a go.mod declares, or "" if none.
+func moduleName(gomod []byte) string {
+	for line := range strings.Lines(string(gomod)) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+			continue
 		}
+		// The path is the first field: module paths hold no spaces, and
+		// a bare \r (CRLF files) is white space too.
+		name, _, _ := strings.Cut(rest, "//")
+		if f := strings.Fields(name); len(f) > 0 {
+			return strings.Trim(f[0], `"`)
+		}
+		return ""
 	}
-	return false
+	return ""
 }

@@ -39,7 +39,7 @@ func waitExited(pid int) bool {
 // the listening sockets for port in the process's network namespace
 // (/proc/PID/net/tcp{,6}) matched against its file descriptors.
 func listensOn(pid, port int) (bool, error) {
-	inodes := map[string]bool{}
+	sockets := map[string]bool{}
 	for _, table := range []string{"tcp", "tcp6"} {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -48,22 +48,11 @@ func listensOn(pid, port int) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		for _, line := range strings.Split(string(data), "\n")[1:] {
-			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-			f := strings.Fields(line)
-			if len(f) < 10 || f[3] != "0A" { // 0A: TCP_LISTEN
-				continue
-			}
-			_, hexPort, ok := strings.Cut(f[1], ":")
-			if !ok {
-				continue
-			}
-			if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil && int(p) == port {
-				inodes["socket:["+f[9]+"]"] = true
-			}
+		for _, s := range listeningSockets(data, port) {
+			sockets[s] = true
 		}
 	}
-	if len(inodes) == 0 {
+	if len(sockets) == 0 {
 		return false, nil
 	}
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
@@ -72,9 +61,30 @@ func listensOn(pid, port int) (bool, error) {
 		return false, err
 	}
 	for _, fd := range fds {
-		if link, err := os.Readlink(dir + "/" + fd.Name()); err == nil && inodes[link] {
+		if link, err := os.Readlink(dir + "/" + fd.Name()); err == nil && sockets[link] {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// listeningSockets returns, as the fd link targets "socket:[INODE]", the
+// sockets listening on port in a /proc/net/tcp or tcp6 table.
+func listeningSockets(table []byte, port int) []string {
+	var sockets []string
+	for i, line := range strings.Split(string(table), "\n") {
+		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+		f := strings.Fields(line)
+		if i == 0 || len(f) < 10 || f[3] != "0A" { // header; 0A: TCP_LISTEN
+			continue
+		}
+		_, hexPort, ok := strings.Cut(f[1], ":")
+		if !ok {
+			continue
+		}
+		if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil && int(p) == port {
+			sockets = append(sockets, "socket:["+f[9]+"]")
+		}
+	}
+	return sockets
 }
