@@ -33,6 +33,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Intents", func(t *testing.T) { t.Parallel(); intents(t, newStore(t)) })
 	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
 	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
+	t.Run("Triage", func(t *testing.T) { t.Parallel(); triageSuite(t, newStore) })
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -102,7 +103,8 @@ func claims(t *testing.T, s Store) {
 		t.Fatalf("claim after expiry: %v", err)
 	}
 
-	// Release makes the key claimable at once.
+	// Release makes the key claimable at once, and the next claim knows an
+	// earlier attempt ran.
 	key2 := "turn#x"
 	if _, err := s.Claim(ctx, key2, spec("a", t0)); err != nil {
 		t.Fatal(err)
@@ -110,11 +112,18 @@ func claims(t *testing.T, s Store) {
 	if err := s.Release(ctx, key2, "a"); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	if _, err := s.GetClaim(ctx, key2, t0); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("GetClaim after release: want ErrNotFound, got %v", err)
+	if c, err := s.GetClaim(ctx, key2, t0); err != nil || c.Live(t0) {
+		t.Fatalf("GetClaim after release = %+v, %v; want a claim that is no longer live", c, err)
 	}
-	if _, err := s.Claim(ctx, key2, spec("b", t0)); err != nil {
+	c, err = s.Claim(ctx, key2, spec("b", t0))
+	if err != nil {
 		t.Fatalf("claim after release: %v", err)
+	}
+	if c.Attempts != 2 || c.Owner != "b" {
+		t.Fatalf("claim after release = %+v, want attempts 2 by b", c)
+	}
+	if err := s.Release(ctx, key2, "a"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("release by the previous owner: want conflict, got %v", err)
 	}
 }
 
