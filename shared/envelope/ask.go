@@ -292,6 +292,9 @@ func titledOptions(n *node, path string) ([]Option, *ParseError) {
 	if n.kind != kindArray {
 		return nil, wrongType(n, path, kindArray)
 	}
+	if pe := optionCount(n, path); pe != nil {
+		return nil, pe
+	}
 	opts := make([]Option, 0, len(n.elems))
 	for i, e := range n.elems {
 		epath := path + "[" + strconv.Itoa(i) + "]"
@@ -326,6 +329,9 @@ func enumOptions(n *node, path string) ([]Option, *ParseError) {
 	epath := path + ".enum"
 	if en.kind != kindArray {
 		return nil, wrongType(en, epath, kindArray)
+	}
+	if pe := optionCount(en, epath); pe != nil {
+		return nil, pe
 	}
 	opts := make([]Option, 0, len(en.elems))
 	for i, e := range en.elems {
@@ -377,15 +383,21 @@ func checkOption(opts []Option, v *node, path string) *ParseError {
 	return nil
 }
 
-// checkOptions validates a complete option list: non-empty, bounded, unique
-// titles (answers are matched by value or by title).
-func checkOptions(n *node, path string, opts []Option) *ParseError {
+// optionCount bounds a list of options before its entries are checked
+// against each other.
+func optionCount(n *node, path string) *ParseError {
 	switch {
-	case len(opts) == 0:
+	case len(n.elems) == 0:
 		return perr(ReasonBadAsk, path, n.off, "a select needs at least one option")
-	case len(opts) > maxOptions:
+	case len(n.elems) > maxOptions:
 		return perr(ReasonBadAsk, path, n.off, "a select has at most "+strconv.Itoa(maxOptions)+" options")
 	}
+	return nil
+}
+
+// checkOptions validates a complete option list: unique titles (answers
+// are matched by value or by title).
+func checkOptions(n *node, path string, opts []Option) *ParseError {
 	for i, o := range opts {
 		for _, p := range opts[:i] {
 			if o.Title != "" && o.Title == p.Title {
@@ -465,8 +477,8 @@ func multiSelect(n *node, path string, f *Field) *ParseError {
 		if pe = allowKeys(items, ipath, "type", "enum"); pe != nil {
 			return pe
 		}
-		t, pe := requiredString(items, ipath, "type")
-		if pe != nil {
+		var t *node
+		if t, pe = requiredString(items, ipath, "type"); pe != nil {
 			return pe
 		}
 		if t.str != "string" {

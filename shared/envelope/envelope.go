@@ -200,6 +200,7 @@ func validateMessages(m *node) ([]Bubble, *ParseError) {
 		return nil, wrongType(m, "messages", kindArray)
 	}
 	out := make([]Bubble, 0, len(m.elems))
+	seen := make(map[string]int, len(m.elems)) // id → index; an envelope may hold any number before limits apply
 	for i, e := range m.elems {
 		path := "messages[" + strconv.Itoa(i) + "]"
 		if e.kind != kindObject {
@@ -215,11 +216,10 @@ func validateMessages(m *node) ([]Bubble, *ParseError) {
 		if detail := checkID(id.str); detail != "" {
 			return nil, perr(ReasonBadID, path+".id", id.off, detail)
 		}
-		for j := range out {
-			if out[j].ID == id.str {
-				return nil, perr(ReasonDuplicateID, path+".id", id.off, "same id as messages["+strconv.Itoa(j)+"]")
-			}
+		if j, dup := seen[id.str]; dup {
+			return nil, perr(ReasonDuplicateID, path+".id", id.off, "same id as messages["+strconv.Itoa(j)+"]")
 		}
+		seen[id.str] = i
 		text, pe := requiredString(e, path, "text")
 		if pe != nil {
 			return nil, pe

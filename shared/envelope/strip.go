@@ -315,11 +315,14 @@ func stripFragments(s string) (string, bool) {
 		return "", true
 	}
 	for round := 0; ; round++ {
+		// Trim first: what ends the text decides whether an object is
+		// truncated, so the result must be judged as it will be sent.
+		b = bytes.TrimSpace(b)
 		spans := fragments(b, detectProse)
 		if len(spans) == 0 {
 			m := findMarker(b, false)
 			if m < 0 {
-				return strings.TrimSpace(string(b)), removed
+				return string(b), removed
 			}
 			spans = []span{markerSpan(b, m)}
 		}

@@ -1,0 +1,119 @@
+package envelope
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// Seed corpora live in testdata/fuzz/<Target>/ (generated from
+// docs/fixtures); the f.Add seeds below add the shared fixtures themselves,
+// so a new fixture is fuzzed from day one.
+
+func addFixtureSeeds(f *testing.F, add func([]byte)) {
+	f.Helper()
+	entries, err := os.ReadDir(fixtureDir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == "manifest.json" || e.Name() == "README.md" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(fixtureDir, e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		add(b)
+	}
+}
+
+// FuzzParse: Parse and Build never panic, errors are typed, and no plan
+// ever shows envelope JSON or breaks a platform limit.
+func FuzzParse(f *testing.F) {
+	addFixtureSeeds(f, func(b []byte) { f.Add(b, uint8(0)) })
+	f.Add([]byte(`{"schema":"openab.turn.v1","messages":[{"id":"a","text":"hi"}]}`), uint8(1))
+	f.Add([]byte(`prose {"schema": "my-db-schema"} prose`), uint8(2))
+	caps := []message.Capabilities{
+		{TextLimit: 4096, Counting: message.CountUTF16},
+		{TextLimit: 17, Counting: message.CountRunes},
+		{TextLimit: 23, Counting: message.CountBytes},
+		{TextLimit: 0},
+	}
+	configs := []Config{{}, {Mode: ModeText}, {OnParseError: PolicyErrorMessage}, {OnParseError: PolicySilent}}
+	f.Fuzz(func(t *testing.T, body []byte, sel uint8) {
+		env, err := Parse(body)
+		var pe *ParseError
+		switch {
+		case err == nil:
+			for _, b := range env.Messages {
+				if checkID(b.ID) != "" || strings.TrimSpace(b.Text) == "" || hasFragment(b.Text, detectStrong) {
+					t.Fatalf("accepted an invalid bubble %q", b)
+				}
+			}
+		case !errors.As(err, &pe):
+			t.Fatalf("Parse error %T is not a ParseError", err)
+		}
+		c := caps[int(sel)%len(caps)]
+		cfg := configs[int(sel/4)%len(configs)]
+		plan, err := Build(Reply{Body: body}, cfg, c)
+		var le *LimitError
+		if err != nil && !errors.As(err, &le) {
+			t.Fatalf("Build error %v is neither nil nor a LimitError", err)
+		}
+		checkPlanInvariants(t, plan, c)
+	})
+}
+
+// FuzzSplit: every part fits, none is blank, cuts respect UTF-8 and
+// grapheme clusters, and the parts tile the text.
+func FuzzSplit(f *testing.F) {
+	addFixtureSeeds(f, func(b []byte) { f.Add(string(b), 40, uint8(0)) })
+	f.Add("alpha\nbeta\ngamma", 6, uint8(1))
+	f.Add("```go\nfunc main() {\n\tprintln(1)\n}\n```\n", 20, uint8(2))
+	f.Add("🇯🇵🇫🇷 👩‍👩‍👧 e\u0301\r\n\r\nx", 5, uint8(1))
+	f.Fuzz(func(t *testing.T, text string, limit int, counting uint8) {
+		c := []message.Counting{message.CountRunes, message.CountUTF16, message.CountBytes}[int(counting)%3]
+		// A limit below one code point's worth cannot be met; Parley's
+		// platforms allow thousands.
+		limit = 4 + abs(limit)%300
+		checkSplit(t, text, message.Capabilities{TextLimit: limit, Counting: c})
+	})
+}
+
+// FuzzStrip: stripping leaves no fragment behind and never panics.
+func FuzzStrip(f *testing.F) {
+	addFixtureSeeds(f, func(b []byte) { f.Add(string(b)) })
+	f.Add(`x {"next":{"q":"\U0001"}, "schema":"openab.turn.v1"} y`)
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := stripFragments(s)
+		if hasFragment(out, detectProse) {
+			t.Fatalf("stripFragments(%q) = %q still holds a fragment", s, out)
+		}
+	})
+}
+
+// FuzzJSON: the parser agrees with encoding/json.
+func FuzzJSON(f *testing.F) {
+	for _, s := range jsonSeeds {
+		f.Add([]byte(s))
+	}
+	addFixtureSeeds(f, func(b []byte) { f.Add(b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkAgainstEncodingJSON(t, b)
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		if n == -n { // math.MinInt
+			return 0
+		}
+		return -n
+	}
+	return n
+}
