@@ -109,7 +109,10 @@ func triageCooldown(t *testing.T, s TriageStore) {
 		t.Fatal(err)
 	}
 	before := counter(t, s, key)
-	le := limited(t, func() error { _, err := s.Take(ctx, take(key, triageT0.Add(59*time.Second), time.Minute, 0)); return err }(), triage.ReasonCooldown)
+	le := limited(t, func() error {
+		_, err := s.Take(ctx, take(key, triageT0.Add(59*time.Second), time.Minute, 0))
+		return err
+	}(), triage.ReasonCooldown)
 	if !le.Last.Equal(triageT0) {
 		t.Fatalf("LimitError = %+v, want last %v", le, triageT0)
 	}
@@ -121,8 +124,14 @@ func triageCooldown(t *testing.T, s TriageStore) {
 		t.Fatalf("take after the cooldown = %+v, %v", got, err)
 	}
 	// Both rules broken: cooldown is reported first.
-	limited(t, func() error { _, err := s.Take(ctx, take(key, triageT0.Add(61*time.Second), time.Minute, 2)); return err }(), triage.ReasonCooldown)
-	limited(t, func() error { _, err := s.Take(ctx, take(key, triageT0.Add(3*time.Minute), time.Minute, 2)); return err }(), triage.ReasonDailyCap)
+	limited(t, func() error {
+		_, err := s.Take(ctx, take(key, triageT0.Add(61*time.Second), time.Minute, 2))
+		return err
+	}(), triage.ReasonCooldown)
+	limited(t, func() error {
+		_, err := s.Take(ctx, take(key, triageT0.Add(3*time.Minute), time.Minute, 2))
+		return err
+	}(), triage.ReasonDailyCap)
 }
 
 func triageDays(t *testing.T, s TriageStore) {
