@@ -16,22 +16,25 @@ import (
 )
 
 // helperEnv makes the test binary act as a process that starts a stack and
-// then gets killed: see TestInterruptedProcessLeavesNoEmulator.
+// then gets killed (see TestInterruptedProcessLeavesNoEmulator). Its value
+// says when the helper reports its emulators' pids: "running" once Start has
+// returned, "starting" as soon as each process is spawned.
 const helperEnv = "PARLEY_EMULATOR_TEST_HELPER"
 
-const pidsLine = "emulator-pids"
+// pidLine starts the helper's stdout lines "emulator-pid NAME PID".
+const pidLine = "emulator-pid"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "1" {
-		helperMain()
+	if mode := os.Getenv(helperEnv); mode != "" {
+		helperMain(mode)
 		return
 	}
 	os.Exit(m.Run())
 }
 
-// helperMain starts a stack, prints its pids and waits to be killed. It never
+// helperMain starts a stack, reports its pids and waits to be killed. It never
 // calls Stop: the emulators must die with it regardless.
-func helperMain() {
+func helperMain(mode string) {
 	// A Go program dies on SIGINT by default, unless it inherited SIGINT
 	// ignored (a background job of a non-interactive shell, as in CI): then Go
 	// keeps ignoring it. Exit on it explicitly, as the default would.
@@ -41,26 +44,43 @@ func helperMain() {
 		<-sigs
 		os.Exit(130)
 	}()
+	if mode == "starting" {
+		testHookSpawned = func(name string, pid int) { fmt.Printf("%s %s %d\n", pidLine, name, pid) }
+	}
 	s, err := Start(context.Background(), Options{StartTimeout: startTimeout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("%s %d %d\n", pidsLine, s.PIDs()[0], s.PIDs()[1])
+	if mode == "running" {
+		for i, name := range []string{"dynamodb", "sqs"} {
+			fmt.Printf("%s %s %d\n", pidLine, name, s.PIDs()[i])
+		}
+	}
 	time.Sleep(2 * time.Minute) // the parent kills us long before
 	os.Exit(3)
 }
 
 // A test process that is killed (SIGKILL) or interrupted (SIGINT) without
-// stopping its stack leaves no emulator running.
+// stopping its stack, whether the emulators are up or still starting, leaves
+// no emulator running.
 func TestInterruptedProcessLeavesNoEmulator(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
-		t.Run(strings.ToUpper(strings.ReplaceAll(sig.String(), " ", "_")), func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode string
+		sig  syscall.Signal
+	}{
+		{"KilledWhileRunning", "running", syscall.SIGKILL},
+		// While starting: a JVM costs seconds of CPU, and Ctrl-C during a
+		// stack's start-up is the likelier case anyway.
+		{"InterruptedWhileStarting", "starting", syscall.SIGINT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var stderr bytes.Buffer
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), helperEnv+"=1")
+			cmd.Env = append(os.Environ(), helperEnv+"="+tc.mode)
 			cmd.Stderr = &stderr
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
@@ -74,36 +94,37 @@ func TestInterruptedProcessLeavesNoEmulator(t *testing.T) {
 				_ = cmd.Wait()
 			})
 
-			pidsc := make(chan []int, 1)
+			// Reads until both emulators' pids are known.
+			pidsc := make(chan map[string]int, 1)
 			go func() {
+				pids := map[string]int{}
 				sc := bufio.NewScanner(stdout)
-				for sc.Scan() {
-					if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == pidsLine {
-						a, _ := strconv.Atoi(f[1])
-						b, _ := strconv.Atoi(f[2])
-						pidsc <- []int{a, b}
+				for len(pids) < 2 && sc.Scan() {
+					if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == pidLine {
+						if pid, err := strconv.Atoi(f[2]); err == nil {
+							pids[f[1]] = pid
+						}
 					}
 				}
-				close(pidsc)
+				pidsc <- pids
 			}()
-			var pids []int
+			var pids map[string]int
 			select {
 			case pids = <-pidsc:
 			case <-time.After(startTimeout + 10*time.Second):
 			}
-			if len(pids) != 2 {
+			if pids["dynamodb"] == 0 || pids["sqs"] == 0 {
 				_ = cmd.Process.Kill()
 				_ = cmd.Wait() // before reading stderr, which Wait's copier writes
-				t.Fatalf("helper printed no pids; its stderr:\n%s", stderr.String())
+				t.Fatalf("helper reported pids %v; its stderr:\n%s", pids, stderr.String())
 			}
-			ps := running(t, pids)
+			ps := running(t, []int{pids["dynamodb"], pids["sqs"]})
 
-			if err := cmd.Process.Signal(sig); err != nil {
+			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
-			err = cmd.Wait()
-			if err == nil {
-				t.Fatalf("helper exited 0 after %v", sig)
+			if err := cmd.Wait(); err == nil {
+				t.Fatalf("helper exited 0 after %v", tc.sig)
 			}
 			assertGone(t, ps)
 		})

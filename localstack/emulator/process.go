@@ -132,9 +132,15 @@ func (sp *spawner) spawn(name string, port int, cmd *exec.Cmd, out *lineWriter) 
 		return nil, err
 	}
 	p.pid = cmd.Process.Pid
+	if testHookSpawned != nil {
+		testHookSpawned(name, p.pid)
+	}
 	go p.reap()
 	return p, nil
 }
+
+// testHookSpawned, set only by tests, sees every emulator process started.
+var testHookSpawned func(name string, pid int)
 
 // teeWriter writes to the tail and to the shared log; neither fails.
 type teeWriter struct {
