@@ -225,9 +225,15 @@ func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (pie
 	content := false
 	state := -1
 	for pos < len(t) {
-		var end int
-		end, state = nextCluster(t, pos, state)
-		u := units(t[pos:end], c)
+		var end, u int
+		// A lone ASCII byte (not CR) is a cluster of one unit in every
+		// counting: the common case skips the Unicode tables.
+		if b := t[pos]; b < utf8.RuneSelf && b != '\r' && (pos+1 == len(t) || t[pos+1] < utf8.RuneSelf) {
+			end, u, state = pos+1, 1, -1
+		} else {
+			end, state = nextCluster(t, pos, state)
+			u = units(t[pos:end], c)
+		}
 		if used+u > budget {
 			break
 		}
@@ -241,13 +247,18 @@ func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (pie
 			continue
 		}
 		anyCut = cutAt{pos, used, true}
+		if fences == nil {
+			fallback = anyCut
+			best[kindOfCut(t, s, pos)] = anyCut
+			continue
+		}
 		f, allowed := fenceAt(fences, pos)
 		if allowed && f != nil && f.repair && used+closerUnits(t, pos, f, c) > budget {
 			continue // no room left to close the fence here
 		}
-		fallback = cutAt{pos, used, true}
+		fallback = anyCut
 		if allowed {
-			best[kindOfCut(t, s, pos)] = cutAt{pos, used, true}
+			best[kindOfCut(t, s, pos)] = anyCut
 		}
 	}
 	if pos == len(t) {
@@ -323,6 +334,9 @@ func closerUnits(t string, pos int, f *fence, c message.Counting) int {
 
 // kindOfCut classifies a cut at pos by what ends just before it.
 func kindOfCut(t string, s, pos int) cutKind {
+	if b := t[pos-1]; b < utf8.RuneSelf && b != '\n' && b != ' ' && b != '\t' && b != '\r' && b != '\f' && b != '\v' {
+		return cutGrapheme
+	}
 	switch {
 	case pos-s >= 2 && t[pos-1] == '\n' && (t[pos-2] == '\n' || pos-s >= 3 && t[pos-2] == '\r' && t[pos-3] == '\n'):
 		return cutParagraph
