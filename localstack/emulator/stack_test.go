@@ -534,3 +534,27 @@ func children(t *testing.T) []int {
 	}
 	return kids
 }
+
+// BenchmarkProvision measures what each emulatortest.New costs once the
+// stack runs: one table and four queues.
+func BenchmarkProvision(b *testing.B) {
+	s, err := Start(b.Context(), Options{StartTimeout: startTimeout})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop()
+	if err := s.Setenv(); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := config.LoadDefaultConfig(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for b.Loop() {
+		n++
+		if _, err := Provision(b.Context(), cfg, "bench-"+strconv.Itoa(n)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
