@@ -151,7 +151,6 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		Visibility: queue.New(d.SQS, d.Config.InboundQueueURL),
 		// Never start an agent call that cannot finish before the deadline.
 		MinStart: d.Config.Agent.Timeout + 5*time.Second,
-		Now:      d.Now,
 		Log:      d.Log.With("function", "turn"),
 	}, nil
 }
@@ -182,7 +181,6 @@ func Delivery(d Deps) (*consumer.Consumer, error) {
 		Handle:     p.Handle,
 		Visibility: queue.New(d.SQS, d.Config.OutboundQueueURL),
 		MinStart:   d.Config.Delivery.WithDefaults().SendTimeout + 2*time.Second,
-		Now:        d.Now,
 		Log:        d.Log.With("function", "delivery"),
 	}, nil
 }

@@ -65,8 +65,6 @@ type Consumer struct {
 	MinStart time.Duration
 	// Groups is how many message groups run at once. Defaults to 10.
 	Groups int
-	// Now is the clock. Defaults to time.Now.
-	Now func() time.Time
 	// Log receives one line per failed record. Defaults to slog.Default().
 	Log *slog.Logger
 }
@@ -92,10 +90,6 @@ type outcome struct {
 // HandleSQS processes a batch and reports its failures. It never returns an
 // error: a returned error would make Lambda retry the whole batch.
 func (c *Consumer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	now := c.Now
-	if now == nil {
-		now = time.Now
-	}
 	reserve := cmp.Or(c.Reserve, 2*time.Second)
 	minStart := cmp.Or(c.MinStart, 5*time.Second)
 	log := c.Log
@@ -134,7 +128,7 @@ func (c *Consumer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQ
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			c.runGroup(workCtx, log, now, minStart, recs, idx, outcomes)
+			c.runGroup(workCtx, log, minStart, recs, idx, outcomes)
 		}()
 	}
 	wg.Wait()
@@ -154,9 +148,10 @@ func (c *Consumer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQ
 	return resp, nil
 }
 
-func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, now func() time.Time, minStart time.Duration, recs []Record, idx []int, outcomes []outcome) {
+func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, minStart time.Duration, recs []Record, idx []int, outcomes []outcome) {
 	for k, i := range idx {
-		if dl, ok := ctx.Deadline(); ok && dl.Sub(now()) < minStart {
+		// Deadlines are wall-clock time, whatever clock the handlers use.
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < minStart {
 			// Out of time: the rest of the group goes back now, in order.
 			for _, j := range idx[k:] {
 				outcomes[j] = outcome{failed: true}

@@ -134,7 +134,10 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		p.log().Error("outbound message names no unit of its intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
 		return nil
 	}
-	for i := in.FirstOpen(); i <= target && i < len(in.Units); i++ {
+	// From the first unit, not the first open one: a unit held in
+	// unknown_after_send is settled for ordering, but a resend policy still
+	// has work to do on it before anything after it goes.
+	for i := 0; i <= target; i++ {
 		if in, err = p.deliver(ctx, in, i); err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@
 //
 //	(absent | expired | pending with lease over) ──Claim──► pending(owner, lease)
 //	pending(owner) ──Settle──► enqueued | suppressed | done | failed   (kept until TTL)
-//	pending(owner) ──Release──► (absent)                              (the work failed: retry may claim)
+//	pending(owner) ──Release──► pending, lease over                   (the work failed: retry may claim)
 //
 // A worker that dies while pending blocks retries only until its lease ends,
 // never forever (the Chat SDK lost messages by writing a permanent key before

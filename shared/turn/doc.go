@@ -18,6 +18,9 @@
 //
 // A transient agent failure (5xx, 429, timeout) releases the claim and asks
 // the queue to retry the record after the agent's Retry-After or a backoff —
-// never a loop inside the function. A permanent one (4xx) settles the claim
-// as failed and logs it; the thread moves on.
+// never a loop inside the function. An answer that means Parley is
+// misconfigured (401, 403, 404, 405, 410) is retried the same way, so the
+// events end in the DLQ, which alarms and can be redriven after the fix. Any
+// other 4xx, or a reply that cannot be planned, settles the claim as failed
+// and logs it; the thread moves on.
 package turn

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -144,7 +145,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		units, outcome, err := p.plan(ctx, log, cfg, ev, ch, intentID)
 		if err != nil {
 			var ae *agent.Error
-			if errors.As(err, &ae) && ae.Kind == agent.KindPermanent {
+			if errors.As(err, &ae) && ae.Kind == agent.KindPermanent && !misconfigured(ae.Status) {
 				log.Error("turn failed: agent refused", "outcome", "agent_failed", "status", ae.Status, "error", err)
 				p.settle(ctx, log, key, owner, store.ClaimFailed, fmt.Sprintf("agent_status_%d", ae.Status), cfg)
 				return nil
@@ -239,6 +240,18 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 		units[0].ReplyTo = ev.MessageID
 	}
 	return units, string(plan.Outcome), nil
+}
+
+// misconfigured reports agent answers that mean Parley is pointed at the wrong
+// place or with the wrong secret. They are retried rather than failed: the
+// events then reach the DLQ (which alarms) and can be redriven once the
+// configuration is fixed, instead of being lost.
+func misconfigured(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusGone:
+		return true
+	}
+	return false
 }
 
 // permanent marks a planning failure as one no retry can fix.

@@ -1,0 +1,209 @@
+package runner_test
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/parleyhq/parley/localstack/awsfault"
+	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// Matchers for the durable steps, by the item they touch and the change.
+
+func pkOf(key map[string]ddbtypes.AttributeValue) string {
+	if s, ok := key["pk"].(*ddbtypes.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+func value(vals map[string]ddbtypes.AttributeValue, k string) (string, bool) {
+	v, ok := vals[k]
+	if !ok {
+		return "", false
+	}
+	if s, ok := v.(*ddbtypes.AttributeValueMemberS); ok {
+		return s.Value, true
+	}
+	return "", true
+}
+
+// claimWrite matches the claim (":lease" set), settle (":state") or release
+// (neither) of a claim whose key starts with prefix.
+func claimWrite(prefix, kind string) func(any) bool {
+	return func(in any) bool {
+		u, ok := in.(*dynamodb.UpdateItemInput)
+		if !ok || !strings.HasPrefix(pkOf(u.Key), prefix) {
+			return false
+		}
+		_, lease := value(u.ExpressionAttributeValues, ":lease")
+		_, state := value(u.ExpressionAttributeValues, ":state")
+		switch kind {
+		case "claim":
+			return lease
+		case "settle":
+			return state
+		default: // release
+			return !lease && !state
+		}
+	}
+}
+
+func intentPut(in any) bool {
+	p, ok := in.(*dynamodb.PutItemInput)
+	return ok && strings.HasPrefix(pkOf(p.Item), "int#")
+}
+
+// unitTransition matches a transition of unit 0 to state to.
+func unitTransition(to message.UnitState) func(any) bool {
+	return func(in any) bool {
+		u, ok := in.(*dynamodb.UpdateItemInput)
+		if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || !strings.Contains(*u.UpdateExpression, "#units[0]") {
+			return false
+		}
+		got, _ := value(u.ExpressionAttributeValues, ":to")
+		return got == string(to)
+	}
+}
+
+// TestCrashAtEveryDurableStep crashes Parley — a failed call, or a call that
+// succeeded but whose answer was lost — at each durable step boundary, lets
+// the platform and the queues retry, and checks the reply arrives exactly once
+// (I1, I2, I4). Where the outcome of a send is truly unknown, the documented
+// policy decides: hold (the default) keeps the unit for an operator, resend
+// sends it again and says so.
+func TestCrashAtEveryDurableStep(t *testing.T) {
+	t.Parallel()
+	type scenario struct {
+		name   string
+		faults []awsfault.Fault
+		// platform, when set, is a fault at the fake platform instead.
+		platform *fakeplatform.Fault
+		policy   string
+		// retry is the platform's behaviour after the first answer.
+		retry func(t *testing.T, h *harness, update []byte)
+		// want is the texts the platform ends with, in order.
+		want []string
+		// unit0 is the first unit's final state.
+		unit0 message.UnitState
+	}
+	retryUntilOK := func(t *testing.T, h *harness, update []byte) {
+		for range 3 {
+			if status, _ := h.postTelegram(update); status == http.StatusOK {
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		t.Fatal("the platform's retries never got a 200")
+	}
+	two := []string{"x1", "x2"}
+	scenarios := []scenario{
+		{name: "IngressEnqueueFailsAfterTheDedupeWrite",
+			faults: []awsfault.Fault{{Op: "SQS.SendMessage"}},
+			retry:  retryUntilOK, want: two, unit0: message.UnitSent},
+		{name: "IngressCrashesHoldingTheDedupeClaim",
+			faults: []awsfault.Fault{{Op: "SQS.SendMessage"}, {Op: "DynamoDB.UpdateItem", Match: claimWrite("evt#", "release")}},
+			retry: func(t *testing.T, h *harness, update []byte) {
+				if status, body := h.postTelegram(update); status != http.StatusServiceUnavailable {
+					t.Fatalf("retry within the claim's lease: %d %s; want 503 so the platform retries later", status, body)
+				}
+				h.clock.Advance(31 * time.Second) // the lease ends
+				retryUntilOK(t, h, update)
+			}, want: two, unit0: message.UnitSent},
+		{name: "IngressEnqueuedButTheAnswerWasLost",
+			faults: []awsfault.Fault{{Op: "SQS.SendMessage", After: true}},
+			retry:  retryUntilOK, want: two, unit0: message.UnitSent},
+		{name: "IngressEnqueuedButTheClaimWasNotSettled",
+			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: claimWrite("evt#", "settle")}},
+			retry: func(t *testing.T, h *harness, update []byte) {
+				h.clock.Advance(31 * time.Second)
+				retryUntilOK(t, h, update)
+			}, want: two, unit0: message.UnitSent},
+		{name: "TurnCrashesAfterTheIntentWrite",
+			faults: []awsfault.Fault{{Op: "DynamoDB.PutItem", Match: intentPut, After: true}},
+			want:   two, unit0: message.UnitSent},
+		{name: "TurnEnqueueFails",
+			faults: []awsfault.Fault{{Op: "SQS.SendMessageBatch"}},
+			want:   two, unit0: message.UnitSent},
+		{name: "TurnEnqueuedButTheAnswerWasLost",
+			faults: []awsfault.Fault{{Op: "SQS.SendMessageBatch", After: true}},
+			want:   two, unit0: message.UnitSent},
+		{name: "TurnClaimNotSettled",
+			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: claimWrite("turn#", "settle")}},
+			want:   two, unit0: message.UnitSent},
+		{name: "DeliveryLeaseFails",
+			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: unitTransition(message.UnitSending)}},
+			want:   two, unit0: message.UnitSent},
+		{name: "DeliveryReceiptWrittenButTheAnswerWasLost",
+			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: unitTransition(message.UnitSent), After: true}},
+			want:   two, unit0: message.UnitSent},
+		{name: "DeliveryCrashesBetweenSendAndReceiptHold",
+			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: unitTransition(message.UnitSent)}},
+			want:   two, unit0: message.UnitUnknown},
+		{name: "DeliveryCrashesBetweenSendAndReceiptResend", policy: "resend",
+			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: unitTransition(message.UnitSent)}},
+			want:   []string{"x1", "x1", "x2"}, unit0: message.UnitSent},
+		{name: "PlatformAnswerLostHold",
+			platform: &fakeplatform.Fault{Platform: message.Telegram, DropResponseAfterCommit: true},
+			want:     two, unit0: message.UnitUnknown},
+		{name: "PlatformAnswerLostResend", policy: "resend",
+			platform: &fakeplatform.Fault{Platform: message.Telegram, DropResponseAfterCommit: true},
+			want:     []string{"x1", "x1", "x2"}, unit0: message.UnitSent},
+	}
+	for i, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, options{env: map[string]string{"PARLEY_UNKNOWN_SEND_POLICY": sc.policy, "PARLEY_SEND_TIMEOUT": "1s"}})
+			var fired []func() int
+			for _, f := range sc.faults {
+				fired = append(fired, h.faults.Add(f))
+			}
+			if sc.platform != nil {
+				h.fake.Inject(*sc.platform)
+			}
+			update := telegramUpdate(6000+i, int64(600+i), "/bubbles x1 | x2")
+			status, body := h.postTelegram(update)
+			if sc.retry != nil {
+				if status == http.StatusOK && !strings.HasPrefix(sc.name, "IngressEnqueuedButTheClaimWasNotSettled") {
+					t.Fatalf("first delivery: %d %s; want a 5xx that makes the platform retry", status, body)
+				}
+				sc.retry(t, h, update)
+			} else if status != http.StatusOK {
+				t.Fatalf("webhook: %d %s", status, body)
+			}
+			h.waitDelivered(len(sc.want), 45*time.Second)
+			h.quiesce(30 * time.Second)
+
+			for k, f := range fired {
+				if f() != 1 {
+					t.Fatalf("fault %d fired %d times, want 1: the scenario did not happen", k, f())
+				}
+			}
+			if got := texts(h.fake.Delivered()); !slices.Equal(got, sc.want) {
+				t.Fatalf("platform got %q, want %q", got, sc.want)
+			}
+			if h.agent.calls() != 1 {
+				t.Fatalf("%d agent calls, want 1", h.agent.calls())
+			}
+			in := h.intentFor("evt#telegram#" + tgBotID + "#" + strconv.Itoa(6000+i))
+			if got := in.Units[0].State; got != sc.unit0 {
+				t.Fatalf("first unit ended %s, want %s", got, sc.unit0)
+			}
+			if sc.unit0 == message.UnitSent && sc.policy == "resend" && !in.Units[0].Resent {
+				t.Fatal("a resent unit is not marked as resent")
+			}
+			if sc.unit0 == message.UnitUnknown && len(h.logs.lines("msg", "unit outcome unknown: held for an operator")) == 0 &&
+				len(h.logs.lines("msg", "unit abandoned mid-send: outcome unknown")) == 0 {
+				t.Fatal("a held unit was not logged")
+			}
+		})
+	}
+}

@@ -1,0 +1,377 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/parleyhq/parley/localstack/awsfault"
+	"github.com/parleyhq/parley/localstack/callcount"
+	"github.com/parleyhq/parley/localstack/emulatortest"
+	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/runner"
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/standardwebhooks"
+	"github.com/parleyhq/parley/shared/store/dynamostore"
+)
+
+// Test identities: the values events/README.md documents for the samples.
+const (
+	tgToken       = "7000000001:AAFakeTokenForParleyTests_0123456789"
+	tgBotID       = "7000000001"
+	tgSecret      = "parley-telegram-test-secret"
+	slackSecret   = "8f742231b10e8888abcd99yyyzzz85a5"
+	slackToken    = "xoxb-parley-test"
+	agentSecret   = "parley-agent-test-secret"
+	quietInterval = 1500 * time.Millisecond
+)
+
+// clock is real time plus an offset tests can move forward, shared by every
+// function of one harness (as Lambda functions share the wall clock).
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.offset += d
+	c.mu.Unlock()
+}
+
+// countingAgent is the echo agent behind a real HTTP server, recording each
+// call: its turn id and, per thread, the order texts arrived in.
+type countingAgent struct {
+	echo agent.Echo
+	mu   sync.Mutex
+	// turns counts calls per turn id.
+	turns map[string]int
+	// order lists texts per thread key, in arrival order.
+	order map[string][]string
+	// fail, when set, answers instead of the echo agent.
+	fail func(req agent.TurnRequest) (status int, ok bool)
+}
+
+func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req agent.TurnRequest
+	_ = json.Unmarshal(body, &req)
+	a.mu.Lock()
+	a.turns[req.TurnID]++
+	a.order[req.ThreadKey] = append(a.order[req.ThreadKey], req.Event.Text)
+	fail := a.fail
+	a.mu.Unlock()
+	if fail != nil {
+		if status, ok := fail(req); ok {
+			w.WriteHeader(status)
+			return
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	a.echo.ServeHTTP(w, r)
+}
+
+func (a *countingAgent) calls() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, c := range a.turns {
+		n += c
+	}
+	return n
+}
+
+func (a *countingAgent) texts(threadKey string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.order[threadKey]...)
+}
+
+// logBuffer collects the functions' JSON log lines; a failing test prints them.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// lines returns the log records whose fields include every key=value given.
+func (l *logBuffer) lines(kv ...string) []map[string]any {
+	var out []map[string]any
+	for _, line := range strings.Split(l.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			continue
+		}
+		ok := true
+		for i := 0; i+1 < len(kv); i += 2 {
+			ok = ok && fmt.Sprint(rec[kv[i]]) == kv[i+1]
+		}
+		if ok {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+type harness struct {
+	t      testing.TB
+	env    *emulatortest.Env
+	fake   *fakeplatform.Server
+	agent  *countingAgent
+	url    string // the runner's HTTP server
+	calls  *callcount.Counter
+	faults *awsfault.Injector
+	clock  *clock
+	store  *dynamostore.Store
+	logs   *logBuffer
+	cfg    config.Config
+}
+
+type options struct {
+	// env overrides configuration variables.
+	env map[string]string
+}
+
+// start runs every function of Parley, wired exactly as make run wires them
+// (runner.New → app constructors), on a fresh table and queue pair, against a
+// fake platform and the echo agent over real HTTP. SDK calls pass through a
+// fault injector and a call counter.
+func start(t testing.TB, opt options) *harness {
+	t.Helper()
+	env := emulatortest.New(t)
+	h := &harness{t: t, env: env, clock: &clock{}, logs: &logBuffer{}, faults: awsfault.New()}
+
+	h.fake = fakeplatform.New(fakeplatform.Options{TelegramToken: tgToken, SlackToken: slackToken})
+	fakeSrv := httptest.NewServer(h.fake.Handler())
+	t.Cleanup(fakeSrv.Close)
+
+	secret, err := standardwebhooks.ParseSecret(agentSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.agent = &countingAgent{echo: agent.Echo{Secret: secret, Now: h.clock.Now}, turns: map[string]int{}, order: map[string][]string{}}
+	agentSrv := httptest.NewServer(h.agent)
+	t.Cleanup(agentSrv.Close)
+
+	vars := map[string]string{
+		resources.EnvTable:                    env.Resources.Table,
+		resources.EnvInboundQueueURL:          env.Resources.InboundURL,
+		resources.EnvOutboundQueueURL:         env.Resources.OutboundURL,
+		resources.SecretTelegramBotToken:      tgToken,
+		resources.SecretTelegramWebhookSecret: tgSecret,
+		resources.SecretSlackSigningSecret:    slackSecret,
+		resources.SecretSlackBotToken:         slackToken,
+		resources.SecretAgentSecret:           agentSecret,
+		"TELEGRAM_API_BASE_URL":               fakeSrv.URL,
+		"SLACK_API_BASE_URL":                  fakeSrv.URL,
+		"PARLEY_AGENT_URL":                    agentSrv.URL,
+		"PARLEY_AGENT_TIMEOUT":                "5s",
+		"PARLEY_BUBBLE_DELAY":                 "1ms",
+		"PARLEY_SEND_TIMEOUT":                 "2s",
+		"PARLEY_LOG_LEVEL":                    "debug",
+	}
+	for k, v := range opt.env {
+		vars[k] = v
+	}
+	h.cfg, err = config.FromEnv(func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+
+	awsCfg := h.faults.Attach(env.AWS)
+	awsCfg, h.calls = callcount.Attach(awsCfg)
+	deps := app.Deps{
+		Config:   h.cfg,
+		Log:      slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		DynamoDB: dynamodb.NewFromConfig(awsCfg),
+		SQS:      sqs.NewFromConfig(awsCfg),
+		Now:      h.clock.Now,
+	}
+	h.store = dynamostore.New(env.DynamoDB, env.Resources.Table)
+	local, err := runner.New(deps)
+	if err != nil {
+		t.Fatalf("runner: %v", err)
+	}
+	for _, p := range local.Pollers {
+		p.WaitTime = time.Second
+	}
+	srv := httptest.NewServer(local.Mux)
+	h.url = srv.URL
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		local.Run(ctx, deps.Log)
+		close(done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		srv.Close()
+		if t.Failed() {
+			t.Logf("function logs:\n%s", h.logs.String())
+		}
+	})
+	return h
+}
+
+// post sends a webhook and returns the status and body.
+func (h *harness) post(path string, hdr http.Header, body []byte) (int, string) {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.url+path, bytes.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// postTelegram posts an update with the webhook secret.
+func (h *harness) postTelegram(body []byte) (int, string) {
+	return h.post("/telegram", fakeplatform.TelegramHeaders(tgSecret), body)
+}
+
+// postSlack posts an Events API body, signed now.
+func (h *harness) postSlack(body []byte) (int, string) {
+	return h.post("/slack", fakeplatform.SignSlack(slackSecret, h.clock.Now(), body), body)
+}
+
+// telegramUpdate builds a private-chat text message update.
+func telegramUpdate(updateID int, chat int64, text string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"update_id": updateID,
+		"message": map[string]any{
+			"message_id": updateID % 1_000_000, "date": time.Now().Unix(), "text": text,
+			"from": map[string]any{"id": chat, "is_bot": false, "first_name": "Ada"},
+			"chat": map[string]any{"id": chat, "type": "private", "first_name": "Ada"},
+		},
+	})
+	return b
+}
+
+// slackDM builds a DM message event.
+func slackDM(channel, ts, text string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"type": "event_callback", "team_id": "T0TEAM0001", "api_app_id": "A0APP00001",
+		"event_id": "Ev" + strings.ReplaceAll(ts, ".", ""), "event_time": time.Now().Unix(),
+		"authorizations": []map[string]any{{"team_id": "T0TEAM0001", "user_id": "U0BOT00001", "is_bot": true}},
+		"event": map[string]any{
+			"type": "message", "channel": channel, "channel_type": "im", "user": "U0ADA00001", "text": text, "ts": ts,
+		},
+	})
+	return b
+}
+
+// waitDelivered waits until the fake platform holds at least n messages.
+func (h *harness) waitDelivered(n int, within time.Duration) []fakeplatform.Delivery {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	got, err := h.fake.WaitFor(ctx, n)
+	if err != nil {
+		h.t.Fatalf("waiting for %d deliveries: got %d: %v", n, len(h.fake.Delivered()), err)
+	}
+	return got
+}
+
+// quiesce waits until both queues hold nothing, visible or in flight, for a
+// little while: every turn and every delivery has finished.
+func (h *harness) quiesce(within time.Duration) {
+	h.t.Helper()
+	deadline := time.Now().Add(within)
+	calm := time.Time{}
+	for time.Now().Before(deadline) {
+		if h.queued(h.env.Resources.InboundURL)+h.queued(h.env.Resources.OutboundURL) == 0 {
+			if calm.IsZero() {
+				calm = time.Now()
+			}
+			if time.Since(calm) >= quietInterval {
+				return
+			}
+		} else {
+			calm = time.Time{}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	h.t.Fatalf("queues still busy after %s", within)
+}
+
+func (h *harness) queued(url string) int {
+	out, err := h.env.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{
+			sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
+		},
+	})
+	if err != nil {
+		h.t.Fatalf("queue attributes: %v", err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		k, _ := strconv.Atoi(v)
+		n += k
+	}
+	return n
+}
+
+// intentFor reads the send intent of an event key.
+func (h *harness) intentFor(eventKey string) intent.Intent {
+	h.t.Helper()
+	in, err := h.store.GetIntent(context.Background(), intent.IDFor(eventKey))
+	if err != nil {
+		h.t.Fatalf("intent of %s: %v", eventKey, err)
+	}
+	return in
+}
+
+func texts(ds []fakeplatform.Delivery) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Text
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/functionurl"
+	"github.com/parleyhq/parley/shared/resources"
+)
+
+// FunctionURL serves a Function URL Lambda handler over HTTP: each request
+// becomes the event Lambda would deliver.
+func FunctionURL(h func(context.Context, events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error), maxBody int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ev, err := functionurl.ToEvent(r, maxBody)
+		if err != nil {
+			// Function URLs refuse payloads over their limit before Lambda.
+			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		}
+		resp, err := h(r.Context(), ev)
+		if err != nil {
+			http.Error(w, "Internal Server Error", http.StatusBadGateway)
+			return
+		}
+		_ = functionurl.WriteResponse(w, resp)
+	})
+}
+
+// Local is every Parley function, hosted in one process.
+type Local struct {
+	// Mux serves the ingress functions at /<function name>.
+	Mux     *http.ServeMux
+	Pollers []*Poller
+}
+
+// New builds every function from d, as their main packages do.
+func New(d app.Deps) (*Local, error) {
+	l := &Local{Mux: http.NewServeMux()}
+	// Function URLs cap payloads at 6 MB; the functions apply their own limit.
+	const urlLimit = 6 << 20
+	ingress := []struct {
+		spec  resources.FunctionSpec
+		build func(app.Deps) (http.Handler, error)
+	}{
+		{resources.Telegram, app.TelegramIngress},
+		{resources.Slack, app.SlackIngress},
+	}
+	for _, in := range ingress {
+		h, err := in.build(d)
+		if err != nil {
+			return nil, err
+		}
+		l.Mux.Handle("/"+in.spec.Name, FunctionURL(functionurl.Handler(h), urlLimit))
+	}
+
+	turn, err := app.Turn(d)
+	if err != nil {
+		return nil, err
+	}
+	deliver, err := app.Delivery(d)
+	if err != nil {
+		return nil, err
+	}
+	l.Pollers = []*Poller{
+		{SQS: d.SQS, QueueURL: d.Config.InboundQueueURL, Handler: turn.HandleSQS, Timeout: resources.Turn.Timeout,
+			BatchSize: resources.Turn.BatchSize, Concurrency: 4, Log: d.Log.With("poller", resources.Turn.Name)},
+		{SQS: d.SQS, QueueURL: d.Config.OutboundQueueURL, Handler: deliver.HandleSQS, Timeout: resources.Delivery.Timeout,
+			BatchSize: resources.Delivery.BatchSize, Concurrency: 4, Log: d.Log.With("poller", resources.Delivery.Name)},
+	}
+	return l, nil
+}
+
+// Run runs the pollers until ctx ends.
+func (l *Local) Run(ctx context.Context, log *slog.Logger) {
+	var wg sync.WaitGroup
+	for _, p := range l.Pollers {
+		wg.Go(func() {
+			if err := p.Run(ctx); err != nil {
+				log.Error("poller stopped", "error", err)
+			}
+		})
+	}
+	wg.Wait()
+}
