@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -219,7 +218,7 @@ func start(t testing.TB, opt options) *harness {
 	deps := app.Deps{
 		Config:   h.cfg,
 		Log:      slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		DynamoDB: dynamodb.NewFromConfig(awsCfg),
+		DynamoDB: app.NewDynamoDB(awsCfg),
 		SQS:      sqs.NewFromConfig(awsCfg),
 		Now:      h.clock.Now,
 	}

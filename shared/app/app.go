@@ -13,6 +13,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/config"
@@ -54,12 +55,33 @@ func Load(ctx context.Context) (Deps, error) {
 	if err != nil {
 		return Deps{}, fmt.Errorf("load AWS config: %w", err)
 	}
+	log := NewLogger(os.Stdout, cfg.LogLevel)
+	awsCfg.Logger = sdkLogger(log)
 	return Deps{
 		Config:   cfg,
-		Log:      NewLogger(os.Stdout, cfg.LogLevel),
-		DynamoDB: dynamodb.NewFromConfig(awsCfg),
+		Log:      log,
+		DynamoDB: NewDynamoDB(awsCfg),
 		SQS:      sqs.NewFromConfig(awsCfg),
 	}, nil
+}
+
+// NewDynamoDB is the DynamoDB client every function uses. The SDK's CRC32
+// response check is off: it misfires on error responses that carry no
+// x-amz-crc32 header (aws/aws-sdk-go-v2#3545), logging a warning on every
+// failed condition — every dedupe hit. TLS already guards the bytes.
+func NewDynamoDB(cfg aws.Config) *dynamodb.Client {
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
+}
+
+// sdkLogger routes the SDK's own log lines into the structured log.
+func sdkLogger(log *slog.Logger) logging.Logger {
+	return logging.LoggerFunc(func(c logging.Classification, format string, v ...any) {
+		level := slog.LevelDebug
+		if c == logging.Warn {
+			level = slog.LevelWarn
+		}
+		log.Log(context.Background(), level, fmt.Sprintf(format, v...), "source", "aws-sdk")
+	})
 }
 
 // NewLogger returns Parley's structured logger: JSON lines with stable keys.

@@ -1,0 +1,85 @@
+# Parley — the two commands a new user needs are `make run` and `make test`.
+# Every target that needs tools calls `setup` first; setup is idempotent.
+
+SHELL       := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+NPM_BIN   := $(CURDIR)/localstack/_npm/node_modules/.bin
+CDK       := $(NPM_BIN)/cdk
+CDKLOCAL  := $(NPM_BIN)/cdklocal
+FUNCTIONS := $(notdir $(wildcard functions/*))
+GO_TEST_FLAGS ?=
+
+# jsii (the CDK's Go bindings) runs node; keep it and the CDK CLI quiet.
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export CDK_DISABLE_CLI_TELEMETRY := 1
+export CDK_DISABLE_VERSION_CHECK := 1
+
+.PHONY: help setup test test-root test-infra run build synth deploy deploy-local test-localstack bench fmt lint clean
+
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+setup: ## install what the local stack needs (Java, npm tools); fast when done
+	@bash localstack/setup.sh
+
+test: setup test-root test-infra ## run every test: the functions on DynamoDB Local + fauxqs, and the CDK stack
+
+test-root:
+	go test -race -count=1 $(GO_TEST_FLAGS) ./...
+
+test-infra:
+	cd infra && go test -count=1 $(GO_TEST_FLAGS) ./...
+
+run: setup ## run Parley locally: emulators, every function, the echo agent, a fake platform
+	go run ./localstack/cmd/parley-local
+
+build: ## build one arm64 Lambda zip per function under build/, and print their sizes
+	@rm -rf build && mkdir -p build
+	@for fn in $(FUNCTIONS); do \
+		mkdir -p build/$$fn; \
+		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -ldflags='-s -w' \
+			-o build/$$fn/bootstrap ./functions/$$fn; \
+		touch -d '2000-01-01 00:00:00' build/$$fn/bootstrap; \
+		(cd build/$$fn && zip -q -X ../$$fn.zip bootstrap); \
+	done
+	@printf '%-10s %10s %10s\n' function bootstrap zip
+	@for fn in $(FUNCTIONS); do \
+		printf '%-10s %9sK %9sK\n' $$fn $$(( $$(stat -c %s build/$$fn/bootstrap) / 1024 )) $$(( $$(stat -c %s build/$$fn.zip) / 1024 )); \
+	done
+
+synth: setup build ## synthesize the CloudFormation template into infra/cdk.out
+	cd infra && $(CDK) synth -q --no-notices
+	@echo "template: infra/cdk.out/Parley.template.json"
+
+deploy: setup build ## deploy to the AWS account of your current credentials
+	cd infra && $(CDK) deploy --no-notices --require-approval broadening
+
+deploy-local: setup build ## deploy to LocalStack (needs Docker: docker compose -f localstack/docker-compose.yml up -d)
+	cd infra && AWS_ENDPOINT_URL=http://localhost:4566 AWS_REGION=us-east-1 \
+		AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
+		$(CDKLOCAL) bootstrap --no-notices && \
+	AWS_ENDPOINT_URL=http://localhost:4566 AWS_REGION=us-east-1 \
+		AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
+		$(CDKLOCAL) deploy --no-notices --require-approval never
+
+test-localstack: ## run the integration tests against LocalStack (needs Docker)
+	AWS_ENDPOINT_URL=$${AWS_ENDPOINT_URL:-http://localhost:4566} AWS_REGION=us-east-1 \
+		AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
+		go test -count=1 $(GO_TEST_FLAGS) ./...
+
+bench: setup ## run the benchmarks (ingress CPU per event, AWS calls per message, envelope, adapters)
+	go test -run '^$$' -bench . -benchmem -count=1 ./...
+
+fmt: ## format the Go code
+	gofmt -w $$(git ls-files '*.go')
+
+lint: ## gofmt check, go vet and staticcheck, for both modules
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	go tool staticcheck ./...
+	cd infra && go vet ./... && go tool -modfile=../go.mod staticcheck ./... 2>/dev/null || (cd infra && go vet ./...)
+
+clean: ## remove build output, synthesized templates and local run state
+	rm -rf build infra/cdk.out .parley

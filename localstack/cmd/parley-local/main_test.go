@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is an io.Writer safe for the runner's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestMakeRun is make run, end to end: the banner, a sample posted the way
+// the README says, its bubbles printed by the fake platform, a duplicate
+// answered as such, and a clean stop that leaves no emulator behind.
+func TestMakeRun(t *testing.T) {
+	out := &syncBuffer{}
+	env := map[string]string{
+		"PARLEY_LISTEN":       "127.0.0.1:0",
+		"PARLEY_LOCAL_LOG":    filepath.Join(t.TempDir(), "parley-local.log"),
+		"PARLEY_BUBBLE_DELAY": "300ms",
+	}
+	getenv := func(k string) string { return env[k] }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, out, getenv, func(addr string) { addrc <- addr }) }()
+
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("run ended before it was ready: %v\n%s", err, out)
+	case <-time.After(90 * time.Second):
+		t.Fatalf("not ready after 90 s:\n%s", out)
+	}
+	for _, want := range []string{"Parley is running locally.", "http://" + addr + "/telegram", "X-Telegram-Bot-Api-Secret-Token: parley-telegram-test-secret", "--data-binary @events/telegram/message.json"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("banner lacks %q:\n%s", want, out)
+		}
+	}
+
+	env["PARLEY_LISTEN"] = addr
+	sample := filepath.Join("..", "..", "..", "events", "telegram", "message.json")
+	var ack syncBuffer
+	if err := post(ctx, &ack, getenv, []string{sample}); err != nil {
+		t.Fatalf("post: %v", err)
+	}
+	if !strings.Contains(ack.String(), "Parley-Ack: durable") || !strings.Contains(ack.String(), `"enqueued"`) {
+		t.Fatalf("post answered:\n%s", ack.String())
+	}
+	want := []string{
+		"telegram chat=42 | echo: what's the weather in Lisbon tomorrow?",
+		"telegram chat=42 | 38 characters, via telegram",
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), want[1]) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	got := out.String()
+	first, second := strings.Index(got, want[0]), strings.Index(got, want[1])
+	if first < 0 || second < first {
+		t.Fatalf("bubbles missing or out of order:\n%s", got)
+	}
+
+	var dup syncBuffer
+	if err := post(ctx, &dup, getenv, []string{sample}); err != nil || !strings.Contains(dup.String(), `"duplicate"`) {
+		t.Fatalf("second post: %v\n%s", err, dup.String())
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not stop within 30 s of Ctrl-C")
+	}
+	if strings.Count(out.String(), "| echo: what's the weather") != 1 {
+		t.Fatalf("the duplicate was delivered again:\n%s", out)
+	}
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/parleyhq/parley/localstack/emulator"
+	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/runner"
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/standardwebhooks"
+)
+
+// Local demo values, used when the environment leaves them unset. They are
+// the test identities documented in events/README.md, so the samples there
+// post as they are.
+var demo = map[string]string{
+	resources.SecretTelegramBotToken:      "7000000001:AAFakeTokenForParleyTests_0123456789",
+	resources.SecretTelegramWebhookSecret: "parley-telegram-test-secret",
+	resources.SecretSlackSigningSecret:    "8f742231b10e8888abcd99yyyzzz85a5",
+	resources.SecretSlackBotToken:         "xoxb-parley-local",
+	resources.SecretAgentSecret:           "parley-local-agent-secret",
+	"PARLEY_BUBBLE_DELAY":                 "1200ms",
+}
+
+// ready is told the runner's address once it serves (tests wait on it).
+type ready func(addr string)
+
+// run starts everything and blocks until ctx ends.
+func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready) error {
+	listen := cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787")
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s (set PARLEY_LISTEN to use another address): %w", listen, err)
+	}
+	base := "http://" + ln.Addr().String()
+
+	fmt.Fprintln(out, "starting DynamoDB Local and fauxqs…")
+	stack, err := emulator.Start(ctx, emulator.Options{})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("start the emulators (did `make setup` run?): %w", err)
+	}
+	defer stack.Stop()
+	if err := stack.Setenv(); err != nil {
+		return err
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return fmt.Errorf("AWS config: %w", err)
+	}
+	res, err := emulator.Provision(ctx, awsCfg, "parley-local")
+	if err != nil {
+		return fmt.Errorf("create the table and queues: %w", err)
+	}
+
+	vars := map[string]string{
+		"TELEGRAM_API_BASE_URL": base + "/fake/telegram",
+		"SLACK_API_BASE_URL":    base + "/fake/slack",
+		"PARLEY_AGENT_URL":      base + "/agent/echo",
+	}
+	for k, v := range demo {
+		vars[k] = v
+	}
+	for _, kv := range res.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	env := func(k string) string { return cmp.Or(getenv(k), vars[k]) }
+	cfg, err := config.FromEnv(env)
+	if err != nil {
+		return err
+	}
+
+	logPath, logFile, err := openLog(getenv)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	log := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	deps := app.Deps{Config: cfg, Log: log, DynamoDB: app.NewDynamoDB(awsCfg), SQS: sqs.NewFromConfig(awsCfg)}
+	local, err := runner.New(deps)
+	if err != nil {
+		return err
+	}
+
+	fake := fakeplatform.New(fakeplatform.Options{
+		TelegramToken: cfg.Telegram.BotToken, SlackToken: cfg.Slack.BotToken, Out: out,
+	})
+	agentSecret, err := standardwebhooks.ParseSecret(cfg.Agent.Secret)
+	if err != nil {
+		return fmt.Errorf("%s: %w", resources.SecretAgentSecret, err)
+	}
+	local.Mux.Handle("/agent/echo", agent.Echo{Secret: agentSecret})
+	local.Mux.Handle("/fake/telegram/", http.StripPrefix("/fake/telegram", fake.Handler()))
+	local.Mux.Handle("/fake/slack/", http.StripPrefix("/fake/slack", fake.Handler()))
+
+	srv := &http.Server{Handler: local.Mux, ReadHeaderTimeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("http server stopped", "error", err)
+		}
+	})
+	wg.Go(func() { local.Run(ctx, log) })
+
+	banner(out, base, logPath, cfg, env)
+	if onReady != nil {
+		onReady(ln.Addr().String())
+	}
+
+	<-ctx.Done()
+	fmt.Fprintln(out, "\nstopping…")
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdown)
+	wg.Wait()
+	return stack.Stop()
+}
+
+func openLog(getenv config.Getenv) (string, *os.File, error) {
+	path := cmp.Or(getenv("PARLEY_LOCAL_LOG"), filepath.Join(".parley", "parley-local.log"))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", nil, fmt.Errorf("open the log: %w", err)
+	}
+	return path, f, nil
+}
+
+func banner(out io.Writer, base, logPath string, cfg config.Config, env config.Getenv) {
+	slackBody := "events/slack/message-im.json"
+	fmt.Fprintf(out, `
+Parley is running locally.
+
+  webhooks        %[1]s/telegram   %[1]s/slack
+  agent           %[2]s
+  platform APIs   %[3]s   %[4]s
+  function logs   %[5]s (JSON)
+
+Post a sample Telegram update (paste it in another terminal):
+
+  curl -sS %[1]s/telegram -H 'Content-Type: application/json' \
+    -H 'X-Telegram-Bot-Api-Secret-Token: %[6]s' \
+    --data-binary @events/telegram/message.json
+
+Post it twice: the second answer says "duplicate" and nothing more is sent.
+Slack requests carry a 5-minute signature; let Parley sign one for you:
+
+  go run ./localstack/cmd/parley-local post %[7]s
+
+Delivered bubbles appear below, with the time since the previous one. Ctrl-C stops everything.
+
+`, base, cfg.Agent.URL, cfg.Telegram.APIBaseURL, cfg.Slack.APIBaseURL, logPath,
+		env(resources.SecretTelegramWebhookSecret), slackBody)
+}
