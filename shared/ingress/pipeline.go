@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/metrics"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -190,7 +191,7 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 			log.Info("event in progress elsewhere", "decision", ResultInProgress)
 			return ResultInProgress, "", nil
 		}
-		log.Info("event suppressed", "decision", "suppressed", "reason", "duplicate", "previous", string(held.Current.State))
+		logDecision(ctx, log, ev, now, "event suppressed", "suppressed", "duplicate", slog.String("previous", string(held.Current.State)))
 		return ResultDuplicate, "duplicate", nil
 	}
 	if err != nil {
@@ -212,7 +213,7 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 				p.release(ctx, log, ev, owner)
 				return "", "", fmt.Errorf("record suppression: %w", err)
 			}
-			log.Info("event suppressed", "decision", "suppressed", "reason", decision.Reason)
+			logDecision(ctx, log, ev, now, "event suppressed", "suppressed", decision.Reason)
 			return ResultSuppressed, decision.Reason, nil
 		}
 	}
@@ -236,8 +237,32 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 	if err := p.Claims.Settle(ctx, ev.Key(), owner, store.ClaimEnqueued, "", now, ttl); err != nil {
 		log.Warn("settle event claim failed; a retry will re-enqueue harmlessly", "error", err)
 	}
-	log.Info("event accepted", "decision", "accepted", "result", ResultEnqueued)
+	attrs := []slog.Attr{slog.String("result", string(ResultEnqueued))}
+	if !decision.NotBefore.IsZero() {
+		attrs = append(attrs, slog.Time("not_before", decision.NotBefore))
+	}
+	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", attrs...)
 	return ResultEnqueued, "", nil
+}
+
+// logDecision writes the one line of a decision on ev, with the stable fields
+// decision (accepted|suppressed) and reason. For a proactive event the line
+// is also an EMF record counting one TriageDecision with those two fields as
+// dimensions, so CloudWatch gets the metric without an API call.
+func logDecision(ctx context.Context, log *slog.Logger, ev message.Event, now time.Time, msg, decision, reason string, attrs ...slog.Attr) {
+	if ev.Proactive() {
+		dims := []metrics.Dim{{Name: metrics.DimDecision, Value: decision}}
+		if reason != "" {
+			dims = append(dims, metrics.Dim{Name: metrics.DimReason, Value: reason})
+		}
+		attrs = append(attrs, metrics.Count(now, metrics.TriageDecision, dims...)...)
+	} else {
+		attrs = append(attrs, slog.String("decision", decision))
+		if reason != "" {
+			attrs = append(attrs, slog.String("reason", reason))
+		}
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
 }
 
 func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Event, owner string) {

@@ -1,0 +1,94 @@
+package events
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/standardwebhooks"
+)
+
+// Fuzz modes: how the fuzzed body is sent.
+const (
+	fuzzStandard = iota // Standard Webhooks, signed right
+	fuzzGitHub          // GitHub, signed right, event "push"
+	fuzzGarbage         // the body as a header value too, signed wrong
+)
+
+// FuzzReceiverParse sends any body, signed right or wrong, through Verify and
+// Parse: neither may panic, refusals wrap the ingress sentinels, a correct
+// signature always verifies, and whatever parses is one well-formed
+// proactive event aimed at a configured target.
+func FuzzReceiverParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(samplesDir, "*.json"))
+	for _, file := range files {
+		body, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		mode := uint8(fuzzStandard)
+		if strings.HasPrefix(filepath.Base(file), "github-") {
+			mode = fuzzGitHub
+		}
+		f.Add(body, mode, "target=telegram:7000000001:42")
+	}
+	f.Add([]byte(`{"text":"x","target":{"platform":"slack","account":"T","chat":"C","thread":"1.2"},"data":{"a":[1,{"b":null}]}}`), uint8(fuzzStandard), "")
+	f.Add([]byte(`{"action":"opened","issue":{"number":-1,"title":"\u0000"}}`), uint8(fuzzGitHub), "target=slack:T:C:")
+	f.Add([]byte(`{"data":{"n":1e400}}`), uint8(fuzzGarbage), "target=%zz")
+
+	r := &Receiver{
+		Secrets:      []standardwebhooks.Secret{secret(f, testSecret)},
+		GitHubSecret: testGitHubSecret,
+		Targets:      map[message.Platform][]string{message.Telegram: {testBotID}, message.Slack: nil},
+	}
+	f.Fuzz(func(t *testing.T, body []byte, mode uint8, query string) {
+		var h http.Header
+		switch mode % 3 {
+		case fuzzStandard:
+			h = SignRequest(r.Secrets[0], "msg_fuzz", sampleTime, body)
+		case fuzzGitHub:
+			h = SignGitHub(testGitHubSecret, "d1f4e3a0-fuzz", "push", body)
+		default:
+			h = SignRequest(r.Secrets[0], "msg_fuzz", sampleTime, body)
+			h.Set(HeaderGitHubSignature, string(body))
+			h.Set("webhook-signature", "v1,"+string(body))
+		}
+		q, _ := url.ParseQuery(query)
+		req := &ingress.Request{Method: http.MethodPost, Header: h, Query: q, Body: body, Now: sampleTime}
+		err := r.Verify(req)
+		switch {
+		case mode%3 != fuzzGarbage && err != nil:
+			t.Fatalf("Verify refused a right signature: %v", err)
+		case err != nil && ingress.StatusOf(err)/100 != 4:
+			t.Fatalf("Verify error %v maps to %d", err, ingress.StatusOf(err))
+		case err != nil:
+			return
+		}
+		p, err := r.Parse(req)
+		if err != nil {
+			if !errors.Is(err, ingress.ErrMalformed) && !errors.Is(err, ingress.ErrUnprocessable) && !errors.Is(err, ingress.ErrTooLarge) {
+				t.Fatalf("Parse error %v wraps no ingress sentinel", err)
+			}
+			return
+		}
+		if len(p.Events)+len(p.Ignored) != 1 || p.Reply != nil {
+			t.Fatalf("Parse = %+v, want one event", p)
+		}
+		for _, ev := range p.Events {
+			if ev.Platform != message.Events || !ev.Proactive() || ev.EventID == "" || !validSource(ev.Account) ||
+				len(ev.Text) > MaxTextLen || !utf8.ValidString(ev.Text) || (ev.Text == "" && len(ev.Data) == 0) {
+				t.Fatalf("bad event %+v", ev)
+			}
+			if err := r.checkTarget(ev.Thread); err != nil {
+				t.Fatalf("event aimed at a bad target %+v: %v", ev.Thread, err)
+			}
+		}
+	})
+}

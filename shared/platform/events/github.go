@@ -1,0 +1,125 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// githubPayload holds the few fields of any GitHub event that make its
+// one-line summary; the whole payload goes to the agent as data.
+type githubPayload struct {
+	Action     string `json:"action"`
+	Ref        string `json:"ref"`
+	Repository *struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+	Sender *struct {
+		Login string `json:"login"`
+	} `json:"sender"`
+	Issue       *githubItem `json:"issue"`
+	PullRequest *githubItem `json:"pull_request"`
+	Commits     []struct{}  `json:"commits"`
+}
+
+type githubItem struct {
+	Number int64  `json:"number"`
+	Title  string `json:"title"`
+}
+
+func (r *Receiver) parseGitHub(req *ingress.Request) (ingress.Parsed, error) {
+	id := req.Header.Get(HeaderGitHubDelivery)
+	if !validID(id) {
+		return ingress.Parsed{}, fmt.Errorf("%w: %s must be 1-%d visible ASCII characters", ingress.ErrMalformed, HeaderGitHubDelivery, MaxIDLen)
+	}
+	kind := req.Header.Get(HeaderGitHubEvent)
+	if !validSource(kind) {
+		return ingress.Parsed{}, fmt.Errorf("%w: %s must name the event (push, issues, ...)", ingress.ErrMalformed, HeaderGitHubEvent)
+	}
+	if kind == reasonPing {
+		// Sent once when the webhook is created; nothing for the agent.
+		return ingress.Parsed{Ignored: []ingress.Ignored{{Reason: reasonPing, ID: id}}}, nil
+	}
+	body := bytes.TrimSpace(req.Body)
+	if len(body) == 0 || body[0] != '{' {
+		return ingress.Parsed{}, fmt.Errorf("%w: body must be a JSON object (set the webhook's content type to application/json)", ingress.ErrMalformed)
+	}
+	if len(body) > MaxDataLen*4 {
+		return ingress.Parsed{}, fmt.Errorf("%w: GitHub payload larger than %d bytes", ingress.ErrTooLarge, MaxDataLen*4)
+	}
+	var summary githubPayload
+	if err := json.Unmarshal(body, &summary); err != nil {
+		return ingress.Parsed{}, fmt.Errorf("%w: body: %s", ingress.ErrMalformed, jsonProblem(err))
+	}
+	data, err := decodeAny(body)
+	if err != nil {
+		return ingress.Parsed{}, err
+	}
+
+	target := r.GitHubTarget
+	if q := req.Query.Get(QueryTarget); q != "" {
+		if target, err = ParseTarget(q); err != nil {
+			return ingress.Parsed{}, err
+		}
+	}
+	if target == (message.Thread{}) {
+		return ingress.Parsed{}, fmt.Errorf("%w: no target: add ?%s=platform:account:chat[:thread] to the webhook URL, or configure a default",
+			ingress.ErrUnprocessable, QueryTarget)
+	}
+	if err := r.checkTarget(target); err != nil {
+		return ingress.Parsed{}, err
+	}
+	sender := message.Sender{ID: SourceGitHub, Name: SourceGitHub}
+	if summary.Sender != nil && summary.Sender.Login != "" {
+		sender.Name = summary.Sender.Login
+	}
+	return ingress.Parsed{Events: []message.Event{{
+		Platform: message.Events, Account: SourceGitHub, EventID: id, Kind: message.KindProactive,
+		Thread: target, Sender: sender, Text: summary.text(kind), Time: req.Now.UTC(),
+		Data: map[string]any{"github_event": kind, "payload": data},
+	}}}, nil
+}
+
+func decodeAny(body []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, fmt.Errorf("%w: body must be a JSON object", ingress.ErrMalformed)
+	}
+	return m, nil
+}
+
+// text is a one-line summary for the agent: "GitHub issues opened in
+// octo/hello: #12 Crash on start".
+func (p githubPayload) text(kind string) string {
+	var b strings.Builder
+	b.WriteString("GitHub ")
+	b.WriteString(kind)
+	if p.Action != "" {
+		b.WriteString(" " + p.Action)
+	}
+	if p.Repository != nil && p.Repository.FullName != "" {
+		b.WriteString(" in " + p.Repository.FullName)
+	}
+	item := p.Issue
+	if p.PullRequest != nil {
+		item = p.PullRequest
+	}
+	switch {
+	case item != nil:
+		b.WriteString(": #" + strconv.FormatInt(item.Number, 10) + " " + item.Title)
+	case kind == "push" && p.Ref != "":
+		b.WriteString(": " + strconv.Itoa(len(p.Commits)) + " commit(s) to " + p.Ref)
+	}
+	s := b.String()
+	if len(s) > MaxTextLen {
+		s = s[:MaxTextLen]
+	}
+	return strings.ToValidUTF8(s, "")
+}
