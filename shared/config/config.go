@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -18,6 +19,7 @@ import (
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/triage"
 )
 
 // Config is every setting of every function. Each function validates the
@@ -45,6 +47,29 @@ type Config struct {
 	Delivery delivery.Config
 	Telegram Telegram
 	Slack    Slack
+	Events   Events
+	// Triage is the policy for proactive events (PARLEY_TRIAGE, JSON; see
+	// triage.ParseConfig). Defaults to no quiet hours, no cooldown and no
+	// daily cap, in UTC.
+	Triage triage.Config
+}
+
+// Events configures the proactive events webhook.
+type Events struct {
+	// Secrets verify Standard Webhooks requests (PARLEY_EVENTS_SECRETS,
+	// secret): one or more secrets separated by commas or spaces, each
+	// "whsec_<base64>" or any string. A signature by any of them is
+	// accepted: list the new and the old one while rotating. Without any,
+	// Standard Webhooks requests are refused.
+	Secrets []string
+	// GitHubSecret verifies GitHub deliveries' X-Hub-Signature-256
+	// (GITHUB_WEBHOOK_SECRET, secret). Empty: GitHub deliveries are refused.
+	GitHubSecret string
+	// GitHubTarget is the conversation, as a thread key
+	// "platform:account:chat[:thread]", that GitHub deliveries go to when
+	// the webhook URL has no ?target= (PARLEY_GITHUB_TARGET). Empty: such
+	// deliveries are refused (422).
+	GitHubTarget string
 }
 
 // Agent configures the agent client.
@@ -164,6 +189,12 @@ func FromEnv(getenv Getenv) (Config, error) {
 			ReplyInThread: p.bool("SLACK_REPLY_IN_THREAD", true),
 		},
 	}
+	c.Events = Events{
+		Secrets:      strings.FieldsFunc(getenv(resources.SecretEventsSecrets), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }),
+		GitHubSecret: getenv(resources.SecretGitHubWebhookSecret),
+		GitHubTarget: getenv("PARLEY_GITHUB_TARGET"),
+	}
+	c.Triage = p.triage("PARLEY_TRIAGE")
 	c.Delivery.Unknown, c.Delivery.UnknownByPlatform = p.unknownPolicy("PARLEY_UNKNOWN_SEND_POLICY")
 	c.Delivery = c.Delivery.WithDefaults()
 	if err := c.Envelope.Validate(); err != nil {
@@ -254,6 +285,19 @@ func (p *parser) level(name string) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
+}
+
+// triage reads the triage policy's JSON and validates it.
+func (p *parser) triage(name string) triage.Config {
+	c, err := triage.ParseConfig([]byte(p.getenv(name)))
+	if err == nil {
+		err = c.WithDefaults().Validate()
+	}
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: %w", name, err))
+		return triage.Config{}
+	}
+	return c
 }
 
 // unknownPolicy reads "hold", "resend", or per platform

@@ -1,0 +1,160 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	stypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/triage"
+	"github.com/parleyhq/parley/shared/turn"
+)
+
+// receive takes up to 10 visible messages off inbound.fifo.
+func (h *harness) receive() []consumer.Record {
+	h.t.Helper()
+	out, err := h.env.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
+		QueueUrl: aws.String(h.inbound), MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 60,
+		MessageSystemAttributeNames: []stypes.MessageSystemAttributeName{stypes.MessageSystemAttributeNameMessageGroupId},
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	recs := make([]consumer.Record, len(out.Messages))
+	for i, m := range out.Messages {
+		recs[i] = consumer.Record{
+			SQSMessage: lambdaevents.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body)},
+			Group:      m.Attributes[string(stypes.MessageSystemAttributeNameMessageGroupId)],
+		}
+	}
+	return recs
+}
+
+// TestDeferredEventWaitsForQuietHoursEnd: with quiet_mode defer, an event at
+// night is accepted for 07:00 local; it waits in a group of its own, so Ada's
+// own messages are not held up, and the turn parks it until then.
+func TestDeferredEventWaitsForQuietHoursEnd(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, triage.Config{Default: triage.Policy{
+		TimeZone: "Europe/Berlin", QuietHours: "22:00-07:00", QuietMode: triage.QuietDefer, Cooldown: time.Minute, DailyCap: 3,
+	}})
+	h.clock.Set(berlinTime(t, "2026-03-28 23:30")) // the night DST starts
+	h.want(h.post("night-1"), "enqueued")
+	h.want(h.post("night-2"), "suppressed/cooldown") // both would wake Ada at 07:00
+	h.want(h.postHuman(900000301), "enqueued")
+
+	recs := h.receive()
+	if len(recs) != 2 {
+		t.Fatalf("received %d messages, want the deferred event and Ada's message together", len(recs))
+	}
+	var deferred consumer.Record
+	for _, r := range recs {
+		switch r.Group {
+		case message.GroupID(ada.Key() + "#deferred"):
+			deferred = r
+		case message.GroupID(ada.Key()):
+		default:
+			t.Fatalf("unexpected group %q", r.Group)
+		}
+	}
+	in, err := ingress.DecodeInbound([]byte(deferred.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wake := berlinTime(t, "2026-03-29 07:00")
+	if in.Event.EventID != "night-1" || !in.NotBefore.Equal(wake) || !wake.Equal(time.Date(2026, 3, 29, 5, 0, 0, 0, time.UTC)) {
+		t.Fatalf("deferred message = %+v, not before %s; want night-1 at %s", in.Event, in.NotBefore, wake)
+	}
+	if n := h.count(ada, "2026-03-29"); n != 1 {
+		t.Fatalf("the deferred event counts against %s: count %d, want 1", "2026-03-29", n)
+	}
+
+	// The turn parks it (through the message's visibility) until 07:00.
+	p := &turn.Processor{Now: h.clock.Now}
+	var re *consumer.RetryError
+	if err := p.Handle(context.Background(), deferred); !errors.As(err, &re) || re.After != wake.Sub(h.clock.Now()) {
+		t.Fatalf("turn at 23:30 = %v, want a retry after %s", err, wake.Sub(h.clock.Now()))
+	}
+}
+
+// channel is the Telegram channel as the turn sees it: capabilities only.
+type channel struct{}
+
+func (channel) Capabilities() message.Capabilities {
+	return message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16}
+}
+
+// TestSilentEnvelopeSendsNothing: triage is the first layer; the agent's
+// envelope is the second. An accepted proactive event whose agent answers
+// next: silent plans no bubble.
+func TestSilentEnvelopeSendsNothing(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		next  string
+		units int
+	}{{"silent", 0}, {"stop", 1}} {
+		t.Run(c.next, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, triage.Config{Default: triage.Policy{DailyCap: 5}})
+			var calls atomic.Int32
+			var kinds atomic.Value
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				var req agent.TurnRequest
+				_ = json.NewDecoder(r.Body).Decode(&req)
+				kinds.Store(req.Event.Kind)
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"schema":"openab.turn.v1","messages":[{"id":"b1","text":"all quiet"}],"next":{"type":%q}}`, c.next)
+			}))
+			defer srv.Close()
+			h.want(h.post("tick-1"), "enqueued")
+			recs := h.receive()
+			if len(recs) != 1 {
+				t.Fatalf("received %d, want 1", len(recs))
+			}
+			p := &turn.Processor{
+				Claims: h.store, Intents: h.store, Outbox: queue.New(h.env.SQS, h.env.Resources.OutboundURL),
+				Agent:    &agent.Client{URL: srv.URL, Secret: h.secret, Now: h.clock.Now},
+				Channels: map[message.Platform]turn.Channel{message.Telegram: channel{}},
+				Config:   turn.Config{Envelope: envelope.Config{}.WithDefaults()},
+				Now:      h.clock.Now,
+			}
+			if err := p.Handle(context.Background(), recs[0]); err != nil {
+				t.Fatal(err)
+			}
+			if calls.Load() != 1 || kinds.Load() != message.KindProactive {
+				t.Fatalf("agent called %d times, last with a %v event; want once, proactive", calls.Load(), kinds.Load())
+			}
+			out, err := h.env.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+				QueueUrl: aws.String(h.env.Resources.OutboundURL), AttributeNames: []stypes.QueueAttributeName{stypes.QueueAttributeNameApproximateNumberOfMessages},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := out.Attributes[string(stypes.QueueAttributeNameApproximateNumberOfMessages)]; n != fmt.Sprint(c.units) {
+				t.Fatalf("next %s: %s bubbles queued, want %d", c.next, n, c.units)
+			}
+			claim, err := h.store.GetClaim(context.Background(), "turn#evt#events#alerts#tick-1", h.clock.Now())
+			if err != nil || claim.State != store.ClaimDone {
+				t.Fatalf("turn claim = %+v, %v; want done", claim, err)
+			}
+		})
+	}
+}
