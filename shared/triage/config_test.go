@@ -85,3 +85,36 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		t.Error(`Validate accepted the time zone "Local"`)
 	}
 }
+
+// FuzzParseConfig: any PARLEY_TRIAGE either parses and validates into a
+// config whose every policy compiles, or is refused with an error; never a
+// panic.
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{
+		``, `{}`, `{"time_zone":"Europe/Berlin","quiet_hours":"22:00-07:00","cooldown":"60s","daily_cap":3}`,
+		`{"conversations":{"telegram:1:2":{"quiet_mode":"defer"},"slack:T:C:1.2":{"daily_cap":0}}}`,
+		`{"cooldown":"-1s"}`, `{"time_zone":"Local"}`, `{"conversations":{"":{}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseConfig(data)
+		if err != nil {
+			return
+		}
+		c = c.WithDefaults()
+		if c.Validate() != nil {
+			return
+		}
+		for key := range c.Conversations {
+			parts := strings.Split(key, ":")
+			th := message.Thread{Platform: message.Platform(parts[0]), Account: parts[1], Chat: parts[2]}
+			if len(parts) == 4 {
+				th.Thread = parts[3]
+			}
+			if _, err := compile(c.Policy(th)); err != nil {
+				t.Fatalf("validated config, but %s's policy does not compile: %v", key, err)
+			}
+		}
+	})
+}
