@@ -34,9 +34,17 @@ type Env struct {
 	SQS      *sqs.Client
 	// Resources are this Env's own table and queues.
 	Resources emulator.Resources
-	// Stack is the process's shared emulator stack.
+	// Stack is the process's shared emulator stack; nil when the tests run
+	// against an external endpoint (ExternalEnv).
 	Stack *emulator.Stack
 }
+
+// ExternalEnv names the variable that points the tests at an endpoint that is
+// already running (LocalStack: make test-localstack) instead of starting the
+// emulators: set it to "external" and set AWS_ENDPOINT_URL.
+const ExternalEnv = "PARLEY_TEST_AWS"
+
+func external() bool { return os.Getenv(ExternalEnv) == "external" }
 
 // startTimeout is generous: in CI, several test processes start a JVM each
 // on two cores.
@@ -60,8 +68,10 @@ func New(t testing.TB) *Env {
 	if startErr != nil {
 		t.Fatalf("emulatortest: %v", startErr)
 	}
-	if err := stack.Err(); err != nil {
-		t.Fatalf("emulatortest: %v", err)
+	if stack != nil {
+		if err := stack.Err(); err != nil {
+			t.Fatalf("emulatortest: %v", err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -80,15 +90,19 @@ func New(t testing.TB) *Env {
 
 func start() {
 	ctx := context.Background()
-	s, err := emulator.Start(ctx, emulator.Options{StartTimeout: startTimeout})
-	if err != nil {
-		startErr = err
-		return
-	}
-	if err := s.Setenv(); err != nil {
-		_ = s.Stop()
-		startErr = err
-		return
+	var s *emulator.Stack
+	if !external() {
+		var err error
+		s, err = emulator.Start(ctx, emulator.Options{StartTimeout: startTimeout})
+		if err != nil {
+			startErr = err
+			return
+		}
+		if err := s.Setenv(); err != nil {
+			_ = s.Stop()
+			startErr = err
+			return
+		}
 	}
 	// A BuildableClient, because LoadDefaultConfig adds AWS_CA_BUNDLE's
 	// certificates (set on some machines) to it, and refuses other clients.
@@ -108,7 +122,9 @@ func start() {
 		}),
 	)
 	if err != nil {
-		_ = s.Stop()
+		if s != nil {
+			_ = s.Stop()
+		}
 		startErr = fmt.Errorf("load AWS config: %w", err)
 		return
 	}
@@ -126,11 +142,11 @@ func start() {
 func Run(m *testing.M) int {
 	code := m.Run()
 	once.Do(func() {}) // nothing starts a stack after this
-	if stack == nil {
-		return code
-	}
 	if idle != nil {
 		idle.CloseIdleConnections()
+	}
+	if stack == nil {
+		return code
 	}
 	if err := stack.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "emulatortest: %v\n", err)
@@ -153,6 +169,10 @@ func prefix(testName string) string {
 	name := unsafeChars.ReplaceAllString(testName, "_")
 	if len(name) > 40 {
 		name = name[:40]
+	}
+	if external() {
+		// A shared endpoint: other test processes use it too.
+		name = name[:min(len(name), 32)] + "-" + strconv.Itoa(os.Getpid())
 	}
 	return name + "-" + strconv.FormatInt(seq.Add(1), 10)
 }

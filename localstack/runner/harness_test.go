@@ -41,6 +41,7 @@ const (
 	slackSecret   = "8f742231b10e8888abcd99yyyzzz85a5"
 	slackToken    = "xoxb-parley-test"
 	agentSecret   = "parley-agent-test-secret"
+	eventsSecret  = "whsec_cGFybGV5LWV2ZW50cy10ZXN0LWtleS0wMDAx"
 	quietInterval = 1500 * time.Millisecond
 )
 
@@ -197,6 +198,7 @@ func start(t testing.TB, opt options) *harness {
 		resources.SecretSlackSigningSecret:    slackSecret,
 		resources.SecretSlackBotToken:         slackToken,
 		resources.SecretAgentSecret:           agentSecret,
+		resources.SecretEventsSecrets:         eventsSecret,
 		"TELEGRAM_API_BASE_URL":               fakeSrv.URL,
 		"SLACK_API_BASE_URL":                  fakeSrv.URL,
 		"PARLEY_AGENT_URL":                    agentSrv.URL,

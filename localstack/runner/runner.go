@@ -50,6 +50,7 @@ func New(d app.Deps) (*Local, error) {
 	}{
 		{resources.Telegram, app.TelegramIngress},
 		{resources.Slack, app.SlackIngress},
+		{resources.Events, app.EventsIngress},
 	}
 	for _, in := range ingress {
 		h, err := in.build(d)

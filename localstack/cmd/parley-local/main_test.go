@@ -82,6 +82,19 @@ func TestMakeRun(t *testing.T) {
 		t.Fatalf("bubbles missing or out of order:\n%s", got)
 	}
 
+	// A proactive event, signed the Standard Webhooks way, reaches the agent
+	// through triage and comes back as bubbles in its target chat.
+	var evAck syncBuffer
+	if err := post(ctx, &evAck, getenv, []string{filepath.Join("..", "..", "..", "events", "events", "alert.json")}); err != nil {
+		t.Fatalf("post alert: %v\n%s", err, evAck.String())
+	}
+	for !strings.Contains(out.String(), "chat=-1001000000001 | echo: FIRING: DiskAlmostFull") && time.Now().Before(deadline.Add(30*time.Second)) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "chat=-1001000000001 | echo: FIRING: DiskAlmostFull") {
+		t.Fatalf("the proactive event's reply never came:\n%s", out)
+	}
+
 	var dup syncBuffer
 	if err := post(ctx, &dup, getenv, []string{sample}); err != nil || !strings.Contains(dup.String(), `"duplicate"`) {
 		t.Fatalf("second post: %v\n%s", err, dup.String())

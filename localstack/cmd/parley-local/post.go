@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
@@ -43,7 +43,7 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	case "slack":
 		hdr = fakeplatform.SignSlack(env(resources.SecretSlackSigningSecret), now, body)
 	case "events":
-		secrets := strings.Fields(strings.ReplaceAll(env(resources.SecretEventsSecrets), ",", " "))
+		secrets := strings.FieldsFunc(env(resources.SecretEventsSecrets), func(r rune) bool { return r == ',' || r == ' ' })
 		if len(secrets) == 0 {
 			return fmt.Errorf("set %s to the secret the events function verifies with", resources.SecretEventsSecrets)
 		}
@@ -51,12 +51,10 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 		if err != nil {
 			return err
 		}
-		var head struct {
-			ID string `json:"id"`
+		hdr, err = events.SampleHeaders(filepath.Base(file), body, secret, env(resources.SecretGitHubWebhookSecret), now)
+		if err != nil {
+			return err
 		}
-		_ = json.Unmarshal(body, &head)
-		hdr = http.Header{"Content-Type": {"application/json"}}
-		standardwebhooks.SetHeaders(hdr, secret, cmp.Or(head.ID, fmt.Sprintf("local-%d", now.UnixNano())), now, body)
 	default:
 		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack or events", file)
 	}

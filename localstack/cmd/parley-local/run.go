@@ -37,7 +37,11 @@ var demo = map[string]string{
 	resources.SecretSlackSigningSecret:    "8f742231b10e8888abcd99yyyzzz85a5",
 	resources.SecretSlackBotToken:         "xoxb-parley-local",
 	resources.SecretAgentSecret:           "parley-local-agent-secret",
-	"PARLEY_BUBBLE_DELAY":                 "1200ms",
+	resources.SecretEventsSecrets:         "whsec_cGFybGV5LWV2ZW50cy10ZXN0LWtleS0wMDAx",
+	resources.SecretGitHubWebhookSecret:   "parley-github-test-secret",
+	// GitHub deliveries without ?target= go to the sample forum topic.
+	"PARLEY_GITHUB_TARGET": "telegram:7000000001:-1001000000002:77",
+	"PARLEY_BUBBLE_DELAY":  "1200ms",
 }
 
 // ready is told the runner's address once it serves (tests wait on it).
@@ -152,7 +156,7 @@ func banner(out io.Writer, base, logPath string, cfg config.Config, env config.G
 	fmt.Fprintf(out, `
 Parley is running locally.
 
-  webhooks        %[1]s/telegram   %[1]s/slack
+  webhooks        %[1]s/telegram   %[1]s/slack   %[1]s/events
   agent           %[2]s
   platform APIs   %[3]s   %[4]s
   function logs   %[5]s (JSON)
@@ -164,9 +168,11 @@ Post a sample Telegram update (paste it in another terminal):
     --data-binary @events/telegram/message.json
 
 Post it twice: the second answer says "duplicate" and nothing more is sent.
-Slack requests carry a 5-minute signature; let Parley sign one for you:
+Slack and proactive events carry signatures with a 5-minute window; let Parley
+sign one for you (make post FILE=… does the same):
 
   go run ./localstack/cmd/parley-local post %[7]s
+  go run ./localstack/cmd/parley-local post events/events/alert.json
 
 Delivered bubbles appear below, with the time since the previous one. Ctrl-C stops everything.
 
