@@ -219,12 +219,14 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	plan, err := envelope.Build(envelope.Reply{Body: reply.Body, ContentType: reply.ContentType}, cfg.Envelope, ch.Capabilities())
 	var limit *envelope.LimitError
 	if errors.As(err, &limit) {
-		// Over a limit: the plan is rejected whole, never truncated.
+		// Over a limit: the plan is rejected whole, never truncated. The
+		// person still hears back (the configured error line) unless the
+		// policy is silent.
 		log.Error("agent reply rejected", "outcome", "rejected", "limit", limit.Limit, "max", limit.Max, "got", limit.Got)
-		if cfg.Envelope.OnParseError == envelope.PolicyErrorMessage && cfg.Envelope.ErrorMessage != "" {
-			return []intent.Unit{{ID: "error#1", Text: cfg.Envelope.ErrorMessage, State: message.UnitPending}}, "rejected_error_message", nil
+		if cfg.Envelope.OnParseError == envelope.PolicySilent {
+			return nil, "rejected", nil
 		}
-		return nil, "rejected", nil
+		return []intent.Unit{{ID: "error#1", Text: cfg.Envelope.ErrorMessage, State: message.UnitPending}}, "rejected_error_message", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("plan reply: %w", permanent(err))
