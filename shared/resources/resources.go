@@ -95,9 +95,12 @@ var Inbound = QueueSpec{
 	Name:              "inbound",
 	EnvURL:            EnvInboundQueueURL,
 	VisibilityTimeout: 6 * turnTimeout,
-	MaxReceiveCount:   8,
-	Retention:         4 * 24 * time.Hour,
-	DLQRetention:      14 * 24 * time.Hour,
+	// With the turn's backoff (2 s doubling, capped at 5 min) 20 receives
+	// ride out about an hour of agent outage before an event reaches the
+	// DLQ, in order.
+	MaxReceiveCount: 20,
+	Retention:       4 * 24 * time.Hour,
+	DLQRetention:    14 * 24 * time.Hour,
 }
 
 // Outbound carries planned units (bubbles) to the delivery function, grouped
