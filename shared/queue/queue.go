@@ -105,8 +105,12 @@ func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, d ti
 		VisibilityTimeout: secs,
 	})
 	if err != nil {
-		var gone *types.ReceiptHandleIsInvalid
-		if errors.As(err, &gone) {
+		// ReceiptHandleIsInvalid: a handle never issued. MessageNotInflight:
+		// the API reference's error for a message no longer in flight
+		// (deleted, or received again), which fauxqs returns.
+		var invalid *types.ReceiptHandleIsInvalid
+		var notInflight *types.MessageNotInflight
+		if errors.As(err, &invalid) || errors.As(err, &notInflight) {
 			return fmt.Errorf("sqs change visibility: %w", ErrReceiptGone)
 		}
 		return fmt.Errorf("sqs change visibility: %w", err)
