@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -31,6 +32,10 @@ const (
 	// ContextStackName names the stack (two deployments in one account and
 	// region need two names).
 	ContextStackName = "parley:stackName"
+	// ContextEnv sets non-secret settings on every function: a JSON object
+	// of environment variables, e.g. -c 'parley:env={"PARLEY_BUBBLE_DELAY":"800ms"}'.
+	// Secret keys and the variables the stack itself sets are refused.
+	ContextEnv = "parley:env"
 )
 
 // Defaults.
@@ -61,6 +66,26 @@ type Config struct {
 	// AlarmEmail, when set, is subscribed to the alarm topic. Defaults to
 	// empty: no subscription.
 	AlarmEmail string
+	// Env holds non-secret settings (PARLEY_TRIAGE, PARLEY_BUBBLE_DELAY, …)
+	// set on every function; each function reads the ones it uses.
+	Env map[string]string
+}
+
+// envName is a plain environment variable name.
+var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+// reservedEnv is what Env may not set: secrets (they live in the secret),
+// and the variables the stack sets itself.
+func reservedEnv() map[string]string {
+	r := map[string]string{
+		resources.EnvTable: "set by the stack", resources.EnvInboundQueueURL: "set by the stack",
+		resources.EnvOutboundQueueURL: "set by the stack", resources.EnvSecretARN: "set by the stack",
+		EnvAgentURL: "use " + ContextAgentURL,
+	}
+	for _, k := range resources.SecretKeys() {
+		r[k] = "a secret: put it in the Secrets Manager secret"
+	}
+	return r
 }
 
 // WithDefaults returns c with empty fields set to their defaults.
@@ -91,6 +116,14 @@ func (c Config) Validate() error {
 	if c.AlarmEmail != "" {
 		if _, err := mail.ParseAddress(c.AlarmEmail); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", ContextAlarmEmail, err))
+		}
+	}
+	reserved := reservedEnv()
+	for k := range c.Env {
+		if !envName.MatchString(k) {
+			errs = append(errs, fmt.Errorf("%s: %q is not an environment variable name", ContextEnv, k))
+		} else if why, ok := reserved[k]; ok {
+			errs = append(errs, fmt.Errorf("%s: %s may not be set here (%s)", ContextEnv, k, why))
 		}
 	}
 	for _, fn := range resources.Functions() {
@@ -128,10 +161,46 @@ func ConfigFromContext(node constructs.Node) (Config, error) {
 		AgentURL:   str(ContextAgentURL),
 		AlarmEmail: str(ContextAlarmEmail),
 	}.WithDefaults()
+	env, err := envFromContext(node.TryGetContext(jsii.String(ContextEnv)))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.Env = env
 	if err := errors.Join(errs...); err != nil {
 		return c, err
 	}
 	return c, c.Validate()
+}
+
+// envFromContext reads ContextEnv: a JSON object in cdk.json, or its JSON
+// text from -c on the command line. Every value must be a string.
+func envFromContext(v any) (map[string]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if s, ok := v.(string); ok {
+		if strings.TrimSpace(s) == "" {
+			return nil, nil
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			return nil, fmt.Errorf("%s: want a JSON object of strings: %w", ContextEnv, err)
+		}
+		v = m
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: want a JSON object of strings, got %T", ContextEnv, v)
+	}
+	env := map[string]string{}
+	for k, val := range m {
+		s, ok := val.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s: want a string value, got %T", ContextEnv, k, val)
+		}
+		env[k] = s
+	}
+	return env, nil
 }
 
 // StackName is the stack name from context ContextStackName, defaulting to

@@ -28,6 +28,12 @@ func TestConfigValidate(t *testing.T) {
 			want: []string{ContextSecretARN}},
 		{name: "AgentNotAURL", cfg: Config{AssetDir: assets, AgentURL: "agent.example.com"}, want: []string{ContextAgentURL}},
 		{name: "BadEmail", cfg: Config{AssetDir: assets, AlarmEmail: "not an address"}, want: []string{ContextAlarmEmail}},
+		{name: "Settings", cfg: Config{AssetDir: assets, Env: map[string]string{"PARLEY_TRIAGE": `{"daily_cap":3}`, "SLACK_REPLY_IN_THREAD": "false"}}},
+		{name: "SecretAsSetting", cfg: Config{AssetDir: assets, Env: map[string]string{resources.SecretSlackBotToken: "xoxb-1"}},
+			want: []string{ContextEnv, resources.SecretSlackBotToken, "Secrets Manager"}},
+		{name: "StackOwnedSetting", cfg: Config{AssetDir: assets, Env: map[string]string{resources.EnvTable: "t", EnvAgentURL: "x"}},
+			want: []string{resources.EnvTable, ContextAgentURL}},
+		{name: "NotAVariableName", cfg: Config{AssetDir: assets, Env: map[string]string{"bad-name": "x"}}, want: []string{"bad-name"}},
 		{name: "EveryProblemAtOnce", cfg: Config{AssetDir: t.TempDir(), AgentURL: "ftp://x", AlarmEmail: "@"},
 			want: append([]string{ContextAgentURL, ContextAlarmEmail, "make build"}, functionNames()...)},
 	}
@@ -96,6 +102,20 @@ func TestConfigFromContext(t *testing.T) {
 	}
 	if c.AssetDir != assets || c.AgentURL != "https://agent.example.com" {
 		t.Errorf("config %+v", c)
+	}
+	// parley:env as an object (cdk.json) and as JSON text (-c).
+	for _, v := range []any{map[string]any{"PARLEY_BUBBLE_DELAY": "800ms"}, `{"PARLEY_BUBBLE_DELAY":"800ms"}`} {
+		envApp := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{ContextAssetDir: assets, ContextEnv: v}})
+		c, err := ConfigFromContext(envApp.Node())
+		if err != nil || c.Env["PARLEY_BUBBLE_DELAY"] != "800ms" {
+			t.Errorf("%s %T: env %v, err %v", ContextEnv, v, c.Env, err)
+		}
+	}
+	for _, v := range []any{`{"PARLEY_MAX_ATTEMPTS": 3}`, `not json`, 42} {
+		envApp := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{ContextAssetDir: assets, ContextEnv: v}})
+		if _, err := ConfigFromContext(envApp.Node()); err == nil || !strings.Contains(err.Error(), ContextEnv) {
+			t.Errorf("%s %v: err = %v, want a refusal naming the key", ContextEnv, v, err)
+		}
 	}
 	if got := StackName(app.Node()); got != DefaultStackName {
 		t.Errorf("stack name %s, want %s", got, DefaultStackName)

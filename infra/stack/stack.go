@@ -252,6 +252,9 @@ func (s *Stack) environment(fn resources.FunctionSpec, cfg Config) map[string]*s
 	for _, q := range uses(fn) {
 		env[q.EnvURL] = s.Queues[q.Name].QueueUrl()
 	}
+	for k, v := range cfg.Env {
+		env[k] = jsii.String(v)
+	}
 	for _, st := range settings {
 		for _, name := range st.functions {
 			if name == fn.Name {

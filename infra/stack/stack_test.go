@@ -586,6 +586,7 @@ func optionsFixture(t *testing.T) *fixture {
 			ContextAgentURL:   optAgentURL,
 			ContextAlarmEmail: optEmail,
 			ContextStackName:  optStack,
+			ContextEnv:        `{"PARLEY_BUBBLE_DELAY":"800ms","PARLEY_TRIAGE":"{\"quiet_hours\":\"22:00-07:00\"}"}`,
 		})
 	})
 	if optionsErr != nil {
@@ -612,7 +613,10 @@ func TestOptions(t *testing.T) {
 	}
 	for _, fn := range resources.Functions() {
 		env := props(fx.resource(t, fx.logicalID(fx.stack.Functions[fn.Name])))["Environment"].(map[string]any)["Variables"]
-		if want := wantEnvironment(fx, fn, optAgentURL); !equalJSON(env, want) {
+		want := wantEnvironment(fx, fn, optAgentURL)
+		want["PARLEY_BUBBLE_DELAY"] = "800ms"
+		want["PARLEY_TRIAGE"] = `{"quiet_hours":"22:00-07:00"}`
+		if !equalJSON(env, want) {
 			t.Errorf("%s environment:\n got %s\nwant %s", fn.Name, asJSON(env), asJSON(want))
 		}
 		if got := grants(t, fx, fx.logicalID(fx.stack.Functions[fn.Name].Role()))["secretsmanager:GetSecretValue"]; !slices.Equal(got, []string{asJSON(optSecretARN)}) {

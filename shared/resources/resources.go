@@ -161,6 +161,15 @@ const (
 	SecretGitHubWebhookSecret   = "GITHUB_WEBHOOK_SECRET"
 )
 
+// SecretKeys lists every secret key. None of them may ever be a plain
+// environment variable of a deployed function.
+func SecretKeys() []string {
+	return []string{
+		SecretTelegramBotToken, SecretTelegramWebhookSecret, SecretSlackSigningSecret, SecretSlackBotToken,
+		SecretAgentSecret, SecretEventsSecrets, SecretGitHubWebhookSecret,
+	}
+}
+
 // The consumers' timeouts size their queues' visibility timeouts.
 const (
 	turnTimeout     = 60 * time.Second
