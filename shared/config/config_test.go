@@ -1,0 +1,299 @@
+package config_test
+
+import (
+	"errors"
+	"log/slog"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/delivery"
+	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/resources"
+)
+
+// env is a Getenv over a map.
+func env(vars map[string]string) config.Getenv {
+	return func(k string) string { return vars[k] }
+}
+
+func TestFromEnvDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := config.FromEnv(env(nil))
+	if err != nil {
+		t.Fatalf("FromEnv with nothing set: %v", err)
+	}
+	// Each default as its field's comment documents it.
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"Table (no default)", c.Table, ""},
+		{"InboundQueueURL (no default)", c.InboundQueueURL, ""},
+		{"OutboundQueueURL (no default)", c.OutboundQueueURL, ""},
+		{"LogLevel", c.LogLevel, slog.LevelInfo},
+		{"DedupeTTL", c.DedupeTTL, 168 * time.Hour},
+		{"MaxBodyBytes", c.MaxBodyBytes, int64(1 << 20)},
+		{"Agent.URL (required by turn, no default)", c.Agent.URL, ""},
+		{"Agent.Timeout", c.Agent.Timeout, 25 * time.Second},
+		{"Envelope.Mode", c.Envelope.Mode, envelope.ModeStructured},
+		{"Envelope.MaxBubbles", c.Envelope.MaxBubbles, 4},
+		{"Envelope.MaxBubbleChars", c.Envelope.MaxBubbleChars, 1200},
+		{"Envelope.OnParseError", c.Envelope.OnParseError, envelope.PolicyFallbackText},
+		{"Envelope.ErrorMessage", c.Envelope.ErrorMessage, envelope.DefaultErrorMessage},
+		{"Delivery.BubbleDelay", c.Delivery.BubbleDelay, time.Second},
+		{"Delivery.MaxInlineWait", c.Delivery.MaxInlineWait, 5 * time.Second},
+		{"Delivery.SendTimeout", c.Delivery.SendTimeout, 10 * time.Second},
+		{"Delivery.Lease (2 x SendTimeout)", c.Delivery.Lease, 20 * time.Second},
+		{"Delivery.MaxAttempts", c.Delivery.MaxAttempts, 8},
+		{"Delivery.Unknown", c.Delivery.Unknown, delivery.UnknownHold},
+		{"Delivery.UnknownByPlatform", len(c.Delivery.UnknownByPlatform), 0},
+		// The adapters' clients apply their own base URL defaults
+		// (telegram.DefaultBaseURL, slack.DefaultBaseURL).
+		{"Telegram.APIBaseURL", c.Telegram.APIBaseURL, ""},
+		{"Slack.APIBaseURL", c.Slack.APIBaseURL, ""},
+		{"Slack.ReplyInThread", c.Slack.ReplyInThread, true},
+		{"Events.Secrets", len(c.Events.Secrets), 0},
+		{"Events.GitHubTarget", c.Events.GitHubTarget, ""},
+		{"Triage.Conversations", len(c.Triage.Conversations), 0},
+		{"Triage.Default.Cooldown", c.Triage.Default.Cooldown, time.Duration(0)},
+		{"Triage.Default.DailyCap", c.Triage.Default.DailyCap, 0},
+	}
+	for _, ck := range checks {
+		if ck.got != ck.want {
+			t.Errorf("%s = %v, want %v", ck.name, ck.got, ck.want)
+		}
+	}
+}
+
+func TestFromEnvReadsEveryVariable(t *testing.T) {
+	t.Parallel()
+	c, err := config.FromEnv(env(map[string]string{
+		resources.EnvTable:                    "parley-State",
+		resources.EnvInboundQueueURL:          "http://q/inbound.fifo",
+		resources.EnvOutboundQueueURL:         "http://q/outbound.fifo",
+		"PARLEY_LOG_LEVEL":                    "debug",
+		"PARLEY_DEDUPE_TTL":                   "72h",
+		"PARLEY_MAX_BODY_BYTES":               "4096",
+		"PARLEY_AGENT_URL":                    "builtin:echo",
+		resources.SecretAgentSecret:           "agent-secret",
+		"PARLEY_AGENT_TIMEOUT":                "9s",
+		"PARLEY_REPLY_MODE":                   "text",
+		"PARLEY_MAX_BUBBLES":                  "6",
+		"PARLEY_MAX_BUBBLE_CHARS":             "500",
+		"PARLEY_ON_PARSE_ERROR":               "error_message",
+		"PARLEY_ERROR_MESSAGE":                "Oops.",
+		"PARLEY_BUBBLE_DELAY":                 "250ms",
+		"PARLEY_SEND_TIMEOUT":                 "3s",
+		"PARLEY_MAX_ATTEMPTS":                 "2",
+		resources.SecretTelegramBotToken:      "7000000001:tok",
+		resources.SecretTelegramWebhookSecret: "tg-hook",
+		"TELEGRAM_API_BASE_URL":               "http://tg",
+		resources.SecretSlackSigningSecret:    "slack-sign",
+		resources.SecretSlackBotToken:         "xoxb-1",
+		"SLACK_API_BASE_URL":                  "http://slack",
+		"SLACK_REPLY_IN_THREAD":               "false",
+		resources.SecretEventsSecrets:         "whsec_a, whsec_b\tplain",
+		resources.SecretGitHubWebhookSecret:   "gh-secret",
+		"PARLEY_GITHUB_TARGET":                "telegram:1:2",
+		"PARLEY_TRIAGE":                       `{"cooldown":"10m","daily_cap":3}`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"Table", c.Table, "parley-State"},
+		{"InboundQueueURL", c.InboundQueueURL, "http://q/inbound.fifo"},
+		{"OutboundQueueURL", c.OutboundQueueURL, "http://q/outbound.fifo"},
+		{"LogLevel", c.LogLevel, slog.LevelDebug},
+		{"DedupeTTL", c.DedupeTTL, 72 * time.Hour},
+		{"MaxBodyBytes", c.MaxBodyBytes, int64(4096)},
+		{"Agent.URL", c.Agent.URL, "builtin:echo"},
+		{"Agent.Secret", c.Agent.Secret, "agent-secret"},
+		{"Agent.Timeout", c.Agent.Timeout, 9 * time.Second},
+		{"Envelope.Mode", c.Envelope.Mode, envelope.ModeText},
+		{"Envelope.MaxBubbles", c.Envelope.MaxBubbles, 6},
+		{"Envelope.MaxBubbleChars", c.Envelope.MaxBubbleChars, 500},
+		{"Envelope.OnParseError", c.Envelope.OnParseError, envelope.PolicyErrorMessage},
+		{"Envelope.ErrorMessage", c.Envelope.ErrorMessage, "Oops."},
+		{"Delivery.BubbleDelay", c.Delivery.BubbleDelay, 250 * time.Millisecond},
+		{"Delivery.SendTimeout", c.Delivery.SendTimeout, 3 * time.Second},
+		{"Delivery.Lease", c.Delivery.Lease, 6 * time.Second},
+		{"Delivery.MaxAttempts", c.Delivery.MaxAttempts, 2},
+		{"Telegram.BotToken", c.Telegram.BotToken, "7000000001:tok"},
+		{"Telegram.WebhookSecret", c.Telegram.WebhookSecret, "tg-hook"},
+		{"Telegram.APIBaseURL", c.Telegram.APIBaseURL, "http://tg"},
+		{"Slack.SigningSecret", c.Slack.SigningSecret, "slack-sign"},
+		{"Slack.BotToken", c.Slack.BotToken, "xoxb-1"},
+		{"Slack.APIBaseURL", c.Slack.APIBaseURL, "http://slack"},
+		{"Slack.ReplyInThread", c.Slack.ReplyInThread, false},
+		{"Events.Secrets", strings.Join(c.Events.Secrets, "|"), "whsec_a|whsec_b|plain"},
+		{"Events.GitHubSecret", c.Events.GitHubSecret, "gh-secret"},
+		{"Events.GitHubTarget", c.Events.GitHubTarget, "telegram:1:2"},
+		{"Triage.Default.Cooldown", c.Triage.Default.Cooldown, 10 * time.Minute},
+		{"Triage.Default.DailyCap", c.Triage.Default.DailyCap, 3},
+	}
+	for _, ck := range checks {
+		if ck.got != ck.want {
+			t.Errorf("%s = %v, want %v", ck.name, ck.got, ck.want)
+		}
+	}
+}
+
+func TestFromEnvReportsEveryMalformedValueAtOnce(t *testing.T) {
+	t.Parallel()
+	bad := map[string]string{
+		"PARLEY_LOG_LEVEL":           "loud",
+		"PARLEY_DEDUPE_TTL":          "a week",
+		"PARLEY_MAX_BODY_BYTES":      "-1",
+		"PARLEY_AGENT_TIMEOUT":       "25",
+		"PARLEY_MAX_BUBBLES":         "four",
+		"PARLEY_MAX_BUBBLE_CHARS":    "1.5",
+		"PARLEY_BUBBLE_DELAY":        "-1s",
+		"PARLEY_SEND_TIMEOUT":        "soon",
+		"PARLEY_MAX_ATTEMPTS":        "-3",
+		"SLACK_REPLY_IN_THREAD":      "sometimes",
+		"PARLEY_TRIAGE":              `{"cooldown":`,
+		"PARLEY_UNKNOWN_SEND_POLICY": "perhaps",
+	}
+	c, err := config.FromEnv(env(bad))
+	if err == nil {
+		t.Fatal("FromEnv accepted malformed values")
+	}
+	msg := err.Error()
+	for name, value := range bad {
+		if !strings.Contains(msg, name) {
+			t.Errorf("error does not name %s:\n%s", name, msg)
+		}
+		if name != "PARLEY_TRIAGE" && !strings.Contains(msg, value) {
+			t.Errorf("error does not quote %s's value %q:\n%s", name, value, msg)
+		}
+	}
+	if n := len(strings.Split(msg, "\n")); n < len(bad) {
+		t.Errorf("error has %d lines for %d malformed variables:\n%s", n, len(bad), msg)
+	}
+	// A malformed value falls back to its default rather than a zero.
+	if c.DedupeTTL != 168*time.Hour || c.Agent.Timeout != 25*time.Second || c.LogLevel != slog.LevelInfo || !c.Slack.ReplyInThread {
+		t.Errorf("malformed values did not fall back to defaults: %+v", c)
+	}
+
+	t.Run("EnvelopeSettingsAreValidatedToo", func(t *testing.T) {
+		t.Parallel()
+		_, err := config.FromEnv(env(map[string]string{
+			"PARLEY_REPLY_MODE":     "html",
+			"PARLEY_ON_PARSE_ERROR": "shrug",
+			"PARLEY_LOG_LEVEL":      "loud",
+		}))
+		if err == nil {
+			t.Fatal("FromEnv accepted a bad reply mode and parse-error policy")
+		}
+		for _, want := range []string{`"html"`, `"shrug"`, "PARLEY_LOG_LEVEL"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error does not mention %s:\n%v", want, err)
+			}
+		}
+	})
+}
+
+func TestFromEnvUnknownSendPolicy(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		value   string
+		def     delivery.UnknownPolicy
+		per     map[message.Platform]delivery.UnknownPolicy
+		invalid bool
+	}{
+		{value: "", def: delivery.UnknownHold},
+		{value: "hold", def: delivery.UnknownHold},
+		{value: "resend", def: delivery.UnknownResend},
+		{value: "hold,telegram=resend", def: delivery.UnknownHold, per: map[message.Platform]delivery.UnknownPolicy{message.Telegram: delivery.UnknownResend}},
+		{value: " resend , telegram = hold ,slack=resend ", def: delivery.UnknownResend, per: map[message.Platform]delivery.UnknownPolicy{message.Telegram: delivery.UnknownHold, message.Slack: delivery.UnknownResend}},
+		{value: "telegram=resend", def: delivery.UnknownHold, per: map[message.Platform]delivery.UnknownPolicy{message.Telegram: delivery.UnknownResend}},
+		{value: ",,resend,", def: delivery.UnknownResend},
+		{value: "maybe", invalid: true},
+		{value: "Resend", invalid: true},
+		{value: "hold,telegram=later", invalid: true},
+		{value: "telegram:resend", invalid: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.value, func(t *testing.T) {
+			t.Parallel()
+			c, err := config.FromEnv(env(map[string]string{"PARLEY_UNKNOWN_SEND_POLICY": tc.value}))
+			if tc.invalid {
+				if err == nil || !strings.Contains(err.Error(), "PARLEY_UNKNOWN_SEND_POLICY") {
+					t.Fatalf("err = %v, want an error naming PARLEY_UNKNOWN_SEND_POLICY", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Delivery.Unknown != tc.def {
+				t.Errorf("default policy = %q, want %q", c.Delivery.Unknown, tc.def)
+			}
+			if !maps.Equal(c.Delivery.UnknownByPlatform, tc.per) {
+				t.Errorf("per platform = %v, want %v", c.Delivery.UnknownByPlatform, tc.per)
+			}
+		})
+	}
+}
+
+func TestFromEnvNeverEchoesSecrets(t *testing.T) {
+	t.Parallel()
+	vars := map[string]string{}
+	var secrets []string
+	for _, name := range resources.SecretKeys() {
+		v := "s3cr3t-" + strings.ToLower(name) // distinctive, and odd enough to be "malformed"
+		vars[name] = v
+		secrets = append(secrets, v)
+	}
+	// Everything else malformed, so the error is as long as it gets.
+	for _, name := range []string{"PARLEY_LOG_LEVEL", "PARLEY_DEDUPE_TTL", "PARLEY_MAX_BODY_BYTES", "PARLEY_AGENT_TIMEOUT",
+		"PARLEY_MAX_BUBBLES", "PARLEY_MAX_BUBBLE_CHARS", "PARLEY_BUBBLE_DELAY", "PARLEY_SEND_TIMEOUT", "PARLEY_MAX_ATTEMPTS",
+		"SLACK_REPLY_IN_THREAD", "PARLEY_TRIAGE", "PARLEY_UNKNOWN_SEND_POLICY", "PARLEY_REPLY_MODE", "PARLEY_ON_PARSE_ERROR"} {
+		vars[name] = "x"
+	}
+	_, err := config.FromEnv(env(vars))
+	if err == nil {
+		t.Fatal("FromEnv accepted malformed values")
+	}
+	for _, s := range secrets {
+		if strings.Contains(err.Error(), s) {
+			t.Errorf("error holds a secret value %q:\n%v", s, err)
+		}
+	}
+}
+
+func TestRequire(t *testing.T) {
+	t.Parallel()
+	var empty config.Config
+	if err := empty.RequireStore(); err == nil || !strings.Contains(err.Error(), resources.EnvTable) {
+		t.Errorf("RequireStore on an empty config = %v, want an error naming %s", err, resources.EnvTable)
+	}
+	for _, q := range resources.Queues() {
+		if err := empty.RequireQueue(q); err == nil || !strings.Contains(err.Error(), q.EnvURL) {
+			t.Errorf("RequireQueue(%s) on an empty config = %v, want an error naming %s", q.Name, err, q.EnvURL)
+		}
+	}
+	full, err := config.FromEnv(env(map[string]string{
+		resources.EnvTable: "t", resources.EnvInboundQueueURL: "in", resources.EnvOutboundQueueURL: "out",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(full.RequireStore(), full.RequireQueue(resources.Inbound), full.RequireQueue(resources.Outbound)); err != nil {
+		t.Errorf("Require on a complete config: %v", err)
+	}
+	// Each queue checks its own URL.
+	onlyIn, _ := config.FromEnv(env(map[string]string{resources.EnvInboundQueueURL: "in"}))
+	if onlyIn.RequireQueue(resources.Inbound) != nil || onlyIn.RequireQueue(resources.Outbound) == nil {
+		t.Errorf("RequireQueue with only the inbound URL: inbound %v, outbound %v",
+			onlyIn.RequireQueue(resources.Inbound), onlyIn.RequireQueue(resources.Outbound))
+	}
+}
