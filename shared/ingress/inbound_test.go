@@ -1,0 +1,178 @@
+package ingress_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// humanEvent is a Telegram private-chat message.
+func humanEvent(id string) message.Event {
+	th := message.Thread{Platform: message.Telegram, Account: "7000000001", Chat: "42"}
+	return message.Event{
+		Platform: message.Telegram, Account: "7000000001", EventID: id, Kind: message.KindMessage,
+		Thread: th, Sender: message.Sender{ID: "42", Name: "Ada"}, Text: "hello " + id,
+		MessageID: "m" + id, ChatType: message.ChatPrivate, Time: t0,
+	}
+}
+
+// proactiveEvent is a Standard Webhooks event for the same conversation.
+func proactiveEvent(id string) message.Event {
+	ev := humanEvent(id)
+	ev.Platform, ev.Account, ev.Kind = message.Events, "events", message.KindProactive
+	ev.Sender = message.Sender{ID: "ci", IsBot: true}
+	ev.Data = map[string]any{"build": "failed", "n": 3.0}
+	return ev
+}
+
+func TestInboundRoundTrip(t *testing.T) {
+	t.Parallel()
+	for name, in := range map[string]ingress.Inbound{
+		"Message":  {Event: humanEvent("1")},
+		"Deferred": {Event: proactiveEvent("2"), NotBefore: t0.Add(8 * time.Hour)},
+		"Threaded": {Event: func() message.Event {
+			ev := humanEvent("3")
+			ev.Thread.Thread, ev.ChatType, ev.ReplyTo = "77", message.ChatGroup, "m2"
+			return ev
+		}()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			in.Version = "ignored: EncodeInbound sets it"
+			b, err := ingress.EncodeInbound(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ingress.DecodeInbound(b)
+			if err != nil {
+				t.Fatalf("DecodeInbound(%s): %v", b, err)
+			}
+			if got.Version != ingress.InboundVersion || !got.NotBefore.Equal(in.NotBefore) {
+				t.Fatalf("version %q, not_before %v", got.Version, got.NotBefore)
+			}
+			a, _ := json.Marshal(got.Event)
+			w, _ := json.Marshal(in.Event)
+			if !bytes.Equal(a, w) {
+				t.Fatalf("event changed in the round trip:\n got %s\nwant %s", a, w)
+			}
+			if in.NotBefore.IsZero() && bytes.Contains(b, []byte("not_before")) {
+				t.Fatalf("a zero NotBefore is written: %s", b)
+			}
+		})
+	}
+
+	t.Run("UnencodableDataIsAnError", func(t *testing.T) {
+		t.Parallel()
+		ev := proactiveEvent("4")
+		ev.Data = map[string]any{"f": func() {}}
+		if _, err := ingress.EncodeInbound(ingress.Inbound{Event: ev}); err == nil {
+			t.Fatal("EncodeInbound encoded a func")
+		}
+	})
+}
+
+func TestDecodeInboundRejects(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"NotJSON":      `hello`,
+		"Empty":        ``,
+		"NoVersion":    `{"event":{"platform":"telegram","event_id":"1"}}`,
+		"OtherVersion": `{"version":"parley.inbound.v2","event":{"platform":"telegram","event_id":"1"}}`,
+		"OutboundRef":  `{"version":"parley.outbound.v1","intent":"i","unit":"u"}`,
+		"NoEvent":      `{"version":"parley.inbound.v1"}`,
+		"NoEventID":    `{"version":"parley.inbound.v1","event":{"platform":"telegram"}}`,
+		"NoPlatform":   `{"version":"parley.inbound.v1","event":{"event_id":"1"}}`,
+		"BadTime":      `{"version":"parley.inbound.v1","event":{"platform":"telegram","event_id":"1","time":"yesterday"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := ingress.DecodeInbound([]byte(body)); err == nil {
+				t.Fatalf("DecodeInbound(%q) accepted it", body)
+			}
+		})
+	}
+}
+
+// FuzzDecodeInbound: any body is rejected with an error or decodes to a
+// complete message whose encoding is stable; never a panic.
+func FuzzDecodeInbound(f *testing.F) {
+	seed, _ := ingress.EncodeInbound(ingress.Inbound{Event: proactiveEvent("1"), NotBefore: t0})
+	f.Add(seed)
+	f.Add([]byte(`{"version":"parley.inbound.v1","event":{"platform":"telegram","event_id":"1","data":{"a":[1,{"b":null}]}}}`))
+	f.Add([]byte(`{"version":"parley.inbound.v1","event":{"platform":"x","event_id":"\u0000"},"not_before":"0001-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"version":"parley.inbound.v1","event":{"platform":"x","event_id":"1","time":"9999-12-31T23:59:59.999999999+14:00"}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, err := ingress.DecodeInbound(b)
+		if err != nil {
+			return
+		}
+		if in.Version != ingress.InboundVersion || in.Event.EventID == "" || in.Event.Platform == "" {
+			t.Fatalf("accepted an incomplete message: %+v", in)
+		}
+		enc, err := ingress.EncodeInbound(in)
+		if err != nil {
+			// Times outside what JSON can hold (year > 9999) decode from
+			// other layouts only; they must be refused, not panic.
+			return
+		}
+		again, err := ingress.DecodeInbound(enc)
+		if err != nil {
+			t.Fatalf("re-encoded message does not decode: %v\n%s", err, enc)
+		}
+		enc2, err := ingress.EncodeInbound(again)
+		if err != nil || !bytes.Equal(enc, enc2) {
+			t.Fatalf("encoding is not stable:\n%s\n%s (%v)", enc, enc2, err)
+		}
+	})
+}
+
+func TestStatusOf(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{ingress.ErrUnauthorized, http.StatusUnauthorized},
+		{ingress.ErrStale, http.StatusUnauthorized},
+		{ingress.ErrMalformed, http.StatusBadRequest},
+		{ingress.ErrMethod, http.StatusMethodNotAllowed},
+		{ingress.ErrTooLarge, http.StatusRequestEntityTooLarge},
+		{ingress.ErrUnprocessable, http.StatusUnprocessableEntity},
+		{fmt.Errorf("%w: missing X-Slack-Signature", ingress.ErrUnauthorized), http.StatusUnauthorized},
+		{fmt.Errorf("telegram: %w", fmt.Errorf("%w: not JSON", ingress.ErrMalformed)), http.StatusBadRequest},
+		{errors.Join(errors.New("other"), ingress.ErrUnprocessable), http.StatusUnprocessableEntity},
+		{errors.New("dynamodb unavailable"), 0},
+		{nil, 0},
+	}
+	for _, tc := range cases {
+		if got := ingress.StatusOf(tc.err); got != tc.want {
+			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestInboundGroup(t *testing.T) {
+	t.Parallel()
+	ev := humanEvent("1")
+	if got := ingress.InboundGroup(ev, ingress.Decision{Accepted: true}); got != "telegram:7000000001:42" {
+		t.Errorf("group = %q, want the thread key", got)
+	}
+	if got := ingress.InboundGroup(ev, ingress.Decision{Accepted: true, NotBefore: t0}); got != "telegram:7000000001:42#deferred" {
+		t.Errorf("deferred group = %q, want the thread key + #deferred", got)
+	}
+	ev.Thread.Thread = "77"
+	if got := ingress.InboundGroup(ev, ingress.Decision{}); !strings.HasSuffix(got, ":42:77") {
+		t.Errorf("threaded group = %q, want the thread's own key", got)
+	}
+}

@@ -1,0 +1,659 @@
+package ingress_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/parleyhq/parley/localstack/awsfault"
+	"github.com/parleyhq/parley/localstack/callcount"
+	"github.com/parleyhq/parley/localstack/emulatortest"
+	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/store/dynamostore"
+)
+
+func TestMain(m *testing.M) { emulatortest.Main(m) }
+
+// script is what a test request asks scriptReceiver to parse: the Parsed
+// value itself, as JSON.
+type script struct {
+	Reply   *ingress.Reply    `json:"reply,omitempty"`
+	Events  []message.Event   `json:"events,omitempty"`
+	Ignored []ingress.Ignored `json:"ignored,omitempty"`
+}
+
+// scriptReceiver is a platform whose requests carry their own parse result.
+// A request verifies when its X-Test-Signature header is "valid".
+type scriptReceiver struct {
+	// verifyErr, parseErr replace Verify's and Parse's answers.
+	verifyErr, parseErr error
+	verified            atomic.Int32
+}
+
+func (*scriptReceiver) Platform() message.Platform { return "test" }
+
+func (r *scriptReceiver) Verify(req *ingress.Request) error {
+	r.verified.Add(1)
+	if r.verifyErr != nil {
+		return r.verifyErr
+	}
+	if req.Header.Get("X-Test-Signature") != "valid" {
+		return fmt.Errorf("%w: bad X-Test-Signature", ingress.ErrUnauthorized)
+	}
+	return nil
+}
+
+func (r *scriptReceiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
+	if r.parseErr != nil {
+		return ingress.Parsed{}, r.parseErr
+	}
+	var s script
+	if err := json.Unmarshal(req.Body, &s); err != nil {
+		return ingress.Parsed{}, fmt.Errorf("%w: %v", ingress.ErrMalformed, err)
+	}
+	return ingress.Parsed{Reply: s.Reply, Events: s.Events, Ignored: s.Ignored}, nil
+}
+
+// handshakeReceiver answers a GET challenge before verification.
+type handshakeReceiver struct{ scriptReceiver }
+
+func (*handshakeReceiver) Handshake(req *ingress.Request) (*ingress.Reply, bool) {
+	if req.Method != http.MethodGet {
+		return nil, false
+	}
+	return &ingress.Reply{Status: http.StatusOK, ContentType: "text/plain", Body: []byte(req.Query.Get("hub.challenge"))}, true
+}
+
+// rig is one test's pipeline on its own table and queue, with every AWS
+// call counted and faults injectable.
+type rig struct {
+	t        *testing.T
+	env      *emulatortest.Env
+	pipeline *ingress.Pipeline
+	store    *dynamostore.Store
+	calls    *callcount.Counter
+	faults   *awsfault.Injector
+	logs     *bytes.Buffer
+	mu       sync.Mutex // guards logs
+}
+
+func newRig(t *testing.T, r ingress.Receiver) *rig {
+	t.Helper()
+	env := emulatortest.New(t)
+	b := &rig{t: t, env: env, faults: awsfault.New(), logs: &bytes.Buffer{}}
+	cfg := b.faults.Attach(env.AWS)
+	cfg, b.calls = callcount.Attach(cfg)
+	b.store = dynamostore.New(env.DynamoDB, env.Resources.Table)
+	b.pipeline = &ingress.Pipeline{
+		Receiver: r,
+		Claims:   dynamostore.New(app.NewDynamoDB(cfg), env.Resources.Table),
+		Queue:    queue.New(sqs.NewFromConfig(cfg), env.Resources.InboundURL),
+		Now:      func() time.Time { return t0 },
+		Log:      slog.New(slog.NewJSONHandler(lockedWriter{b}, nil)),
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("pipeline logs:\n%s", b.logText())
+		}
+	})
+	return b
+}
+
+type lockedWriter struct{ b *rig }
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.b.mu.Lock()
+	defer w.b.mu.Unlock()
+	return w.b.logs.Write(p)
+}
+
+func (b *rig) logText() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.logs.String()
+}
+
+// post serves one request through the pipeline.
+func (b *rig) post(body []byte, signed bool) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/test", bytes.NewReader(body))
+	if signed {
+		req.Header.Set("X-Test-Signature", "valid")
+	}
+	w := httptest.NewRecorder()
+	b.pipeline.ServeHTTP(w, req)
+	return w
+}
+
+func (b *rig) postScript(s script) *httptest.ResponseRecorder {
+	body, err := json.Marshal(s)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return b.post(body, true)
+}
+
+// awsCalls is how many AWS calls the pipeline made.
+func (b *rig) awsCalls() int {
+	n := 0
+	for _, c := range b.calls.Snapshot() {
+		n += c
+	}
+	return n
+}
+
+// queued receives every message on the inbound queue (deleting them).
+func (b *rig) queued() []queued {
+	b.t.Helper()
+	var out []queued
+	for {
+		res, err := b.env.SQS.ReceiveMessage(b.t.Context(), &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(b.env.Resources.InboundURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
+		})
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		if len(res.Messages) == 0 {
+			return out
+		}
+		for _, m := range res.Messages {
+			in, err := ingress.DecodeInbound([]byte(aws.ToString(m.Body)))
+			if err != nil {
+				b.t.Fatalf("queued message does not decode: %v", err)
+			}
+			out = append(out, queued{in: in, group: m.Attributes["MessageGroupId"], dedup: m.Attributes["MessageDeduplicationId"]})
+			if _, err := b.env.SQS.DeleteMessage(b.t.Context(), &sqs.DeleteMessageInput{QueueUrl: aws.String(b.env.Resources.InboundURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				b.t.Fatal(err)
+			}
+		}
+	}
+}
+
+type queued struct {
+	in           ingress.Inbound
+	group, dedup string
+}
+
+// claim reads an event's claim.
+func (b *rig) claim(ev message.Event) (store.Claim, error) {
+	return b.store.GetClaim(b.t.Context(), ev.Key(), t0)
+}
+
+// ack decodes a durable acknowledgement.
+type ack struct {
+	OK     bool `json:"ok"`
+	Events []struct {
+		EventID string `json:"event_id"`
+		Result  string `json:"result"`
+		Reason  string `json:"reason"`
+	} `json:"events"`
+}
+
+func decodeAck(t *testing.T, w *httptest.ResponseRecorder) ack {
+	t.Helper()
+	if w.Code != http.StatusOK || w.Header().Get(ingress.HeaderAck) != ingress.AckDurable {
+		t.Fatalf("status %d, %s %q: %s; want a durable 200", w.Code, ingress.HeaderAck, w.Header().Get(ingress.HeaderAck), w.Body)
+	}
+	var a ack
+	dec := json.NewDecoder(bytes.NewReader(w.Body.Bytes()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		t.Fatalf("ack body %s: %v", w.Body, err)
+	}
+	return a
+}
+
+func (a ack) results() string {
+	var parts []string
+	for _, e := range a.Events {
+		p := e.EventID + "=" + e.Result
+		if e.Reason != "" {
+			p += "(" + e.Reason + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestPipelineAcknowledges(t *testing.T) {
+	t.Parallel()
+
+	t.Run("DurableAckAfterEnqueue", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		ev1, ev2 := humanEvent("101"), humanEvent("102")
+		w := b.postScript(script{Events: []message.Event{ev1, ev2}, Ignored: []ingress.Ignored{{Reason: "edited", ID: "100"}}})
+		a := decodeAck(t, w)
+		if w.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("Content-Type %q", w.Header().Get("Content-Type"))
+		}
+		if !a.OK || a.results() != "100=ignored(edited) 101=enqueued 102=enqueued" {
+			t.Fatalf("ack = %s (ok %v)", a.results(), a.OK)
+		}
+		// "reason" is left out when there is none.
+		if strings.Count(w.Body.String(), `"reason"`) != 1 {
+			t.Errorf("ack body %s: want reason only on the ignored event", w.Body)
+		}
+		got := b.queued()
+		if len(got) != 2 {
+			t.Fatalf("queued %d messages, want 2", len(got))
+		}
+		for i, ev := range []message.Event{ev1, ev2} {
+			q := got[i]
+			if q.in.Event.Key() != ev.Key() || q.in.Event.Text != ev.Text || !q.in.NotBefore.IsZero() {
+				t.Errorf("message %d = %+v, want %s", i, q.in, ev.Key())
+			}
+			if q.group != ev.Thread.Key() || q.dedup != message.DedupID(ev.Key()) {
+				t.Errorf("message %d group %q dedup %q; want the thread key and DedupID(event key)", i, q.group, q.dedup)
+			}
+			c, err := b.claim(ev)
+			if err != nil || c.State != store.ClaimEnqueued || !c.ExpiresAt.Equal(t0.Add(7*24*time.Hour)) {
+				t.Errorf("claim of %s = %+v, %v; want enqueued, remembered 7 days", ev.EventID, c, err)
+			}
+		}
+	})
+
+	t.Run("NoEventsIsAnEmptyList", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		w := b.postScript(script{})
+		decodeAck(t, w)
+		if strings.TrimSpace(w.Body.String()) != `{"ok":true,"events":[]}` {
+			t.Fatalf("body = %s, want an empty events list, not null", w.Body)
+		}
+		if n := b.awsCalls(); n != 0 {
+			t.Fatalf("%d AWS calls for a request without events", n)
+		}
+	})
+
+	t.Run("RepeatIsADuplicate", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		ev := humanEvent("7")
+		decodeAck(t, b.postScript(script{Events: []message.Event{ev}}))
+		b.calls.Reset()
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "7=duplicate(duplicate)" {
+			t.Fatalf("repeat ack = %s", a.results())
+		}
+		if n := b.calls.Snapshot()["SQS.SendMessage"]; n != 0 {
+			t.Fatalf("the repeat was enqueued again (%d sends)", n)
+		}
+		if got := b.queued(); len(got) != 1 {
+			t.Fatalf("queued %d messages, want 1", len(got))
+		}
+	})
+
+	t.Run("HandshakeReplyWritesNothing", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		w := b.postScript(script{
+			Reply:  &ingress.Reply{Status: http.StatusOK, ContentType: "text/plain", Body: []byte("challenge-123")},
+			Events: []message.Event{humanEvent("1")}, // a Reply wins: nothing is stored
+		})
+		if w.Code != http.StatusOK || w.Body.String() != "challenge-123" || w.Header().Get("Content-Type") != "text/plain" {
+			t.Fatalf("handshake answer: %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body)
+		}
+		if w.Header().Get(ingress.HeaderAck) != ingress.AckHandshake {
+			t.Fatalf("%s = %q, want %q", ingress.HeaderAck, w.Header().Get(ingress.HeaderAck), ingress.AckHandshake)
+		}
+		if n := b.awsCalls(); n != 0 {
+			t.Fatalf("a handshake made %d AWS calls: %v", n, b.calls.Snapshot())
+		}
+	})
+
+	t.Run("HandshakeBeforeVerification", func(t *testing.T) {
+		t.Parallel()
+		r := &handshakeReceiver{}
+		b := newRig(t, r)
+		req := httptest.NewRequest(http.MethodGet, "/test?hub.challenge=1158201444", nil)
+		w := httptest.NewRecorder()
+		b.pipeline.ServeHTTP(w, req)
+		if w.Code != http.StatusOK || w.Body.String() != "1158201444" || w.Header().Get(ingress.HeaderAck) != ingress.AckHandshake {
+			t.Fatalf("challenge answer: %d %q %q", w.Code, w.Header().Get(ingress.HeaderAck), w.Body)
+		}
+		if r.verified.Load() != 0 || b.awsCalls() != 0 {
+			t.Fatalf("verified %d times, %d AWS calls; want neither", r.verified.Load(), b.awsCalls())
+		}
+	})
+
+	t.Run("BotSenderIgnoredWithoutWrites", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		bot := humanEvent("9")
+		bot.Sender.IsBot = true
+		a := decodeAck(t, b.postScript(script{Events: []message.Event{bot}}))
+		if a.results() != "9=ignored(bot)" {
+			t.Fatalf("ack = %s, want the bot's message ignored", a.results())
+		}
+		if n := b.awsCalls(); n != 0 {
+			t.Fatalf("a bot's message made %d AWS calls: %v", n, b.calls.Snapshot())
+		}
+	})
+
+	t.Run("ProactiveEventFromABotIsAccepted", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		ev := proactiveEvent("ci-1")
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "ci-1=enqueued" {
+			t.Fatalf("ack = %s: proactive events come from machines", a.results())
+		}
+	})
+}
+
+func TestPipelineFailures(t *testing.T) {
+	t.Parallel()
+
+	t.Run("SecondEnqueueFailsThenRetrySucceeds", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		sends := 0
+		fired := b.faults.Add(awsfault.Fault{Op: "SQS.SendMessage", Match: func(any) bool { sends++; return sends == 2 }})
+		ev1, ev2 := humanEvent("201"), humanEvent("202")
+		body, _ := json.Marshal(script{Events: []message.Event{ev1, ev2}})
+
+		w := b.post(body, true)
+		if w.Code != http.StatusServiceUnavailable || fired() != 1 {
+			t.Fatalf("status %d (fault fired %d times), want 503: the second event is not durable", w.Code, fired())
+		}
+		if w.Header().Get(ingress.HeaderAck) != "" {
+			t.Fatalf("a failed request carries %s: %q", ingress.HeaderAck, w.Header().Get(ingress.HeaderAck))
+		}
+		if c, err := b.claim(ev1); err != nil || c.State != store.ClaimEnqueued {
+			t.Fatalf("first event's claim = %+v, %v; want enqueued (durable)", c, err)
+		}
+		if c, err := b.claim(ev2); err != nil || c.State != store.ClaimPending || c.LeaseUntil.After(t0) {
+			t.Fatalf("second event's claim = %+v, %v; want released at once", c, err)
+		}
+
+		// The platform retries the same request.
+		a := decodeAck(t, b.post(body, true))
+		if a.results() != "201=duplicate(duplicate) 202=enqueued" {
+			t.Fatalf("retry ack = %s, want the first a duplicate and the second enqueued", a.results())
+		}
+		var keys []string
+		for _, q := range b.queued() {
+			keys = append(keys, q.in.Event.EventID)
+		}
+		if strings.Join(keys, ",") != "201,202" {
+			t.Fatalf("queued %v, want each event once, in order", keys)
+		}
+		if c, err := b.claim(ev2); err != nil || c.State != store.ClaimEnqueued || c.Attempts != 2 {
+			t.Fatalf("second event's claim = %+v, %v; want enqueued on its second attempt", c, err)
+		}
+	})
+
+	t.Run("ClaimFailureIs503", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		b.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem"})
+		if w := b.postScript(script{Events: []message.Event{humanEvent("1")}}); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503 when the claim cannot be written", w.Code)
+		}
+		if n := b.calls.Snapshot()["SQS.SendMessage"]; n != 0 {
+			t.Fatalf("enqueued %d times without a claim", n)
+		}
+	})
+
+	t.Run("ConcurrentDuplicateWhileTheFirstHoldsTheClaim", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		gate := &gatedQueue{next: b.pipeline.Queue, entered: make(chan struct{}), release: make(chan struct{})}
+		b.pipeline.Queue = gate
+		ev := humanEvent("301")
+		body, _ := json.Marshal(script{Events: []message.Event{ev}})
+
+		first := make(chan *httptest.ResponseRecorder)
+		go func() { first <- b.post(body, true) }()
+		select {
+		case <-gate.entered: // the first request holds the claim, mid-enqueue
+		case <-time.After(30 * time.Second):
+			t.Fatal("first request never reached the queue")
+		}
+		w := b.post(body, true)
+		if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "30" {
+			t.Fatalf("concurrent duplicate: status %d, Retry-After %q; want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+		}
+		if w.Header().Get(ingress.HeaderAck) != "" {
+			t.Fatalf("a 503 carries %s", ingress.HeaderAck)
+		}
+		close(gate.release)
+		if a := decodeAck(t, <-first); a.results() != "301=enqueued" {
+			t.Fatalf("first request ack = %s", a.results())
+		}
+		if a := decodeAck(t, b.post(body, true)); a.results() != "301=duplicate(duplicate)" {
+			t.Fatalf("later retry ack = %s", a.results())
+		}
+		if n := gate.sends.Load(); n != 1 {
+			t.Fatalf("enqueued %d times, want once", n)
+		}
+	})
+}
+
+// gatedQueue holds the first Send until released.
+type gatedQueue struct {
+	next             ingress.Enqueuer
+	entered, release chan struct{}
+	once             sync.Once
+	sends            atomic.Int32
+}
+
+func (g *gatedQueue) Send(ctx context.Context, m queue.Message) error {
+	g.sends.Add(1)
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.release
+	})
+	return g.next.Send(ctx, m)
+}
+
+func TestPipelineRefuses(t *testing.T) {
+	t.Parallel()
+	const marker = "BODY-MARKER-s3cret-text"
+	body := []byte(`{"events":[{"platform":"test","event_id":"1","text":"` + marker + `"}]}`)
+	cases := []struct {
+		name      string
+		verifyErr error
+		parseErr  error
+		unsigned  bool
+		want      int
+	}{
+		{name: "Unauthorized", verifyErr: fmt.Errorf("%w: wrong secret token", ingress.ErrUnauthorized), want: http.StatusUnauthorized},
+		{name: "Unsigned", unsigned: true, want: http.StatusUnauthorized},
+		{name: "Stale", verifyErr: fmt.Errorf("%w: timestamp 900 s old", ingress.ErrStale), want: http.StatusUnauthorized},
+		{name: "MalformedHeader", verifyErr: fmt.Errorf("%w: bad timestamp header", ingress.ErrMalformed), want: http.StatusBadRequest},
+		{name: "Method", verifyErr: fmt.Errorf("%w: GET", ingress.ErrMethod), want: http.StatusMethodNotAllowed},
+		{name: "MalformedBody", parseErr: fmt.Errorf("%w: update is not a JSON object", ingress.ErrMalformed), want: http.StatusBadRequest},
+		{name: "Unprocessable", parseErr: fmt.Errorf("%w: unknown target", ingress.ErrUnprocessable), want: http.StatusUnprocessableEntity},
+		{name: "TooLarge", parseErr: fmt.Errorf("%w: nested", ingress.ErrTooLarge), want: http.StatusRequestEntityTooLarge},
+		{name: "UnclassifiedParseError", parseErr: errors.New("parser confused"), want: http.StatusBadRequest},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := newRig(t, &scriptReceiver{verifyErr: tc.verifyErr, parseErr: tc.parseErr})
+			w := b.post(body, !tc.unsigned)
+			if w.Code != tc.want {
+				t.Fatalf("status %d, want %d", w.Code, tc.want)
+			}
+			if strings.Contains(w.Body.String(), marker) || strings.Contains(b.logText(), marker) {
+				t.Fatalf("the refusal echoes the request body: %q", w.Body)
+			}
+			if want := cmpOr(tc.verifyErr, tc.parseErr); want != nil && !strings.Contains(w.Body.String(), want.Error()) {
+				t.Errorf("body %q does not give the reason %q", w.Body, want)
+			}
+			if (tc.want == http.StatusMethodNotAllowed) != (w.Header().Get("Allow") == http.MethodPost) {
+				t.Errorf("Allow = %q", w.Header().Get("Allow"))
+			}
+			if w.Header().Get(ingress.HeaderAck) != "" {
+				t.Errorf("a refusal carries %s", ingress.HeaderAck)
+			}
+			if n := b.awsCalls(); n != 0 {
+				t.Fatalf("a refused request made %d AWS calls", n)
+			}
+		})
+	}
+
+	t.Run("BodyOverTheLimit", func(t *testing.T) {
+		t.Parallel()
+		r := &scriptReceiver{}
+		b := newRig(t, r)
+		b.pipeline.MaxBody = 64
+		w := b.post([]byte(strings.Repeat("x", 65)), true)
+		if w.Code != http.StatusRequestEntityTooLarge || !strings.Contains(w.Body.String(), "64") {
+			t.Fatalf("status %d %q, want 413 naming the limit", w.Code, w.Body)
+		}
+		if r.verified.Load() != 0 || b.awsCalls() != 0 {
+			t.Fatal("an oversized body went on to verification or AWS")
+		}
+		if w := b.post([]byte(`{"events":[]}`+strings.Repeat(" ", 64-13)), true); w.Code != http.StatusOK {
+			t.Fatalf("a body of exactly the limit: status %d", w.Code)
+		}
+	})
+}
+
+func cmpOr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// fakeTriage decides proactive events as told, recording reverts.
+type fakeTriage struct {
+	decision ingress.Decision
+	err      error
+	reverted atomic.Int32
+	admitted atomic.Int32
+}
+
+func (f *fakeTriage) Admit(context.Context, message.Event, time.Time) (ingress.Decision, error) {
+	f.admitted.Add(1)
+	d := f.decision
+	d.Revert = func(context.Context) error { f.reverted.Add(1); return nil }
+	return d, f.err
+}
+
+func TestPipelineTriage(t *testing.T) {
+	t.Parallel()
+
+	t.Run("SuppressedIsSettledNotEnqueued", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		b.pipeline.Triage = &fakeTriage{decision: ingress.Decision{Reason: "cooldown"}}
+		ev := proactiveEvent("s1")
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "s1=suppressed(cooldown)" {
+			t.Fatalf("ack = %s", a.results())
+		}
+		if c, err := b.claim(ev); err != nil || c.State != store.ClaimSuppressed || c.Reason != "cooldown" {
+			t.Fatalf("claim = %+v, %v; want suppressed for cooldown", c, err)
+		}
+		if n := b.calls.Snapshot()["SQS.SendMessage"]; n != 0 {
+			t.Fatalf("a suppressed event was enqueued")
+		}
+		// The suppression is remembered: a retry is a duplicate.
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "s1=duplicate(duplicate)" {
+			t.Fatalf("retry ack = %s", a.results())
+		}
+	})
+
+	t.Run("DeferredWaitsInItsOwnGroup", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		b.pipeline.Triage = &fakeTriage{decision: ingress.Decision{Accepted: true, NotBefore: t0.Add(9 * time.Hour)}}
+		ev := proactiveEvent("d1")
+		decodeAck(t, b.postScript(script{Events: []message.Event{ev}}))
+		got := b.queued()
+		if len(got) != 1 || !got[0].in.NotBefore.Equal(t0.Add(9*time.Hour)) || got[0].group != ev.Thread.Key()+"#deferred" {
+			t.Fatalf("queued %+v, want one deferred message in the thread's #deferred group", got)
+		}
+	})
+
+	t.Run("HumanMessagesSkipTriage", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		tr := &fakeTriage{decision: ingress.Decision{Reason: "quiet_hours"}}
+		b.pipeline.Triage = tr
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{humanEvent("h1")}})); a.results() != "h1=enqueued" || tr.admitted.Load() != 0 {
+			t.Fatalf("ack = %s, triage asked %d times", a.results(), tr.admitted.Load())
+		}
+	})
+
+	t.Run("EnqueueFailureRevertsTriage", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		tr := &fakeTriage{decision: ingress.Decision{Accepted: true}}
+		b.pipeline.Triage = tr
+		b.faults.Add(awsfault.Fault{Op: "SQS.SendMessage"})
+		ev := proactiveEvent("r1")
+		if w := b.postScript(script{Events: []message.Event{ev}}); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503", w.Code)
+		}
+		if tr.reverted.Load() != 1 {
+			t.Fatalf("triage reverted %d times, want once", tr.reverted.Load())
+		}
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "r1=enqueued" {
+			t.Fatalf("retry ack = %s", a.results())
+		}
+	})
+
+	t.Run("TriageFailureReleasesTheClaim", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		tr := &fakeTriage{err: errors.New("counter table unavailable")}
+		b.pipeline.Triage = tr
+		ev := proactiveEvent("e1")
+		if w := b.postScript(script{Events: []message.Event{ev}}); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503", w.Code)
+		}
+		if c, err := b.claim(ev); err != nil || c.State != store.ClaimPending || c.LeaseUntil.After(t0) {
+			t.Fatalf("claim = %+v, %v; want released", c, err)
+		}
+	})
+}
+
+// TestPipelineLogsNoText checks the decision lines carry keys, never the
+// message text.
+func TestPipelineLogsNoText(t *testing.T) {
+	t.Parallel()
+	b := newRig(t, &scriptReceiver{})
+	ev := humanEvent("l1")
+	ev.Text = "my password is hunter2"
+	decodeAck(t, b.postScript(script{Events: []message.Event{ev}}))
+	logs := b.logText()
+	if strings.Contains(logs, "hunter2") {
+		t.Fatalf("logs hold the message text:\n%s", logs)
+	}
+	var accepted bool
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if rec["msg"] == "event accepted" && rec["event_key"] == ev.Key() && rec["decision"] == "accepted" {
+			accepted = true
+		}
+	}
+	if !accepted {
+		t.Fatalf("no \"event accepted\" line with event_key and decision:\n%s", logs)
+	}
+}
