@@ -1,0 +1,512 @@
+package delivery_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/parleyhq/parley/localstack/emulatortest"
+	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/delivery"
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/store/dynamostore"
+)
+
+func TestMain(m *testing.M) { emulatortest.Main(m) }
+
+// t0 is millisecond-aligned: the store keeps times in milliseconds.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// clock is the processor's Now and Sleep: sleeping records the request and
+// moves time, never waits.
+type clock struct {
+	mu     sync.Mutex
+	now    time.Time
+	sleeps []time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Sleep(_ context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sleeps = append(c.sleeps, d)
+	c.now = c.now.Add(d)
+	return nil
+}
+
+// sender is a platform in pure Go: it records what it is asked to send and
+// answers with respond (nil: success with a receipt).
+type sender struct {
+	mu      sync.Mutex
+	caps    message.Capabilities
+	sent    []message.Outgoing
+	respond func(n int, m message.Outgoing) error
+}
+
+func (s *sender) Send(_ context.Context, m message.Outgoing) (message.Receipt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sent = append(s.sent, m)
+	if s.respond != nil {
+		if err := s.respond(len(s.sent), m); err != nil {
+			return message.Receipt{}, err
+		}
+	}
+	return message.Receipt{MessageIDs: []string{fmt.Sprint("pm-", len(s.sent))}}, nil
+}
+
+func (s *sender) Capabilities() message.Capabilities { return s.caps }
+
+func (s *sender) texts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, m := range s.sent {
+		out = append(out, m.Text)
+	}
+	return out
+}
+
+var thread = message.Thread{Platform: message.Telegram, Account: "7000000001", Chat: "42"}
+
+// setup is one test's processor on its own table, with a Telegram sender.
+type setup struct {
+	t      *testing.T
+	store  *dynamostore.Store
+	clock  *clock
+	sender *sender
+	p      *delivery.Processor
+	seq    int
+}
+
+func newSetup(t *testing.T, cfg delivery.Config) *setup {
+	t.Helper()
+	env := emulatortest.New(t)
+	s := &setup{t: t, store: dynamostore.New(env.DynamoDB, env.Resources.Table), clock: &clock{now: t0}, sender: &sender{caps: message.Capabilities{TextLimit: 4096}}}
+	s.p = &delivery.Processor{
+		Intents: s.store,
+		Senders: map[message.Platform]delivery.Sender{message.Telegram: s.sender},
+		Config:  cfg,
+		Now:     s.clock.Now,
+		Sleep:   s.clock.Sleep,
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	return s
+}
+
+// create persists an intent of units on th.
+func (s *setup) create(th message.Thread, units ...intent.Unit) intent.Intent {
+	s.t.Helper()
+	s.seq++
+	in := intent.Intent{ID: intent.IDFor(fmt.Sprint("evt#", s.t.Name(), s.seq)), Origin: "evt#1", Thread: th, Units: units, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+	if _, created, err := s.store.CreateIntent(s.t.Context(), in); err != nil || !created {
+		s.t.Fatalf("create intent: %v (created %v)", err, created)
+	}
+	return in
+}
+
+// handle delivers the record naming unit of in.
+func (s *setup) handle(in intent.Intent, unitID string) error {
+	return s.p.Handle(s.t.Context(), consumer.Record{SQSMessage: events.SQSMessage{MessageId: "m1", Body: string(intent.EncodeRef(in.ID, unitID))}})
+}
+
+func (s *setup) get(in intent.Intent) intent.Intent {
+	s.t.Helper()
+	got, err := s.store.GetIntent(s.t.Context(), in.ID)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return got
+}
+
+func pending(id string) intent.Unit {
+	return intent.Unit{ID: id, Text: "text " + id, State: message.UnitPending}
+}
+
+func retryAfter(err error) (time.Duration, bool) {
+	var re *consumer.RetryError
+	if errors.As(err, &re) {
+		return re.After, true
+	}
+	return 0, false
+}
+
+func states(in intent.Intent) string {
+	var parts []string
+	for _, u := range in.Units {
+		parts = append(parts, fmt.Sprintf("%s:%s@%d", u.ID, u.State, u.Attempt))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestDeliverInOrder(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{BubbleDelay: time.Second})
+	in := s.create(thread, pending("a#1"), pending("b#1"), pending("c#1"))
+	// The record names the last unit: every open unit before it goes first.
+	if err := s.handle(in, "c#1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.sender.texts(); !slices.Equal(got, []string{"text a#1", "text b#1", "text c#1"}) {
+		t.Fatalf("sent %v, want the units in order", got)
+	}
+	got := s.get(in)
+	if states(got) != "a#1:sent@1 b#1:sent@1 c#1:sent@1" {
+		t.Fatalf("units = %s", states(got))
+	}
+	if !slices.Equal(got.Units[2].Receipt, []string{"pm-3"}) || !got.Units[2].SentAt.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("c#1 receipt %v sent at %v", got.Units[2].Receipt, got.Units[2].SentAt)
+	}
+	// Paced: each unit waited the full delay after the one before.
+	if !slices.Equal(s.clock.sleeps, []time.Duration{time.Second, time.Second}) {
+		t.Errorf("sleeps = %v, want [1s 1s]", s.clock.sleeps)
+	}
+	if k := s.sender.sent[1].IdempotencyKey; k != intent.UnitKey(in.ID, "b#1") {
+		t.Errorf("idempotency key %q, want the unit key", k)
+	}
+	// A redelivery of any record sends nothing again.
+	if err := s.handle(in, "b#1"); err != nil || len(s.sender.texts()) != 3 {
+		t.Fatalf("redelivery: %v, sent %d in all", err, len(s.sender.texts()))
+	}
+}
+
+func TestPacing(t *testing.T) {
+	t.Parallel()
+
+	t.Run("SleepsTheRestOfTheBubbleDelay", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{BubbleDelay: time.Second})
+		a := pending("a#1")
+		a.State, a.Attempt, a.SentAt = message.UnitSent, 1, t0.Add(-300*time.Millisecond)
+		in := s.create(thread, a, pending("b#1"))
+		if err := s.handle(in, "b#1"); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.clock.sleeps, []time.Duration{700 * time.Millisecond}) {
+			t.Fatalf("sleeps = %v, want [700ms]: BubbleDelay minus the time since a#1 was sent", s.clock.sleeps)
+		}
+		if got := s.get(in); got.Units[1].State != message.UnitSent || !got.Units[1].SentAt.Equal(t0.Add(700*time.Millisecond)) {
+			t.Fatalf("b#1 = %s sent at %v", got.Units[1].State, got.Units[1].SentAt)
+		}
+	})
+
+	t.Run("DelayAlreadyOverDoesNotSleep", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{BubbleDelay: time.Second})
+		a := pending("a#1")
+		a.State, a.Attempt, a.SentAt = message.UnitSent, 1, t0.Add(-2*time.Second)
+		in := s.create(thread, a, pending("b#1"))
+		if err := s.handle(in, "b#1"); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.clock.sleeps) != 0 || len(s.sender.texts()) != 1 {
+			t.Fatalf("sleeps %v, sent %v; want b#1 sent at once", s.clock.sleeps, s.sender.texts())
+		}
+	})
+
+	t.Run("LongWaitParksTheMessage", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{BubbleDelay: 10 * time.Second, MaxInlineWait: 5 * time.Second})
+		a := pending("a#1")
+		a.State, a.Attempt, a.SentAt = message.UnitSent, 1, t0.Add(-time.Second)
+		in := s.create(thread, a, pending("b#1"))
+		err := s.handle(in, "b#1")
+		if d, ok := retryAfter(err); !ok || d != 9*time.Second {
+			t.Fatalf("Handle = %v, want a consumer.RetryError after 9s", err)
+		}
+		if len(s.clock.sleeps) != 0 || len(s.sender.texts()) != 0 {
+			t.Fatalf("slept %v, sent %v; a long wait parks instead", s.clock.sleeps, s.sender.texts())
+		}
+		if got := s.get(in); got.Units[1].State != message.UnitPending || got.Units[1].Attempt != 0 {
+			t.Fatalf("b#1 = %s@%d, want untouched", got.Units[1].State, got.Units[1].Attempt)
+		}
+	})
+}
+
+func TestFailures(t *testing.T) {
+	t.Parallel()
+
+	t.Run("OutOfAttemptsFailsWithTheLastClass", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		u := pending("a#1")
+		u.Attempt, u.FailureClass, u.FailureReason = 8, message.FailRateLimit, "429 too many requests"
+		in := s.create(thread, u, pending("b#1"))
+		if err := s.handle(in, "b#1"); err != nil {
+			t.Fatal(err)
+		}
+		got := s.get(in)
+		a := got.Units[0]
+		if a.State != message.UnitFailed || a.FailureClass != message.FailRateLimit || a.FailureReason != "out of attempts: 429 too many requests" {
+			t.Fatalf("a#1 = %s %s %q, want failed with its last class", a.State, a.FailureClass, a.FailureReason)
+		}
+		if !slices.Equal(s.sender.texts(), []string{"text b#1"}) {
+			t.Fatalf("sent %v, want only b#1: a#1 had no attempts left", s.sender.texts())
+		}
+	})
+
+	t.Run("LastAttemptFailingFailsTheUnit", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{MaxAttempts: 2})
+		s.sender.respond = func(int, message.Outgoing) error {
+			return &message.SendError{Class: message.FailTransient, Status: 502, Reason: "bad gateway"}
+		}
+		u := pending("a#1")
+		u.Attempt = 1
+		in := s.create(thread, u)
+		if err := s.handle(in, "a#1"); err != nil {
+			t.Fatalf("Handle = %v, want nil: the unit is settled", err)
+		}
+		if a := s.get(in).Units[0]; a.State != message.UnitFailed || a.Attempt != 2 || a.FailureClass != message.FailTransient || a.FailureReason != "out of attempts: bad gateway" {
+			t.Fatalf("a#1 = %+v", a)
+		}
+	})
+
+	t.Run("NoSenderForThePlatform", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		slackThread := message.Thread{Platform: message.Slack, Account: "T1", Chat: "C1"}
+		in := s.create(slackThread, pending("a#1"))
+		if err := s.handle(in, "a#1"); err != nil {
+			t.Fatal(err)
+		}
+		a := s.get(in).Units[0]
+		if a.State != message.UnitFailed || a.FailureClass != message.FailInvalidPayload || !strings.Contains(a.FailureReason, "no sender configured") {
+			t.Fatalf("a#1 = %s %s %q, want failed invalid_payload: no sender configured", a.State, a.FailureClass, a.FailureReason)
+		}
+	})
+
+	t.Run("LeasedByAnotherAttemptRetriesAtItsLeaseEnd", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		u := pending("a#1")
+		u.State, u.Attempt, u.LeaseUntil = message.UnitSending, 1, t0.Add(7*time.Second)
+		in := s.create(thread, u)
+		err := s.handle(in, "a#1")
+		if d, ok := retryAfter(err); !ok || d != 7*time.Second {
+			t.Fatalf("Handle = %v, want a retry after 7s (the lease's end)", err)
+		}
+		if len(s.sender.texts()) != 0 || s.get(in).Units[0].State != message.UnitSending {
+			t.Fatal("a unit leased by another attempt was touched")
+		}
+	})
+
+	t.Run("RateLimitParksExactlyRetryAfter", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		s.sender.respond = func(int, message.Outgoing) error {
+			return &message.SendError{Class: message.FailRateLimit, RetryAfter: 3 * time.Second, Status: 429, Reason: "too many requests"}
+		}
+		in := s.create(thread, pending("a#1"))
+		err := s.handle(in, "a#1")
+		if d, ok := retryAfter(err); !ok || d != 3*time.Second {
+			t.Fatalf("Handle = %v, want a retry after exactly 3s", err)
+		}
+		if a := s.get(in).Units[0]; a.State != message.UnitPending || a.Attempt != 1 || a.FailureClass != message.FailRateLimit {
+			t.Fatalf("a#1 = %s@%d %s, want back to pending with its failure", a.State, a.Attempt, a.FailureClass)
+		}
+	})
+
+	t.Run("TransientFailureBacksOff", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		s.sender.respond = func(int, message.Outgoing) error {
+			return &message.SendError{Class: message.FailTransient, Reason: "502"}
+		}
+		in := s.create(thread, pending("a#1"))
+		err := s.handle(in, "a#1")
+		if _, ok := retryAfter(err); err == nil || ok {
+			t.Fatalf("Handle = %v, want a plain error (the consumer's backoff)", err)
+		}
+	})
+
+	t.Run("PermanentFailureMovesOn", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		s.sender.respond = func(n int, _ message.Outgoing) error {
+			if n == 1 {
+				return &message.SendError{Class: message.FailPermission, Status: 403, Reason: "bot was blocked"}
+			}
+			return nil
+		}
+		in := s.create(thread, pending("a#1"), pending("b#1"))
+		if err := s.handle(in, "b#1"); err != nil {
+			t.Fatal(err)
+		}
+		got := s.get(in)
+		if states(got) != "a#1:failed@1 b#1:sent@1" || got.Units[0].FailureClass != message.FailPermission {
+			t.Fatalf("units = %s (%s), want a#1 failed and b#1 sent", states(got), got.Units[0].FailureClass)
+		}
+	})
+
+	t.Run("BadRecords", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		err := s.p.Handle(t.Context(), consumer.Record{SQSMessage: events.SQSMessage{Body: `{"version":"nope"}`}})
+		if d, ok := retryAfter(err); !ok || d != 0 || !errors.Is(err, intent.ErrBadRef) {
+			t.Fatalf("bad body: %v, want Retry(ErrBadRef, 0) (on to the DLQ)", err)
+		}
+		if err := s.handle(intent.Intent{ID: "missing"}, "a#1"); err != nil {
+			t.Fatalf("a ref to no intent: %v, want dropped", err)
+		}
+		in := s.create(thread, pending("a#1"))
+		if err := s.handle(in, "zz#1"); err != nil || len(s.sender.texts()) != 0 {
+			t.Fatalf("a ref to no unit: %v, sent %v; want dropped", err, s.sender.texts())
+		}
+	})
+}
+
+func TestUnknownOutcomes(t *testing.T) {
+	t.Parallel()
+
+	unknownThenPending := func(s *setup) intent.Intent {
+		u := pending("a#1")
+		u.State, u.Attempt, u.FailureClass, u.FailureReason = message.UnitUnknown, 1, message.FailUnknown, "timeout"
+		return s.create(thread, u, pending("b#1"))
+	}
+
+	t.Run("HeldUnderHold", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{Unknown: delivery.UnknownHold})
+		in := unknownThenPending(s)
+		if err := s.handle(in, "b#1"); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.sender.texts(), []string{"text b#1"}) {
+			t.Fatalf("sent %v, want only b#1: a#1 is held for an operator", s.sender.texts())
+		}
+		if got := s.get(in); states(got) != "a#1:unknown_after_send@1 b#1:sent@1" {
+			t.Fatalf("units = %s", states(got))
+		}
+	})
+
+	for name, cfg := range map[string]delivery.Config{
+		"ResentUnderResend":   {Unknown: delivery.UnknownResend},
+		"ResentByPlatform":    {Unknown: delivery.UnknownHold, UnknownByPlatform: map[message.Platform]delivery.UnknownPolicy{message.Telegram: delivery.UnknownResend}},
+		"ResentIfIdempotent":  {Unknown: delivery.UnknownHold},
+		"ResentOverPlatforms": {Unknown: delivery.UnknownResend, UnknownByPlatform: map[message.Platform]delivery.UnknownPolicy{message.Slack: delivery.UnknownHold}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newSetup(t, cfg)
+			s.sender.caps.Idempotent = name == "ResentIfIdempotent"
+			in := unknownThenPending(s)
+			if err := s.handle(in, "b#1"); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(s.sender.texts(), []string{"text a#1", "text b#1"}) {
+				t.Fatalf("sent %v, want a#1 resent, then b#1", s.sender.texts())
+			}
+			a := s.get(in).Units[0]
+			if a.State != message.UnitSent || a.Attempt != 2 || !a.Resent {
+				t.Fatalf("a#1 = %s@%d resent %v, want sent on attempt 2, marked resent", a.State, a.Attempt, a.Resent)
+			}
+		})
+	}
+
+	t.Run("PlatformHoldOverridesResend", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{Unknown: delivery.UnknownResend, UnknownByPlatform: map[message.Platform]delivery.UnknownPolicy{message.Telegram: delivery.UnknownHold}})
+		in := unknownThenPending(s)
+		if err := s.handle(in, "b#1"); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.sender.texts(), []string{"text b#1"}) {
+			t.Fatalf("sent %v, want a#1 held under telegram=hold", s.sender.texts())
+		}
+	})
+
+	t.Run("AbandonedSendBecomesUnknown", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		u := pending("a#1")
+		u.State, u.Attempt, u.LeaseUntil = message.UnitSending, 1, t0.Add(-time.Second)
+		in := s.create(thread, u, pending("b#1"))
+		if err := s.handle(in, "b#1"); err != nil {
+			t.Fatal(err)
+		}
+		got := s.get(in)
+		if states(got) != "a#1:unknown_after_send@1 b#1:sent@1" || got.Units[0].FailureReason != "abandoned mid-send" {
+			t.Fatalf("units = %s (%q), want a#1 unknown (held) and b#1 sent", states(got), got.Units[0].FailureReason)
+		}
+	})
+
+	t.Run("UnknownSendOutcomeIsHeld", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		s.sender.respond = func(n int, _ message.Outgoing) error {
+			if n == 1 {
+				return &message.SendError{Class: message.FailUnknown, Reason: "timeout after the request left"}
+			}
+			return nil
+		}
+		in := s.create(thread, pending("a#1"), pending("b#1"))
+		if err := s.handle(in, "b#1"); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.get(in); states(got) != "a#1:unknown_after_send@1 b#1:sent@1" {
+			t.Fatalf("units = %s", states(got))
+		}
+	})
+
+	t.Run("UnknownSendOutcomeUnderResendIsRetried", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{Unknown: delivery.UnknownResend})
+		s.sender.respond = func(n int, _ message.Outgoing) error {
+			if n == 1 {
+				return errors.New("connection reset") // unclassified: unknown
+			}
+			return nil
+		}
+		in := s.create(thread, pending("a#1"))
+		if err := s.handle(in, "a#1"); err == nil {
+			t.Fatal("Handle = nil, want an error so the record is retried")
+		}
+		if err := s.handle(in, "a#1"); err != nil {
+			t.Fatal(err)
+		}
+		if a := s.get(in).Units[0]; a.State != message.UnitSent || !a.Resent || a.Attempt != 2 {
+			t.Fatalf("a#1 = %s@%d resent %v", a.State, a.Attempt, a.Resent)
+		}
+	})
+}
+
+func TestConfig(t *testing.T) {
+	t.Parallel()
+	d := delivery.Config{}.WithDefaults()
+	if d.BubbleDelay != time.Second || d.MaxInlineWait != 5*time.Second || d.SendTimeout != 10*time.Second ||
+		d.Lease != 20*time.Second || d.MaxAttempts != 8 || d.Unknown != delivery.UnknownHold {
+		t.Fatalf("defaults = %+v", d)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+	bad := delivery.Config{
+		BubbleDelay: -time.Second, SendTimeout: 10 * time.Second, Lease: 10 * time.Second, MaxAttempts: -1,
+		Unknown: "maybe", UnknownByPlatform: map[message.Platform]delivery.UnknownPolicy{message.Slack: "later"},
+	}.WithDefaults()
+	err := bad.Validate()
+	if err == nil {
+		t.Fatal("Validate accepted a bad config")
+	}
+	for _, want := range []string{"bubble delay", "lease (10s) must exceed the send timeout (10s)", "max attempts", `"maybe"`, `"later"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not report %q:\n%v", want, err)
+		}
+	}
+}
