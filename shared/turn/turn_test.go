@@ -1,0 +1,496 @@
+package turn_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/parleyhq/parley/localstack/emulatortest"
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/store/dynamostore"
+	"github.com/parleyhq/parley/shared/turn"
+)
+
+func TestMain(m *testing.M) { emulatortest.Main(m) }
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeAgent answers turns in pure Go (the real HTTP client is tested in
+// package agent and end to end).
+type fakeAgent struct {
+	mu     sync.Mutex
+	calls  []agent.TurnRequest
+	answer func(req agent.TurnRequest) (agent.Reply, error)
+}
+
+func (a *fakeAgent) Call(_ context.Context, req agent.TurnRequest) (agent.Reply, error) {
+	a.mu.Lock()
+	a.calls = append(a.calls, req)
+	a.mu.Unlock()
+	return a.answer(req)
+}
+
+func (a *fakeAgent) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.calls)
+}
+
+// envelopeReply is a 200 with an openab.turn.v1 body.
+func envelopeReply(body string) func(agent.TurnRequest) (agent.Reply, error) {
+	return func(agent.TurnRequest) (agent.Reply, error) {
+		return agent.Reply{Status: http.StatusOK, ContentType: "application/json", Body: []byte(body)}, nil
+	}
+}
+
+func bubbles(n int) string {
+	var ms []string
+	for i := 1; i <= n; i++ {
+		ms = append(ms, fmt.Sprintf(`{"id":"b%d","text":"bubble %d"}`, i, i))
+	}
+	return `{"schema":"openab.turn.v1","messages":[` + strings.Join(ms, ",") + `]}`
+}
+
+// channel is a platform as the turn sees it.
+type channel struct{}
+
+func (channel) Capabilities() message.Capabilities {
+	return message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16}
+}
+
+// typingChannel has a typing indicator that always fails.
+type typingChannel struct {
+	channel
+	typed chan message.Thread
+}
+
+func (c typingChannel) Typing(_ context.Context, th message.Thread) error {
+	c.typed <- th
+	return errors.New("typing: 502")
+}
+
+// setup is one test's processor on its own table and outbound queue.
+type setup struct {
+	t     *testing.T
+	env   *emulatortest.Env
+	store *dynamostore.Store
+	agent *fakeAgent
+	p     *turn.Processor
+}
+
+func newSetup(t *testing.T, answer func(agent.TurnRequest) (agent.Reply, error)) *setup {
+	t.Helper()
+	env := emulatortest.New(t)
+	// app.NewDynamoDB: the client the functions use (no misfiring CRC32
+	// warning on every failed condition).
+	s := &setup{t: t, env: env, store: dynamostore.New(app.NewDynamoDB(env.AWS), env.Resources.Table), agent: &fakeAgent{answer: answer}}
+	s.p = &turn.Processor{
+		Claims:   s.store,
+		Intents:  s.store,
+		Outbox:   queue.New(env.SQS, env.Resources.OutboundURL),
+		Agent:    s.agent,
+		Channels: map[message.Platform]turn.Channel{message.Telegram: channel{}},
+		Now:      func() time.Time { return t0 },
+		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	return s
+}
+
+func event(id string) message.Event {
+	return message.Event{
+		Platform: message.Telegram, Account: "7000000001", EventID: id, Kind: message.KindMessage,
+		Thread: message.Thread{Platform: message.Telegram, Account: "7000000001", Chat: "42"},
+		Sender: message.Sender{ID: "42"}, Text: "hello", MessageID: "m" + id, ChatType: message.ChatPrivate, Time: t0,
+	}
+}
+
+func (s *setup) handle(in ingress.Inbound) error {
+	s.t.Helper()
+	body, err := ingress.EncodeInbound(in)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return s.p.Handle(s.t.Context(), consumer.Record{SQSMessage: events.SQSMessage{MessageId: "m1", Body: string(body)}})
+}
+
+func (s *setup) claim(ev message.Event) (store.Claim, error) {
+	return s.store.GetClaim(s.t.Context(), "turn#"+ev.Key(), t0)
+}
+
+func (s *setup) intent(ev message.Event) (intent.Intent, error) {
+	return s.store.GetIntent(s.t.Context(), intent.IDFor(ev.Key()))
+}
+
+// outbound takes every ref off the outbound queue, in order.
+func (s *setup) outbound() []intent.Ref {
+	s.t.Helper()
+	var refs []intent.Ref
+	for {
+		out, err := s.env.SQS.ReceiveMessage(s.t.Context(), &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(s.env.Resources.OutboundURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
+		})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			return refs
+		}
+		for _, m := range out.Messages {
+			r, err := intent.DecodeRef([]byte(aws.ToString(m.Body)))
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			if g := m.Attributes["MessageGroupId"]; g != "telegram:7000000001:42" {
+				s.t.Errorf("ref in group %q, want the thread key", g)
+			}
+			if d := m.Attributes["MessageDeduplicationId"]; d != message.DedupID(intent.UnitKey(r.Intent, r.Unit)) {
+				s.t.Errorf("ref dedup id %q, want DedupID of the unit key", d)
+			}
+			refs = append(refs, r)
+			if _, err := s.env.SQS.DeleteMessage(s.t.Context(), &sqs.DeleteMessageInput{QueueUrl: aws.String(s.env.Resources.OutboundURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				s.t.Fatal(err)
+			}
+		}
+	}
+}
+
+func retryAfter(err error) (time.Duration, bool) {
+	var re *consumer.RetryError
+	if errors.As(err, &re) {
+		return re.After, true
+	}
+	return 0, false
+}
+
+func unitIDs(refs []intent.Ref) string {
+	var ids []string
+	for _, r := range refs {
+		ids = append(ids, r.Unit)
+	}
+	return strings.Join(ids, ",")
+}
+
+func TestTurn(t *testing.T) {
+	t.Parallel()
+
+	t.Run("PlansPersistsThenEnqueues", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(2)))
+		ev := event("1")
+		ev.ChatType = message.ChatGroup
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		in, err := s.intent(ev)
+		if err != nil {
+			t.Fatalf("no intent persisted: %v", err)
+		}
+		if len(in.Units) != 2 || in.Units[0].ID != "b1#1" || in.Units[1].Text != "bubble 2" || in.Units[0].State != message.UnitPending {
+			t.Fatalf("units = %+v", in.Units)
+		}
+		if in.Units[0].ReplyTo != "m1" || in.Units[1].ReplyTo != "" {
+			t.Errorf("reply-to %q, %q; want the first unit quoting the group message", in.Units[0].ReplyTo, in.Units[1].ReplyTo)
+		}
+		if in.Origin != ev.Key() || in.Thread != ev.Thread || !in.ExpiresAt.Equal(t0.Add(30*24*time.Hour)) {
+			t.Errorf("intent origin %q, thread %+v, expires %v", in.Origin, in.Thread, in.ExpiresAt)
+		}
+		if refs := s.outbound(); unitIDs(refs) != "b1#1,b2#1" || refs[0].Intent != in.ID {
+			t.Fatalf("enqueued %v, want both units of the intent in order", refs)
+		}
+		if c, err := s.claim(ev); err != nil || c.State != store.ClaimDone {
+			t.Fatalf("claim = %+v, %v; want done", c, err)
+		}
+		req := s.agent.calls[0]
+		if req.TurnID != in.ID || req.ThreadKey != ev.Thread.Key() || req.Event.Key() != ev.Key() {
+			t.Errorf("agent request turn %q thread %q event %q", req.TurnID, req.ThreadKey, req.Event.Key())
+		}
+		// A redelivery after the claim is settled does nothing.
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
+			t.Fatalf("redelivery: %v, agent called %d times", err, s.agent.count())
+		}
+	})
+
+	t.Run("TypingIsBestEffort", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(1)))
+		ch := typingChannel{typed: make(chan message.Thread, 1)}
+		s.p.Channels[message.Telegram] = ch
+		ev := event("ty")
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			t.Fatalf("a failed typing indicator failed the turn: %v", err)
+		}
+		if th := <-ch.typed; th != ev.Thread {
+			t.Fatalf("typing shown in %+v", th)
+		}
+		if refs := s.outbound(); unitIDs(refs) != "b1#1" {
+			t.Fatalf("enqueued %v", refs)
+		}
+	})
+
+	t.Run("DeferredIsParked", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(1)))
+		for _, tc := range []struct {
+			notBefore time.Time
+			want      time.Duration
+		}{
+			{t0.Add(time.Hour), time.Hour},
+			{t0.Add(12 * time.Hour), 12 * time.Hour},
+			{t0.Add(48 * time.Hour), 12 * time.Hour}, // SQS parks a message at most 12 h
+		} {
+			ev := event("d1")
+			err := s.handle(ingress.Inbound{Event: ev, NotBefore: tc.notBefore})
+			if d, ok := retryAfter(err); !ok || d != tc.want {
+				t.Errorf("NotBefore now+%v: %v, want a retry after %v", tc.notBefore.Sub(t0), err, tc.want)
+			}
+			if _, err := s.claim(ev); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("a deferred turn claimed its event: %v", err)
+			}
+		}
+		if s.agent.count() != 0 {
+			t.Fatalf("agent called %d times for deferred turns", s.agent.count())
+		}
+		// Once its time has come, it runs.
+		if err := s.handle(ingress.Inbound{Event: event("d2"), NotBefore: t0.Add(-time.Minute)}); err != nil || s.agent.count() != 1 {
+			t.Fatalf("due turn: %v, agent calls %d", err, s.agent.count())
+		}
+	})
+
+	t.Run("SettledClaimSkipsTheAgent", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(1)))
+		ev := event("s1")
+		key := "turn#" + ev.Key()
+		if _, err := s.store.Claim(t.Context(), key, store.ClaimSpec{Owner: "earlier", Now: t0, Lease: time.Minute, TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.store.Settle(t.Context(), key, "earlier", store.ClaimDone, "", t0, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		if s.agent.count() != 0 {
+			t.Fatalf("agent called %d times for a settled turn", s.agent.count())
+		}
+		if refs := s.outbound(); len(refs) != 0 {
+			t.Fatalf("enqueued %v for a settled turn", refs)
+		}
+	})
+
+	t.Run("RunningElsewhereRetriesAtItsLeaseEnd", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(1)))
+		ev := event("r1")
+		if _, err := s.store.Claim(t.Context(), "turn#"+ev.Key(), store.ClaimSpec{Owner: "other", Now: t0, Lease: 40 * time.Second, TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		err := s.handle(ingress.Inbound{Event: ev})
+		if d, ok := retryAfter(err); !ok || d != 40*time.Second || s.agent.count() != 0 {
+			t.Fatalf("Handle = %v (agent calls %d), want a retry after the other turn's 40 s lease", err, s.agent.count())
+		}
+	})
+
+	t.Run("RerunAfterACrashOnlyEnqueues", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(3)))
+		ev := event("c1")
+		// An earlier attempt persisted its intent, then died holding the
+		// claim; its lease has ended.
+		in := intent.Intent{ID: intent.IDFor(ev.Key()), Origin: ev.Key(), Thread: ev.Thread, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
+			Units: []intent.Unit{{ID: "x#1", Text: "planned before", State: message.UnitPending}}}
+		if _, _, err := s.store.CreateIntent(t.Context(), in); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.store.Claim(t.Context(), "turn#"+ev.Key(), store.ClaimSpec{Owner: "dead", Now: t0.Add(-2 * time.Minute), Lease: time.Minute, TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		if s.agent.count() != 0 {
+			t.Fatalf("agent called %d times although the intent was persisted", s.agent.count())
+		}
+		if refs := s.outbound(); unitIDs(refs) != "x#1" {
+			t.Fatalf("enqueued %v, want the persisted plan", refs)
+		}
+	})
+}
+
+func TestTurnAgentFailures(t *testing.T) {
+	t.Parallel()
+
+	t.Run("PermanentErrorSettlesTheClaimFailed", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
+			return agent.Reply{}, &agent.Error{Kind: agent.KindPermanent, Status: http.StatusBadRequest, Err: agent.ErrStatus}
+		})
+		ev := event("p1")
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			t.Fatalf("Handle = %v, want nil: the thread moves on", err)
+		}
+		c, err := s.claim(ev)
+		if err != nil || c.State != store.ClaimFailed || c.Reason != "agent_status_400" {
+			t.Fatalf("claim = %+v, %v; want failed with agent_status_400", c, err)
+		}
+		if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("an intent was written for a refused turn: %v", err)
+		}
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
+			t.Fatalf("redelivery: %v, agent calls %d; want the failed turn skipped", err, s.agent.count())
+		}
+	})
+
+	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusGone} {
+		t.Run(fmt.Sprint("Misconfigured", status, "IsRetried"), func(t *testing.T) {
+			t.Parallel()
+			s := newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
+				return agent.Reply{}, &agent.Error{Kind: agent.KindPermanent, Status: status, Err: agent.ErrStatus}
+			})
+			ev := event("n1")
+			if err := s.handle(ingress.Inbound{Event: ev}); err == nil {
+				t.Fatal("Handle = nil, want an error: a misconfiguration must reach the DLQ, not be dropped")
+			}
+			c, err := s.claim(ev)
+			if err != nil || c.State != store.ClaimPending || !c.LeaseUntil.IsZero() {
+				t.Fatalf("claim = %+v, %v; want released for the retry", c, err)
+			}
+			if err := s.handle(ingress.Inbound{Event: ev}); err == nil || s.agent.count() != 2 {
+				t.Fatalf("retry: %v, agent calls %d; want the agent asked again", err, s.agent.count())
+			}
+		})
+	}
+
+	t.Run("TransientErrorRetriesAfterRetryAfter", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
+			return agent.Reply{}, &agent.Error{Kind: agent.KindTransient, Status: http.StatusServiceUnavailable, RetryAfter: 20 * time.Second, Err: agent.ErrStatus}
+		})
+		err := s.handle(ingress.Inbound{Event: event("t1")})
+		if d, ok := retryAfter(err); !ok || d != 20*time.Second {
+			t.Fatalf("Handle = %v, want a retry after the agent's 20 s", err)
+		}
+	})
+
+	t.Run("BadRecords", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(1)))
+		err := s.p.Handle(t.Context(), consumer.Record{SQSMessage: events.SQSMessage{Body: "{}"}})
+		if d, ok := retryAfter(err); !ok || d != 0 {
+			t.Fatalf("bad body: %v, want Retry(err, 0) (on to the DLQ)", err)
+		}
+		ev := event("x1")
+		ev.Platform, ev.Thread.Platform = message.Slack, message.Slack
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil || s.agent.count() != 0 {
+			t.Fatalf("no channel for the platform: %v, agent calls %d; want dropped", err, s.agent.count())
+		}
+	})
+}
+
+func TestTurnPlans(t *testing.T) {
+	t.Parallel()
+
+	// Over a limit the reply is rejected whole; the person still gets the
+	// configured error line, under every policy but silent.
+	for name, policy := range map[string]envelope.ParseErrorPolicy{
+		"OverLimitWithErrorMessageSendsOneErrorUnit": envelope.PolicyErrorMessage,
+		"OverLimitWithFallbackTextSendsOneErrorUnit": envelope.PolicyFallbackText,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newSetup(t, envelopeReply(bubbles(5))) // over the default 4
+			s.p.Config.Envelope = envelope.Config{OnParseError: policy, ErrorMessage: "Sorry, try again."}
+			ev := event("o1")
+			if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+				t.Fatal(err)
+			}
+			in, err := s.intent(ev)
+			if err != nil {
+				t.Fatalf("no intent: %v", err)
+			}
+			if len(in.Units) != 1 || in.Units[0].ID != "error#1" || in.Units[0].Text != "Sorry, try again." {
+				t.Fatalf("units = %+v, want the one error line and nothing of the reply", in.Units)
+			}
+			if refs := s.outbound(); unitIDs(refs) != "error#1" {
+				t.Fatalf("enqueued %v", refs)
+			}
+			if c, err := s.claim(ev); err != nil || c.State != store.ClaimDone {
+				t.Fatalf("claim = %+v, %v; want done", c, err)
+			}
+		})
+	}
+
+	t.Run("OverLimitUnderSilentSendsNothing", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(5)))
+		s.p.Config.Envelope = envelope.Config{OnParseError: envelope.PolicySilent}
+		ev := event("o2")
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("an over-limit plan was persisted: %v", err)
+		}
+		if c, err := s.claim(ev); err != nil || c.State != store.ClaimDone || c.Reason != "rejected" {
+			t.Fatalf("claim = %+v, %v; want done, rejected", c, err)
+		}
+	})
+
+	for name, answer := range map[string]func(agent.TurnRequest) (agent.Reply, error){
+		"SilentEnvelope": envelopeReply(`{"schema":"openab.turn.v1","messages":[{"id":"a","text":"never"}],"next":{"type":"silent"}}`),
+		"NoContent":      func(agent.TurnRequest) (agent.Reply, error) { return agent.Reply{Status: http.StatusNoContent}, nil },
+		"AcceptedAsync": func(agent.TurnRequest) (agent.Reply, error) {
+			return agent.Reply{Status: http.StatusAccepted, Accepted: true}, nil
+		},
+	} {
+		t.Run(name+"WritesNoIntent", func(t *testing.T) {
+			t.Parallel()
+			s := newSetup(t, answer)
+			ev := event("q1")
+			if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("an intent was written: %v", err)
+			}
+			if refs := s.outbound(); len(refs) != 0 {
+				t.Fatalf("enqueued %v", refs)
+			}
+			if c, err := s.claim(ev); err != nil || c.State != store.ClaimDone {
+				t.Fatalf("claim = %+v, %v; want done", c, err)
+			}
+		})
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
+	c := turn.Config{}.WithDefaults()
+	if c.ClaimTTL != 7*24*time.Hour || c.ClaimLease != 90*time.Second || c.IntentTTL != 30*24*time.Hour || c.TypingTimeout != 2*time.Second {
+		t.Fatalf("defaults = %+v", c)
+	}
+	if c.Envelope.MaxBubbles != envelope.DefaultMaxBubbles {
+		t.Fatalf("envelope defaults not applied: %+v", c.Envelope)
+	}
+}
