@@ -130,6 +130,39 @@ func TestSend(t *testing.T) {
 		}
 	})
 
+	t.Run("SendBatchStopsAtARefusedEntry", func(t *testing.T) {
+		t.Parallel()
+		env := emulatortest.New(t)
+		q := queue.New(env.SQS, env.Resources.OutboundURL)
+		var msgs []queue.Message
+		for i := range 25 {
+			body := fmt.Sprint(i)
+			if i == 12 {
+				body = "nul \x00 is not allowed in SQS" // refused per entry
+			}
+			msgs = append(msgs, queue.Message{Group: fmt.Sprint("g", i), Dedup: fmt.Sprint("d", i), Body: []byte(body)})
+		}
+		err := q.SendBatch(t.Context(), msgs)
+		var be *queue.BatchError
+		if !errors.As(err, &be) || be.Failed != 1 || be.Code != "InvalidMessageContents" || !be.SenderFault {
+			t.Fatalf("SendBatch = %v (%+v), want a BatchError for the one refused entry", err, be)
+		}
+		got := map[string]bool{}
+		for _, m := range drain(t, env.SQS, env.Resources.OutboundURL) {
+			got[m.body] = true
+		}
+		for i := range 10 {
+			if !got[fmt.Sprint(i)] {
+				t.Errorf("message %d of the first request missing", i)
+			}
+		}
+		for i := 20; i < 25; i++ {
+			if got[fmt.Sprint(i)] {
+				t.Errorf("message %d sent after a request with a refused entry", i)
+			}
+		}
+	})
+
 	t.Run("SendBatchOfNothingSendsNothing", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
