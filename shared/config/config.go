@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -197,7 +198,17 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.Triage = p.triage("PARLEY_TRIAGE")
 	c.Delivery.Unknown, c.Delivery.UnknownByPlatform = p.unknownPolicy("PARLEY_UNKNOWN_SEND_POLICY")
 	c.Delivery = c.Delivery.WithDefaults()
-	if err := c.Envelope.Validate(); err != nil {
+	// Name the variable, not only the value, for the two enumerations.
+	envelopeOK := true
+	if m := c.Envelope.Mode; m != envelope.ModeStructured && m != envelope.ModeText {
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_REPLY_MODE: want structured or text, got %q", m))
+		envelopeOK = false
+	}
+	if pol := c.Envelope.OnParseError; pol != envelope.PolicyFallbackText && pol != envelope.PolicyErrorMessage && pol != envelope.PolicySilent {
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_ON_PARSE_ERROR: want fallback_text, error_message or silent, got %q", pol))
+		envelopeOK = false
+	}
+	if err := c.Envelope.Validate(); envelopeOK && err != nil {
 		p.errs = append(p.errs, err)
 	}
 	if err := c.Delivery.Validate(); err != nil {
@@ -300,6 +311,9 @@ func (p *parser) triage(name string) triage.Config {
 	return c
 }
 
+// sendPlatforms are the platforms with a send half.
+var sendPlatforms = []message.Platform{message.Telegram, message.Slack}
+
 // unknownPolicy reads "hold", "resend", or per platform
 // "resend,telegram=hold,slack=resend" (a bare word sets the default).
 func (p *parser) unknownPolicy(name string) (delivery.UnknownPolicy, map[message.Platform]delivery.UnknownPolicy) {
@@ -324,10 +338,15 @@ func (p *parser) unknownPolicy(name string) (delivery.UnknownPolicy, map[message
 			def = policy
 			continue
 		}
+		platform := message.Platform(strings.TrimSpace(plat))
+		if !slices.Contains(sendPlatforms, platform) {
+			p.errs = append(p.errs, fmt.Errorf("%s: %q names no platform Parley sends to (want one of %v)", name, part, sendPlatforms))
+			continue
+		}
 		if per == nil {
 			per = map[message.Platform]delivery.UnknownPolicy{}
 		}
-		per[message.Platform(strings.TrimSpace(plat))] = policy
+		per[platform] = policy
 	}
 	return def, per
 }

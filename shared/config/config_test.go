@@ -193,7 +193,7 @@ func TestFromEnvReportsEveryMalformedValueAtOnce(t *testing.T) {
 		if err == nil {
 			t.Fatal("FromEnv accepted a bad reply mode and parse-error policy")
 		}
-		for _, want := range []string{`"html"`, `"shrug"`, "PARLEY_LOG_LEVEL"} {
+		for _, want := range []string{`PARLEY_REPLY_MODE: want structured or text, got "html"`, `PARLEY_ON_PARSE_ERROR`, `"shrug"`, "PARLEY_LOG_LEVEL"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error does not mention %s:\n%v", want, err)
 			}
@@ -220,6 +220,8 @@ func TestFromEnvUnknownSendPolicy(t *testing.T) {
 		{value: "Resend", invalid: true},
 		{value: "hold,telegram=later", invalid: true},
 		{value: "telegram:resend", invalid: true},
+		{value: "telgram=resend", invalid: true},
+		{value: "=resend", invalid: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.value, func(t *testing.T) {
