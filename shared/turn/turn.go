@@ -234,6 +234,17 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	if plan.Problem != nil {
 		log.Warn("agent reply was not a valid envelope", "policy", string(plan.Outcome), "problem", plan.Problem.Error())
 	}
+	switch n := plan.Next; n.Type {
+	case envelope.NextTool:
+		// A proposal only: Parley never executes tools.
+		name := ""
+		if n.Tool != nil {
+			name = n.Tool.Name
+		}
+		log.Info("agent proposed a tool call; recorded, not executed", "next", string(n.Type), "tool", name)
+	case envelope.NextWait, envelope.NextAsk:
+		log.Info("agent next step recorded", "next", string(n.Type))
+	}
 	units := make([]intent.Unit, len(plan.Units))
 	for i, u := range plan.Units {
 		units[i] = intent.Unit{ID: u.ID, Text: u.Text, State: message.UnitPending}
