@@ -177,8 +177,8 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event, now time.Time) (Result, string, error) {
 	log = log.With("event_key", ev.Key(), "thread_key", ev.Thread.Key(), "kind", string(ev.Kind))
 	if ev.Sender.IsBot && !ev.Proactive() {
-		log.Info("event ignored", "decision", ResultIgnored, "reason", "bot")
-		return ResultIgnored, "bot", nil
+		log.Info("event ignored", "decision", ResultIgnored, "reason", IgnoredBot)
+		return ResultIgnored, IgnoredBot, nil
 	}
 	ttl := cmp.Or(p.DedupeTTL, 7*24*time.Hour)
 	owner := store.NewOwner()

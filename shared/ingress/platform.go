@@ -61,6 +61,16 @@ type Parsed struct {
 	Ignored []Ignored
 }
 
+// Stable reasons for dropped updates (Ignored.Reason), shared by every
+// receiver so logs and dashboards read the same words for every platform.
+const (
+	IgnoredBot         = "bot"
+	IgnoredEdited      = "edited"
+	IgnoredDeleted     = "deleted"
+	IgnoredNoText      = "no_text"
+	IgnoredUnsupported = "unsupported"
+)
+
 // Ignored is a dropped update.
 type Ignored struct {
 	// Reason is a stable, loggable word.

@@ -74,7 +74,7 @@ func FuzzReceiverParse(f *testing.F) {
 		}
 		for _, ig := range p.Ignored {
 			switch ig.Reason {
-			case reasonBot, reasonEdited, reasonDeleted, reasonNoText, reasonUnsupported:
+			case ingress.IgnoredBot, ingress.IgnoredEdited, ingress.IgnoredDeleted, ingress.IgnoredNoText, ingress.IgnoredUnsupported:
 			default:
 				t.Fatalf("unknown ignore reason %q", ig.Reason)
 			}

@@ -27,15 +27,6 @@ const (
 // before it is refused as a replay.
 const MaxSkew = 5 * time.Minute
 
-// Ignored reasons (ingress.Ignored.Reason).
-const (
-	reasonBot         = "bot"
-	reasonEdited      = "edited"
-	reasonDeleted     = "deleted"
-	reasonNoText      = "no_text"
-	reasonUnsupported = "unsupported"
-)
-
 var _ ingress.Receiver = (*Receiver)(nil)
 
 // Receiver is the receive half of the Slack adapter.
@@ -160,7 +151,7 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 	case SlackTypeEventCallback:
 	default:
 		// app_rate_limited and whatever Slack adds later.
-		return ignore(reasonUnsupported)
+		return ignore(ingress.IgnoredUnsupported)
 	}
 
 	if len(env.Event) == 0 || env.Event[0] != '{' {
@@ -173,7 +164,7 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 		return ingress.Parsed{}, fmt.Errorf("%w: slack event does not decode", ingress.ErrMalformed)
 	}
 	if kind.Type != SlackEventMessage && kind.Type != SlackEventAppMention {
-		return ignore(reasonUnsupported)
+		return ignore(ingress.IgnoredUnsupported)
 	}
 	var ev SlackMessageEvent
 	if err := json.Unmarshal(env.Event, &ev); err != nil {
@@ -187,19 +178,19 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 	switch ev.Subtype {
 	case "", SlackSubtypeThreadBroadcast, SlackSubtypeFileShare:
 	case SlackSubtypeBotMessage:
-		return ignore(reasonBot)
+		return ignore(ingress.IgnoredBot)
 	case SlackSubtypeMessageChanged:
-		return ignore(reasonEdited)
+		return ignore(ingress.IgnoredEdited)
 	case SlackSubtypeMessageDeleted:
-		return ignore(reasonDeleted)
+		return ignore(ingress.IgnoredDeleted)
 	default:
-		return ignore(reasonUnsupported)
+		return ignore(ingress.IgnoredUnsupported)
 	}
 	if ev.BotID != "" || (botUser != "" && ev.User == botUser) {
-		return ignore(reasonBot)
+		return ignore(ingress.IgnoredBot)
 	}
 	if ev.User == "" {
-		return ignore(reasonUnsupported)
+		return ignore(ingress.IgnoredUnsupported)
 	}
 
 	team := env.TeamID
@@ -211,7 +202,7 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 	}
 	text := stripMention(ev.Text, botUser)
 	if strings.TrimSpace(text) == "" {
-		return ignore(reasonNoText)
+		return ignore(ingress.IgnoredNoText)
 	}
 
 	// app_mention carries no channel_type; DM channel ids start with D.

@@ -63,7 +63,7 @@ func FuzzReceiverParse(f *testing.F) {
 		}
 		for _, ig := range p.Ignored {
 			switch ig.Reason {
-			case reasonBot, reasonEdited, reasonNoText, reasonUnsupported:
+			case ingress.IgnoredBot, ingress.IgnoredEdited, ingress.IgnoredNoText, ingress.IgnoredUnsupported:
 			default:
 				t.Fatalf("unknown ignore reason %q", ig.Reason)
 			}

@@ -19,14 +19,6 @@ import (
 // SecretHeader carries the secret_token given to setWebhook on every update.
 const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
 
-// Ignored reasons (ingress.Ignored.Reason).
-const (
-	reasonBot         = "bot"
-	reasonEdited      = "edited"
-	reasonNoText      = "no_text"
-	reasonUnsupported = "unsupported"
-)
-
 var _ ingress.Receiver = (*Receiver)(nil)
 
 // Receiver is the receive half of the Telegram adapter: it checks the webhook
@@ -166,18 +158,18 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 	m := u.Message
 	switch {
 	case u.EditedMessage != nil, u.EditedChannelPost != nil:
-		return ignore(reasonEdited)
+		return ignore(ingress.IgnoredEdited)
 	case m == nil, m.IsAutomaticForward:
-		return ignore(reasonUnsupported)
+		return ignore(ingress.IgnoredUnsupported)
 	case m.From != nil && m.From.IsBot:
-		return ignore(reasonBot)
+		return ignore(ingress.IgnoredBot)
 	}
 	text := m.Text
 	if text == "" {
 		text = m.Caption
 	}
 	if text == "" {
-		return ignore(reasonNoText)
+		return ignore(ingress.IgnoredNoText)
 	}
 
 	thread := message.Thread{
