@@ -129,6 +129,12 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// Every platform delivers events by POST; a GET is only ever a
+	// handshake, answered above. Refused here once, for every receiver.
+	if r.Method != http.MethodPost {
+		p.refuse(w, log, fmt.Errorf("%w: webhooks are POST, got %s", ErrMethod, r.Method))
+		return
+	}
 	if err := p.Receiver.Verify(req); err != nil {
 		p.refuse(w, log, err)
 		return

@@ -479,7 +479,6 @@ func TestPipelineRefuses(t *testing.T) {
 		{name: "Unsigned", unsigned: true, want: http.StatusUnauthorized},
 		{name: "Stale", verifyErr: fmt.Errorf("%w: timestamp 900 s old", ingress.ErrStale), want: http.StatusUnauthorized},
 		{name: "MalformedHeader", verifyErr: fmt.Errorf("%w: bad timestamp header", ingress.ErrMalformed), want: http.StatusBadRequest},
-		{name: "Method", verifyErr: fmt.Errorf("%w: GET", ingress.ErrMethod), want: http.StatusMethodNotAllowed},
 		{name: "MalformedBody", parseErr: fmt.Errorf("%w: update is not a JSON object", ingress.ErrMalformed), want: http.StatusBadRequest},
 		{name: "Unprocessable", parseErr: fmt.Errorf("%w: unknown target", ingress.ErrUnprocessable), want: http.StatusUnprocessableEntity},
 		{name: "TooLarge", parseErr: fmt.Errorf("%w: nested", ingress.ErrTooLarge), want: http.StatusRequestEntityTooLarge},
@@ -551,6 +550,32 @@ func (f *fakeTriage) Admit(context.Context, message.Event, time.Time) (ingress.D
 	d := f.decision
 	d.Revert = func(context.Context) error { f.reverted.Add(1); return nil }
 	return d, f.err
+}
+
+// TestPipelineRefusesOtherMethods: every method but POST is refused once, by
+// the pipeline, before any receiver looks at the request, and writes nothing.
+func TestPipelineRefusesOtherMethods(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			r := &scriptReceiver{}
+			b := newRig(t, r)
+			req := httptest.NewRequest(method, "/test", strings.NewReader(`{"events":[]}`))
+			req.Header.Set("X-Test-Signature", "valid")
+			w := httptest.NewRecorder()
+			b.pipeline.ServeHTTP(w, req)
+			if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != http.MethodPost {
+				t.Fatalf("status %d, Allow %q; want 405 with Allow: POST", w.Code, w.Header().Get("Allow"))
+			}
+			if !strings.Contains(w.Body.String(), method) {
+				t.Errorf("body %q does not name the method", w.Body)
+			}
+			if r.verified.Load() != 0 || b.awsCalls() != 0 {
+				t.Fatalf("verify ran %d times, %d AWS calls; want none", r.verified.Load(), b.awsCalls())
+			}
+		})
+	}
 }
 
 func TestPipelineTriage(t *testing.T) {

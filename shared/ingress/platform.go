@@ -25,8 +25,9 @@ type Request struct {
 type Receiver interface {
 	// Platform names the platform.
 	Platform() message.Platform
-	// Verify authenticates r from its headers and raw body. Failures wrap
-	// ErrUnauthorized, ErrStale, ErrMalformed or ErrMethod.
+	// Verify authenticates r from its headers and raw body. The pipeline
+	// has already refused every method but POST. Failures wrap
+	// ErrUnauthorized, ErrStale or ErrMalformed.
 	Verify(r *Request) error
 	// Parse decodes a verified request. Failures wrap ErrMalformed (or
 	// ErrUnprocessable); they must never panic, whatever the body.

@@ -120,11 +120,8 @@ func schemeOf(h http.Header) scheme {
 	return schemeNone
 }
 
-// Verify authenticates a POST by either scheme.
+// Verify authenticates a request by either scheme.
 func (r *Receiver) Verify(req *ingress.Request) error {
-	if req.Method != http.MethodPost {
-		return fmt.Errorf("%w: events are POST", ingress.ErrMethod)
-	}
 	switch schemeOf(req.Header) {
 	case schemeStandard:
 		return r.verifyStandard(req)

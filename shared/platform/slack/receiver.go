@@ -73,9 +73,6 @@ func (r *Receiver) Platform() message.Platform { return message.Slack }
 // when req.Now is zero). Retries (X-Slack-Retry-Num) are signed like first
 // deliveries and need nothing special: the dedupe key covers them.
 func (r *Receiver) Verify(req *ingress.Request) error {
-	if req.Method != http.MethodPost {
-		return fmt.Errorf("%w: slack events are POST", ingress.ErrMethod)
-	}
 	if r.SigningSecret == "" {
 		return fmt.Errorf("%w: no signing secret configured", ingress.ErrUnauthorized)
 	}
