@@ -157,11 +157,12 @@ func newQueue(s awscdk.Stack, spec resources.QueueSpec) (main, dlq awssqs.Queue,
 		return nil, nil, fmt.Errorf("queue %s: physical name is %d characters, SQS allows 80: shorten the stack name", spec.Name, n)
 	}
 	dlq = awssqs.NewQueue(s, jsii.String(constructID(spec.DLQName())), &awssqs.QueueProps{
-		QueueName:       jsii.String(QueueName(*s.StackName(), spec.DLQName())),
-		Fifo:            jsii.Bool(resources.FIFO),
-		RetentionPeriod: seconds(spec.DLQRetention),
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		EnforceSSL:      jsii.Bool(true),
+		QueueName:           jsii.String(QueueName(*s.StackName(), spec.DLQName())),
+		Fifo:                jsii.Bool(resources.FIFO),
+		RetentionPeriod:     seconds(spec.DLQRetention),
+		MaxMessageSizeBytes: jsii.Number(spec.MaxMessageBytes),
+		Encryption:          awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:          jsii.Bool(true),
 	})
 	main = awssqs.NewQueue(s, jsii.String(constructID(spec.Name)), &awssqs.QueueProps{
 		QueueName:                 jsii.String(QueueName(*s.StackName(), spec.Name)),
@@ -169,6 +170,7 @@ func newQueue(s awscdk.Stack, spec resources.QueueSpec) (main, dlq awssqs.Queue,
 		ContentBasedDeduplication: jsii.Bool(resources.ContentBasedDeduplication),
 		VisibilityTimeout:         seconds(spec.VisibilityTimeout),
 		RetentionPeriod:           seconds(spec.Retention),
+		MaxMessageSizeBytes:       jsii.Number(spec.MaxMessageBytes),
 		DeadLetterQueue: &awssqs.DeadLetterQueue{
 			Queue:           dlq,
 			MaxReceiveCount: jsii.Number(spec.MaxReceiveCount),

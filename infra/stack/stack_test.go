@@ -107,6 +107,7 @@ func TestQueues(t *testing.T) {
 				"ContentBasedDeduplication": resources.ContentBasedDeduplication,
 				"VisibilityTimeout":         q.VisibilityTimeout.Seconds(),
 				"MessageRetentionPeriod":    q.Retention.Seconds(),
+				"MaximumMessageSize":        q.MaxMessageBytes,
 				"SqsManagedSseEnabled":      true,
 				"RedrivePolicy": map[string]any{
 					"deadLetterTargetArn": getAtt(dlqID, "Arn"),
@@ -120,6 +121,7 @@ func TestQueues(t *testing.T) {
 				"QueueName":              QueueName(stackName, q.DLQName()),
 				"FifoQueue":              true, // a FIFO queue's DLQ must be FIFO too
 				"MessageRetentionPeriod": q.DLQRetention.Seconds(),
+				"MaximumMessageSize":     q.MaxMessageBytes,
 				"SqsManagedSseEnabled":   true,
 			}
 			if !equalJSON(dlq, wantDLQ) {

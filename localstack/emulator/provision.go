@@ -47,7 +47,7 @@ func (r Resources) Env() []string {
 // Provision creates, under names starting with prefix, the state table
 // (keys, GSIs, on-demand billing, TTL attribute) and every FIFO queue with its
 // FIFO dead-letter queue (redrive policy, visibility timeout, retention,
-// ContentBasedDeduplication off), all exactly as package resources declares
+// maximum message size, ContentBasedDeduplication off), all exactly as package resources declares
 // them. It returns once the table and its indexes are ACTIVE.
 //
 // Names: table "<prefix>-State", queues "<prefix>-inbound.fifo" and
@@ -236,6 +236,7 @@ func createQueue(ctx context.Context, c *sqs.Client, prefix string, spec resourc
 		base[string(sqstypes.QueueAttributeNameFifoQueue)] = "true"
 		base[string(sqstypes.QueueAttributeNameContentBasedDeduplication)] = strconv.FormatBool(resources.ContentBasedDeduplication)
 	}
+	base[string(sqstypes.QueueAttributeNameMaximumMessageSize)] = strconv.Itoa(spec.MaxMessageBytes)
 	dlqAttrs := maps.Clone(base)
 	dlqAttrs[string(sqstypes.QueueAttributeNameMessageRetentionPeriod)] = seconds(spec.DLQRetention)
 	dlqURL, dlqARN, err := create(ctx, c, queueName(prefix, spec.DLQName()), dlqAttrs)

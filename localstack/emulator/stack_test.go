@@ -285,6 +285,9 @@ func TestStack(t *testing.T) {
 				if got["ContentBasedDeduplication"] != strconv.FormatBool(resources.ContentBasedDeduplication) {
 					t.Errorf("%s: ContentBasedDeduplication = %q, want %v", name, got["ContentBasedDeduplication"], resources.ContentBasedDeduplication)
 				}
+				if got["MaximumMessageSize"] != strconv.Itoa(spec.MaxMessageBytes) {
+					t.Errorf("%s: MaximumMessageSize = %q, want %d", name, got["MaximumMessageSize"], spec.MaxMessageBytes)
+				}
 			}
 			if got, want := attrs["VisibilityTimeout"], seconds(spec.VisibilityTimeout); got != want {
 				t.Errorf("%s: VisibilityTimeout = %q, want %s", spec.Name, got, want)

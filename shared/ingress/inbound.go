@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -19,20 +20,28 @@ type Inbound struct {
 	NotBefore time.Time `json:"not_before,omitzero"`
 }
 
-// EncodeInbound renders an inbound.fifo message body.
+// EncodeInbound renders an inbound.fifo message body. HTML escaping is off:
+// json.Marshal writes each < > & as a six-byte \u escape, which can grow a
+// body of markup sixfold, past the queue's message size limit.
 func EncodeInbound(in Inbound) ([]byte, error) {
 	in.Version = InboundVersion
-	b, err := json.Marshal(in)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(in); err != nil {
 		return nil, fmt.Errorf("encode inbound message: %w", err)
 	}
-	return b, nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// DecodeInbound parses an inbound.fifo message body.
+// DecodeInbound parses an inbound.fifo message body. Numbers in the event's
+// data stay json.Number, so an integer beyond float64's 53 bits reaches the
+// agent exactly as the sender wrote it.
 func DecodeInbound(b []byte) (Inbound, error) {
 	var in Inbound
-	if err := json.Unmarshal(b, &in); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&in); err != nil {
 		return Inbound{}, fmt.Errorf("decode inbound message: %w", err)
 	}
 	if in.Version != InboundVersion {

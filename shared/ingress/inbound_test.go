@@ -176,3 +176,46 @@ func TestInboundGroup(t *testing.T) {
 		t.Errorf("threaded group = %q, want the thread's own key", got)
 	}
 }
+
+// TestInboundMessageKeepsMarkupSmall (finding 8.12): json.Marshal writes each
+// < > & as a six-byte escape, so a webhook body of markup grew sixfold on its
+// way to inbound.fifo, past the queue's size limit, and was answered 503
+// forever. The encoding keeps them as they are.
+func TestInboundMessageKeepsMarkupSmall(t *testing.T) {
+	t.Parallel()
+	ev := humanEvent("1")
+	ev.Text = strings.Repeat("<b>&amp;</b>", 10_000) // 120,000 bytes of markup
+	b, err := ingress.EncodeInbound(ingress.Inbound{Event: ev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > len(ev.Text)+1024 {
+		t.Fatalf("a %d-byte text encodes to %d bytes: markup is escaped", len(ev.Text), len(b))
+	}
+	got, err := ingress.DecodeInbound(b)
+	if err != nil || got.Event.Text != ev.Text {
+		t.Fatalf("round trip changed the text (%v)", err)
+	}
+}
+
+// TestInboundDataKeepsLargeIntegersExact (finding 9.8): a number beyond
+// float64's 53 bits reached the agent rounded (12345678901234567891 became
+// 12345678901234567000). Decoding keeps every digit.
+func TestInboundDataKeepsLargeIntegersExact(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"version":"parley.inbound.v1","event":{"platform":"events","account":"ci","event_id":"1",` +
+		`"data":{"id":12345678901234567891,"nested":[{"n":-98765432109876543210}],"f":0.1}}}`)
+	in, err := ingress.DecodeInbound(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(in.Event.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"id":12345678901234567891`, `"n":-98765432109876543210`, `"f":0.1`} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("data re-encodes to %s; want it to hold %s", out, want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
 	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
 
@@ -82,6 +83,10 @@ type Pipeline struct {
 	Triage Triage
 	// MaxBody is the largest body accepted. Defaults to 1 MiB.
 	MaxBody int64
+	// MaxMessage is the largest inbound.fifo message body: the queue's
+	// MaximumMessageSize. An event that would not fit is refused (413)
+	// before anything is written. Defaults to resources.MaxMessageBytes.
+	MaxMessage int
 	// DedupeTTL is how long an event key is remembered: longer than every
 	// platform's retry window (WhatsApp retries for about 7 days). Defaults
 	// to 7 days.
@@ -150,6 +155,15 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// Refuse what the queue cannot carry before the first write: a request
+	// answered 413 changes nothing, and its other events are not half done.
+	for _, ev := range parsed.Events {
+		if err := p.fits(ev); err != nil {
+			p.refuse(w, log, err)
+			return
+		}
+	}
+
 	ack := ackBody{OK: true, Events: []eventResult{}}
 	for _, ig := range parsed.Ignored {
 		log.Info("event ignored", "decision", ResultIgnored, "reason", ig.Reason, "event_id", ig.ID)
@@ -176,6 +190,21 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(HeaderAck, AckDurable)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(ack)
+}
+
+// fits reports whether ev's inbound.fifo message fits the queue, with room
+// for what triage may add (a deferral time).
+func (p *Pipeline) fits(ev message.Event) error {
+	const triageRoom = 64
+	b, err := EncodeInbound(Inbound{Event: ev})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	limit := cmp.Or(p.MaxMessage, resources.MaxMessageBytes)
+	if len(b)+triageRoom > limit {
+		return fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", ErrTooLarge, ev.EventID, len(b), limit-triageRoom)
+	}
+	return nil
 }
 
 // admit takes one event through dedupe, triage and the queue. It returns an

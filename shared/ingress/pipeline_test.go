@@ -554,6 +554,30 @@ func (f *fakeTriage) Admit(context.Context, message.Event, time.Time) (ingress.D
 
 // TestPipelineRefusesOtherMethods: every method but POST is refused once, by
 // the pipeline, before any receiver looks at the request, and writes nothing.
+// TestPipelineRefusesWhatTheQueueCannotCarry (finding 8.12): an event whose
+// inbound message would exceed the queue's maximum size is refused with 413
+// and a reason, before any write, and the request's other events with it.
+func TestPipelineRefusesWhatTheQueueCannotCarry(t *testing.T) {
+	t.Parallel()
+	b := newRig(t, &scriptReceiver{})
+	b.pipeline.MaxMessage = 8 << 10
+	small, big := humanEvent("1"), humanEvent("2")
+	big.Text = strings.Repeat("x", 9<<10)
+	w := b.postScript(script{Events: []message.Event{small, big}})
+	if w.Code != http.StatusRequestEntityTooLarge || !strings.Contains(w.Body.String(), "encodes to") {
+		t.Fatalf("answer %d %q, want 413 with the reason", w.Code, w.Body)
+	}
+	if n := b.awsCalls(); n != 0 {
+		t.Fatalf("%d AWS calls for a refused request: %v", n, b.calls.Snapshot())
+	}
+	// Markup fits: it is not escaped on the way.
+	markup := humanEvent("3")
+	markup.Text = strings.Repeat("<>&", 2<<10) // 6 KiB; 36 KiB if escaped
+	if a := decodeAck(t, b.postScript(script{Events: []message.Event{markup}})); a.results() != "3=enqueued" {
+		t.Fatalf("ack = %s", a.results())
+	}
+}
+
 func TestPipelineRefusesOtherMethods(t *testing.T) {
 	t.Parallel()
 	for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodDelete, http.MethodPatch} {

@@ -78,7 +78,15 @@ type QueueSpec struct {
 	Retention time.Duration
 	// DLQRetention is how long a dead-lettered message is kept.
 	DLQRetention time.Duration
+	// MaxMessageBytes is the queue's MaximumMessageSize, set explicitly so
+	// producers can refuse what would not fit instead of failing to send.
+	MaxMessageBytes int
 }
+
+// MaxMessageBytes is every queue's MaximumMessageSize: 256 KiB, the size a
+// Lambda event source mapping batch of ten stays well within (its payload
+// limit is 6 MB). SQS itself allows more.
+const MaxMessageBytes = 256 << 10
 
 // ContentBasedDeduplication is off on every queue: Parley always sets an
 // explicit deduplication id (the event key, the intent#unit key).
@@ -101,6 +109,7 @@ var Inbound = QueueSpec{
 	MaxReceiveCount: 20,
 	Retention:       4 * 24 * time.Hour,
 	DLQRetention:    14 * 24 * time.Hour,
+	MaxMessageBytes: MaxMessageBytes,
 }
 
 // Outbound carries planned units (bubbles) to the delivery function, grouped
@@ -113,6 +122,7 @@ var Outbound = QueueSpec{
 	MaxReceiveCount:   20,
 	Retention:         4 * 24 * time.Hour,
 	DLQRetention:      14 * 24 * time.Hour,
+	MaxMessageBytes:   MaxMessageBytes,
 }
 
 // Queues lists every queue.
