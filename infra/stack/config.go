@@ -80,6 +80,7 @@ func reservedEnv() map[string]string {
 	r := map[string]string{
 		resources.EnvTable: "set by the stack", resources.EnvInboundQueueURL: "set by the stack",
 		resources.EnvOutboundQueueURL: "set by the stack", resources.EnvSecretARN: "set by the stack",
+		resources.EnvInboundDLQURL: "set by the stack", resources.EnvOutboundDLQURL: "set by the stack",
 		EnvAgentURL: "use " + ContextAgentURL,
 	}
 	for _, k := range resources.SecretKeys() {

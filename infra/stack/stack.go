@@ -254,6 +254,9 @@ func (s *Stack) environment(fn resources.FunctionSpec, cfg Config) map[string]*s
 	for _, q := range uses(fn) {
 		env[q.EnvURL] = s.Queues[q.Name].QueueUrl()
 	}
+	if q := fn.Consumes; q != nil {
+		env[q.EnvDLQURL] = s.DLQs[q.Name].QueueUrl()
+	}
 	for k, v := range cfg.Env {
 		env[k] = jsii.String(v)
 	}
@@ -307,6 +310,16 @@ func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Fu
 	s.Secret.GrantRead(role, nil)
 	for _, q := range fn.SendsTo {
 		s.Queues[q.Name].GrantSendMessages(role)
+	}
+	if q := fn.Consumes; q != nil {
+		// A consumer moves poison records to its DLQ itself: SendMessage
+		// only (GrantSendMessages adds GetQueueAttributes and GetQueueUrl,
+		// which nothing needs: the URL comes in the environment).
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+			Grantee:      role,
+			Actions:      jsii.Strings("sqs:SendMessage"),
+			ResourceArns: jsii.Strings(*s.DLQs[q.Name].QueueArn()),
+		})
 	}
 
 	switch fn.Kind {

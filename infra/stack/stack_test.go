@@ -161,6 +161,9 @@ func wantEnvironment(fx *fixture, fn resources.FunctionSpec, agentURL string) ma
 	for _, q := range qs {
 		env[q.EnvURL] = ref(fx.logicalID(fx.stack.Queues[q.Name]))
 	}
+	if q := fn.Consumes; q != nil {
+		env[q.EnvDLQURL] = ref(fx.logicalID(fx.stack.DLQs[q.Name]))
+	}
 	if fn.Name == resources.Turn.Name {
 		env[EnvAgentURL] = agentURL
 	}
@@ -439,6 +442,8 @@ func TestLeastPrivilege(t *testing.T) {
 					for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"} {
 						add(a, queue(fn.Consumes))
 					}
+					// It moves poison records to its own DLQ, and may do nothing else there.
+					add("sqs:SendMessage", []string{asJSON(getAtt(fx.logicalID(fx.stack.DLQs[fn.Consumes.Name]), "Arn"))})
 				}
 				got := grants(t, fx, roleID)
 				for _, m := range []map[string][]string{got, want} {

@@ -34,12 +34,12 @@ type Resources struct {
 }
 
 // Env returns the variables through which a function learns the resources'
-// physical names: resources.EnvTable and each declared queue's EnvURL
-// (PARLEY_TABLE, PARLEY_INBOUND_QUEUE_URL, PARLEY_OUTBOUND_QUEUE_URL).
+// physical names: resources.EnvTable and each declared queue's EnvURL and
+// EnvDLQURL (PARLEY_TABLE, PARLEY_INBOUND_QUEUE_URL, PARLEY_INBOUND_DLQ_URL, …).
 func (r Resources) Env() []string {
 	env := []string{resources.EnvTable + "=" + r.Table}
 	for _, q := range resources.Queues() {
-		env = append(env, q.EnvURL+"="+r.QueueURLs[q.Name])
+		env = append(env, q.EnvURL+"="+r.QueueURLs[q.Name], q.EnvDLQURL+"="+r.QueueURLs[q.DLQName()])
 	}
 	return env
 }

@@ -137,6 +137,7 @@ func TestResourcesEnvNamesEveryDeclaredQueue(t *testing.T) {
 	r := Resources{Table: "p-State", QueueURLs: map[string]string{}}
 	for _, q := range resources.Queues() {
 		r.QueueURLs[q.Name] = "url-of-" + q.Name
+		r.QueueURLs[q.DLQName()] = "url-of-" + q.DLQName()
 	}
 	env := map[string]string{}
 	for _, kv := range r.Env() {
@@ -149,6 +150,9 @@ func TestResourcesEnvNamesEveryDeclaredQueue(t *testing.T) {
 	for _, q := range resources.Queues() {
 		if env[q.EnvURL] != "url-of-"+q.Name {
 			t.Errorf("%s = %q, want url-of-%s", q.EnvURL, env[q.EnvURL], q.Name)
+		}
+		if env[q.EnvDLQURL] != "url-of-"+q.DLQName() {
+			t.Errorf("%s = %q, want url-of-%s", q.EnvDLQURL, env[q.EnvDLQURL], q.DLQName())
 		}
 	}
 }

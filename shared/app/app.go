@@ -169,10 +169,12 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		Log:      d.Log.With("function", "turn"),
 	}
 	return &consumer.Consumer{
-		Handle:     p.Handle,
-		Visibility: queue.New(d.SQS, d.Config.InboundQueueURL),
+		Handle:      p.Handle,
+		Visibility:  queue.New(d.SQS, d.Config.InboundQueueURL),
+		DeadLetters: d.deadLetters(d.Config.InboundDLQURL),
 		// Never start an agent call that cannot finish before the deadline.
 		MinStart: d.Config.Agent.Timeout + 5*time.Second,
+		Now:      d.Now,
 		Log:      d.Log.With("function", "turn"),
 	}, nil
 }
@@ -200,9 +202,20 @@ func Delivery(d Deps) (*consumer.Consumer, error) {
 		Log: d.Log.With("function", "delivery"),
 	}
 	return &consumer.Consumer{
-		Handle:     p.Handle,
-		Visibility: queue.New(d.SQS, d.Config.OutboundQueueURL),
-		MinStart:   d.Config.Delivery.WithDefaults().SendTimeout + 2*time.Second,
-		Log:        d.Log.With("function", "delivery"),
+		Handle:      p.Handle,
+		Visibility:  queue.New(d.SQS, d.Config.OutboundQueueURL),
+		DeadLetters: d.deadLetters(d.Config.OutboundDLQURL),
+		MinStart:    d.Config.Delivery.WithDefaults().SendTimeout + 2*time.Second,
+		Now:         d.Now,
+		Log:         d.Log.With("function", "delivery"),
 	}, nil
+}
+
+// deadLetters is the dead-letter queue at url, or nil (no such port) when
+// url is empty.
+func (d Deps) deadLetters(url string) consumer.DeadLetters {
+	if url == "" {
+		return nil
+	}
+	return queue.New(d.SQS, url)
 }

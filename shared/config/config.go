@@ -32,6 +32,12 @@ type Config struct {
 	// (PARLEY_INBOUND_QUEUE_URL, PARLEY_OUTBOUND_QUEUE_URL).
 	InboundQueueURL  string
 	OutboundQueueURL string
+	// InboundDLQURL and OutboundDLQURL locate their dead-letter queues
+	// (PARLEY_INBOUND_DLQ_URL, PARLEY_OUTBOUND_DLQ_URL), where the consumers
+	// move poison records themselves. Empty: poison reaches the DLQ by the
+	// redrive policy instead.
+	InboundDLQURL  string
+	OutboundDLQURL string
 	// LogLevel is debug, info, warn or error (PARLEY_LOG_LEVEL). Defaults
 	// to info.
 	LogLevel slog.Level
@@ -158,6 +164,8 @@ func FromEnv(getenv Getenv) (Config, error) {
 		Table:            getenv(resources.EnvTable),
 		InboundQueueURL:  getenv(resources.EnvInboundQueueURL),
 		OutboundQueueURL: getenv(resources.EnvOutboundQueueURL),
+		InboundDLQURL:    getenv(resources.EnvInboundDLQURL),
+		OutboundDLQURL:   getenv(resources.EnvOutboundDLQURL),
 		LogLevel:         p.level("PARLEY_LOG_LEVEL"),
 		DedupeTTL:        p.duration("PARLEY_DEDUPE_TTL", 7*24*time.Hour),
 		MaxBodyBytes:     int64(p.int("PARLEY_MAX_BODY_BYTES", 1<<20)),
@@ -176,7 +184,8 @@ func FromEnv(getenv Getenv) (Config, error) {
 		Delivery: delivery.Config{
 			BubbleDelay: p.duration("PARLEY_BUBBLE_DELAY", 0),
 			SendTimeout: p.duration("PARLEY_SEND_TIMEOUT", 0),
-			MaxAttempts: p.int("PARLEY_MAX_ATTEMPTS", 0),
+			MaxAge:      p.duration("PARLEY_SEND_MAX_AGE", 0),
+			MaxResends:  p.int("PARLEY_MAX_RESENDS", 0),
 		},
 		Telegram: Telegram{
 			BotToken:      getenv(resources.SecretTelegramBotToken),
@@ -195,6 +204,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 		GitHubSecret: getenv(resources.SecretGitHubWebhookSecret),
 		GitHubTarget: getenv("PARLEY_GITHUB_TARGET"),
 	}
+	if getenv("PARLEY_MAX_ATTEMPTS") != "" {
+		// Retry budgets are time now: a count rode out only minutes of an
+		// outage. Refused rather than ignored, so nobody relies on it.
+		p.errs = append(p.errs, errors.New("PARLEY_MAX_ATTEMPTS is no longer read: a unit's retry budget is its age, PARLEY_SEND_MAX_AGE (default 6h); resends after an unknown outcome are bounded by PARLEY_MAX_RESENDS"))
+	}
 	c.Triage = p.triage("PARLEY_TRIAGE")
 	c.Delivery.Unknown, c.Delivery.UnknownByPlatform = p.unknownPolicy("PARLEY_UNKNOWN_SEND_POLICY")
 	c.Delivery = c.Delivery.WithDefaults()
@@ -212,7 +226,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, err)
 	}
 	if err := c.Delivery.Validate(); err != nil {
-		p.errs = append(p.errs, err)
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_BUBBLE_DELAY, PARLEY_SEND_TIMEOUT, PARLEY_SEND_MAX_AGE, PARLEY_MAX_RESENDS: %w", err))
 	}
 	return c, errors.Join(p.errs...)
 }

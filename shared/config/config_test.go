@@ -48,7 +48,8 @@ func TestFromEnvDefaults(t *testing.T) {
 		{"Delivery.MaxInlineWait", c.Delivery.MaxInlineWait, 5 * time.Second},
 		{"Delivery.SendTimeout", c.Delivery.SendTimeout, 10 * time.Second},
 		{"Delivery.Lease (2 x SendTimeout)", c.Delivery.Lease, 20 * time.Second},
-		{"Delivery.MaxAttempts", c.Delivery.MaxAttempts, 8},
+		{"Delivery.MaxAge", c.Delivery.MaxAge, 6 * time.Hour},
+		{"Delivery.MaxResends", c.Delivery.MaxResends, 3},
 		{"Delivery.Unknown", c.Delivery.Unknown, delivery.UnknownHold},
 		{"Delivery.UnknownByPlatform", len(c.Delivery.UnknownByPlatform), 0},
 		// The adapters' clients apply their own base URL defaults
@@ -88,7 +89,8 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 		"PARLEY_ERROR_MESSAGE":                "Oops.",
 		"PARLEY_BUBBLE_DELAY":                 "250ms",
 		"PARLEY_SEND_TIMEOUT":                 "3s",
-		"PARLEY_MAX_ATTEMPTS":                 "2",
+		"PARLEY_SEND_MAX_AGE":                 "45m",
+		"PARLEY_MAX_RESENDS":                  "2",
 		resources.SecretTelegramBotToken:      "7000000001:tok",
 		resources.SecretTelegramWebhookSecret: "tg-hook",
 		"TELEGRAM_API_BASE_URL":               "http://tg",
@@ -125,7 +127,8 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 		{"Delivery.BubbleDelay", c.Delivery.BubbleDelay, 250 * time.Millisecond},
 		{"Delivery.SendTimeout", c.Delivery.SendTimeout, 3 * time.Second},
 		{"Delivery.Lease", c.Delivery.Lease, 6 * time.Second},
-		{"Delivery.MaxAttempts", c.Delivery.MaxAttempts, 2},
+		{"Delivery.MaxAge", c.Delivery.MaxAge, 45 * time.Minute},
+		{"Delivery.MaxResends", c.Delivery.MaxResends, 2},
 		{"Telegram.BotToken", c.Telegram.BotToken, "7000000001:tok"},
 		{"Telegram.WebhookSecret", c.Telegram.WebhookSecret, "tg-hook"},
 		{"Telegram.APIBaseURL", c.Telegram.APIBaseURL, "http://tg"},
@@ -157,7 +160,8 @@ func TestFromEnvReportsEveryMalformedValueAtOnce(t *testing.T) {
 		"PARLEY_MAX_BUBBLE_CHARS":    "1.5",
 		"PARLEY_BUBBLE_DELAY":        "-1s",
 		"PARLEY_SEND_TIMEOUT":        "soon",
-		"PARLEY_MAX_ATTEMPTS":        "-3",
+		"PARLEY_SEND_MAX_AGE":        "forever",
+		"PARLEY_MAX_RESENDS":         "-3",
 		"SLACK_REPLY_IN_THREAD":      "sometimes",
 		"PARLEY_TRIAGE":              `{"cooldown":`,
 		"PARLEY_UNKNOWN_SEND_POLICY": "perhaps",
@@ -257,7 +261,7 @@ func TestFromEnvNeverEchoesSecrets(t *testing.T) {
 	}
 	// Everything else malformed, so the error is as long as it gets.
 	for _, name := range []string{"PARLEY_LOG_LEVEL", "PARLEY_DEDUPE_TTL", "PARLEY_MAX_BODY_BYTES", "PARLEY_AGENT_TIMEOUT",
-		"PARLEY_MAX_BUBBLES", "PARLEY_MAX_BUBBLE_CHARS", "PARLEY_BUBBLE_DELAY", "PARLEY_SEND_TIMEOUT", "PARLEY_MAX_ATTEMPTS",
+		"PARLEY_MAX_BUBBLES", "PARLEY_MAX_BUBBLE_CHARS", "PARLEY_BUBBLE_DELAY", "PARLEY_SEND_TIMEOUT", "PARLEY_SEND_MAX_AGE",
 		"SLACK_REPLY_IN_THREAD", "PARLEY_TRIAGE", "PARLEY_UNKNOWN_SEND_POLICY", "PARLEY_REPLY_MODE", "PARLEY_ON_PARSE_ERROR"} {
 		vars[name] = "x"
 	}
@@ -297,5 +301,19 @@ func TestRequire(t *testing.T) {
 	if onlyIn.RequireQueue(resources.Inbound) != nil || onlyIn.RequireQueue(resources.Outbound) == nil {
 		t.Errorf("RequireQueue with only the inbound URL: inbound %v, outbound %v",
 			onlyIn.RequireQueue(resources.Inbound), onlyIn.RequireQueue(resources.Outbound))
+	}
+}
+
+// TestRetryBudgetIsTime (finding 8.3): PARLEY_MAX_ATTEMPTS made a unit's
+// budget a count of quick attempts, which rode out only minutes of an outage.
+// It is refused with a pointer to the time budget, which is bounded.
+func TestRetryBudgetIsTime(t *testing.T) {
+	t.Parallel()
+	_, err := config.FromEnv(env(map[string]string{"PARLEY_MAX_ATTEMPTS": "8"}))
+	if err == nil || !strings.Contains(err.Error(), "PARLEY_SEND_MAX_AGE") {
+		t.Fatalf("PARLEY_MAX_ATTEMPTS gave %v, want an error naming its replacement", err)
+	}
+	if _, err := config.FromEnv(env(map[string]string{"PARLEY_SEND_MAX_AGE": "72h"})); err == nil || !strings.Contains(err.Error(), "PARLEY_SEND_MAX_AGE") || !strings.Contains(err.Error(), "at most 24h") {
+		t.Fatalf("a 72h budget gave %v, want it refused (at most 24h)", err)
 	}
 }

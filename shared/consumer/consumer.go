@@ -4,13 +4,17 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/parleyhq/parley/shared/queue"
 )
 
 // Record is one SQS record with its parsed attributes.
@@ -45,8 +49,37 @@ func (e *RetryError) Error() string {
 
 func (e *RetryError) Unwrap() error { return e.Err }
 
-// Retry wraps err so the record is retried after exactly d.
+// Retry wraps err so the record is retried after d: exactly d, or, when d
+// reaches past what SQS allows (12 hours from the receive), as late as it
+// allows. A handler asked to wait longer must find the rest of its wait in
+// its own state when the record comes back, and ask again.
 func Retry(err error, d time.Duration) error { return &RetryError{After: d, Err: err} }
+
+// DeadLetterError asks for a record that can never be processed (it does
+// not decode, or its work has run out of time) to go to the dead-letter
+// queue now, alone.
+type DeadLetterError struct{ Err error }
+
+func (e *DeadLetterError) Error() string { return "dead letter: " + e.Err.Error() }
+
+func (e *DeadLetterError) Unwrap() error { return e.Err }
+
+// DeadLetter wraps err so the record is moved to the dead-letter queue.
+func DeadLetter(err error) error { return &DeadLetterError{Err: err} }
+
+// DeadLetters is the dead-letter queue of the consumed queue.
+type DeadLetters interface {
+	Send(ctx context.Context, m queue.Message) error
+}
+
+// MaxVisibility is the longest SQS keeps a received message invisible,
+// counted from its receive: a ChangeMessageVisibility reaching past it is
+// refused.
+const MaxVisibility = 12 * time.Hour
+
+// receiveMargin covers the time between the event source mapping's receive
+// and the invocation, which the consumer cannot see.
+const receiveMargin = 5 * time.Minute
 
 // Consumer runs batches. Configure it once; Handle is safe for concurrent use.
 type Consumer struct {
@@ -65,6 +98,17 @@ type Consumer struct {
 	MinStart time.Duration
 	// Groups is how many message groups run at once. Defaults to 10.
 	Groups int
+	// DeadLetters takes the records a handler dead-letters (DeadLetter) or
+	// panics on. Moving such a record itself, instead of returning it until
+	// its receive count reaches the queue's maxReceiveCount, keeps it from
+	// holding up its group and from dragging the group's later records to
+	// the DLQ with it (each return counts a receive for them too). Nil:
+	// such records are returned at once and reach the DLQ by the redrive
+	// policy.
+	DeadLetters DeadLetters
+	// Now is the clock the 12-hour visibility rule is measured with.
+	// Defaults to time.Now.
+	Now func() time.Time
 	// Log receives one line per failed record. Defaults to slog.Default().
 	Log *slog.Logger
 }
@@ -96,6 +140,12 @@ func (c *Consumer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQ
 	if log == nil {
 		log = slog.Default()
 	}
+
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	start := now()
 
 	workCtx := ctx
 	if dl, ok := ctx.Deadline(); ok {
@@ -141,7 +191,12 @@ func (c *Consumer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQ
 			continue
 		}
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: recs[i].MessageId})
-		if err := c.Visibility.ChangeVisibility(ctx, recs[i].ReceiptHandle, o.after); err != nil {
+		after := o.after
+		if limit := MaxVisibility - receiveMargin - now().Sub(start); after > limit {
+			// The rest of a longer wait is the handler's to ask for again.
+			after = max(limit, 0)
+		}
+		if err := c.Visibility.ChangeVisibility(ctx, recs[i].ReceiptHandle, after); err != nil {
 			log.Warn("change visibility failed", "message_id", recs[i].MessageId, "error", err)
 		}
 	}
@@ -159,11 +214,24 @@ func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, minStart time
 			log.Warn("deadline near: records returned unprocessed", "group", recs[i].Group, "count", len(idx)-k)
 			return
 		}
-		err := c.Handle(ctx, recs[i])
+		err := c.call(ctx, recs[i])
 		if err == nil {
 			continue
 		}
+		var dead *DeadLetterError
+		if errors.As(err, &dead) && c.DeadLetters != nil {
+			if ferr := c.deadLetter(ctx, recs[i]); ferr == nil {
+				log.Error("record dead-lettered", "message_id", recs[i].MessageId, "group", recs[i].Group,
+					"receive_count", recs[i].ReceiveCount, "error", err)
+				continue // done here; the group goes on
+			} else {
+				err = fmt.Errorf("%w (and moving it to the dead-letter queue failed: %v)", err, ferr)
+			}
+		}
 		after := c.delay(recs[i].ReceiveCount)
+		if dead != nil && c.DeadLetters == nil {
+			after = 0 // on to the DLQ by the redrive policy
+		}
 		var re *RetryError
 		if errors.As(err, &re) {
 			after = re.After
@@ -177,6 +245,23 @@ func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, minStart time
 		}
 		return
 	}
+}
+
+// call runs the handler on r, turning a panic into a dead letter: a record
+// that crashes the handler would crash it again on every receive.
+func (c *Consumer) call(ctx context.Context, r Record) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = DeadLetter(fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack()))
+		}
+	}()
+	return c.Handle(ctx, r)
+}
+
+// deadLetter moves r to the dead-letter queue, in its own group, under a
+// deduplication id of its message id, so a retried move is one message.
+func (c *Consumer) deadLetter(ctx context.Context, r Record) error {
+	return c.DeadLetters.Send(context.WithoutCancel(ctx), queue.Message{Group: r.Group, Dedup: "dlq#" + r.MessageId, Body: []byte(r.Body)})
 }
 
 func (c *Consumer) delay(receiveCount int) time.Duration {

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/queue"
 )
 
 // visCall is one ChangeVisibility call.
@@ -494,5 +495,142 @@ func TestRetryError(t *testing.T) {
 	}
 	if got := consumer.Retry(nil, time.Second).Error(); got != "retry after 1s" {
 		t.Fatalf("Retry(nil).Error() = %q", got)
+	}
+}
+
+// deadLetters records what the consumer moves to the dead-letter queue.
+type deadLetters struct {
+	mu   sync.Mutex
+	msgs []queue.Message
+	err  error
+}
+
+func (d *deadLetters) Send(_ context.Context, m queue.Message) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return d.err
+	}
+	d.msgs = append(d.msgs, m)
+	return nil
+}
+
+func (d *deadLetters) bodies() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, m := range d.msgs {
+		out = append(out, string(m.Body))
+	}
+	return out
+}
+
+// TestHandleSQSDeadLetters (finding 8.2): a poison record used to be returned
+// until its receive count reached maxReceiveCount, and each return counted a
+// receive for every later record of its group in the batch, which reached the
+// DLQ with it. Now it goes alone, at once, and its group goes on.
+func TestHandleSQSDeadLetters(t *testing.T) {
+	t.Parallel()
+
+	t.Run("PoisonGoesAloneAndItsGroupGoesOn", func(t *testing.T) {
+		t.Parallel()
+		vis, dl := &recordingVisibility{}, &deadLetters{}
+		var h handled
+		c := &consumer.Consumer{Visibility: vis, DeadLetters: dl, Handle: func(_ context.Context, r consumer.Record) error {
+			h.add(r.MessageId)
+			if r.MessageId == "a1" {
+				return consumer.DeadLetter(errors.New("does not decode"))
+			}
+			return nil
+		}}
+		resp := run(t, t.Context(), c, batch(rec("a1", "A", 1), rec("a2", "A", 1), rec("a3", "A", 1)))
+		if len(resp.BatchItemFailures) != 0 || len(vis.calls) != 0 {
+			t.Fatalf("failures %v, visibility calls %v; want none: the poison left, the rest was done", failedIDs(resp), vis.calls)
+		}
+		if got := h.list(); !slices.Equal(got, []string{"a1", "a2", "a3"}) {
+			t.Fatalf("handled %v, want a1 a2 a3 in order", got)
+		}
+		if got := dl.bodies(); !slices.Equal(got, []string{"body-a1"}) {
+			t.Fatalf("dead-lettered %v, want only a1's body", got)
+		}
+		if m := dl.msgs[0]; m.Group != "A" || m.Dedup != "dlq#a1" {
+			t.Fatalf("dead letter in group %q with dedup %q; want its own group, deduplicated on its message id", m.Group, m.Dedup)
+		}
+	})
+
+	t.Run("PanicIsADeadLetter", func(t *testing.T) {
+		t.Parallel()
+		vis, dl := &recordingVisibility{}, &deadLetters{}
+		c := &consumer.Consumer{Visibility: vis, DeadLetters: dl, Handle: func(_ context.Context, r consumer.Record) error {
+			if r.MessageId == "b1" {
+				panic("nil map")
+			}
+			return nil
+		}}
+		resp := run(t, t.Context(), c, batch(rec("b1", "B", 1), rec("b2", "B", 1)))
+		if len(resp.BatchItemFailures) != 0 || !slices.Equal(dl.bodies(), []string{"body-b1"}) {
+			t.Fatalf("failures %v, dead letters %v; want b1 moved and b2 done", failedIDs(resp), dl.bodies())
+		}
+	})
+
+	t.Run("FailedMoveRetriesTheRecordAndItsGroup", func(t *testing.T) {
+		t.Parallel()
+		vis, dl := &recordingVisibility{}, &deadLetters{err: errors.New("sqs down")}
+		c := &consumer.Consumer{Visibility: vis, DeadLetters: dl, Backoff: func(int) time.Duration { return 7 * time.Second },
+			Handle: func(_ context.Context, r consumer.Record) error { return consumer.DeadLetter(errors.New("poison")) }}
+		resp := run(t, t.Context(), c, batch(rec("c1", "C", 3), rec("c2", "C", 3)))
+		if got := failedIDs(resp); !slices.Equal(got, []string{"c1", "c2"}) {
+			t.Fatalf("failures %v, want c1 and c2: a record is never dropped", got)
+		}
+		if vis.byHandle()["rh-c1"] != 7*time.Second {
+			t.Fatalf("visibility %v, want the backoff", vis.byHandle())
+		}
+	})
+
+	t.Run("WithoutADeadLetterQueueItIsReturnedAtOnce", func(t *testing.T) {
+		t.Parallel()
+		vis := &recordingVisibility{}
+		c := &consumer.Consumer{Visibility: vis, Handle: func(context.Context, consumer.Record) error {
+			return consumer.DeadLetter(errors.New("poison"))
+		}}
+		resp := run(t, t.Context(), c, batch(rec("d1", "D", 1)))
+		if got := vis.byHandle(); len(resp.BatchItemFailures) != 1 || got["rh-d1"] != 0 {
+			t.Fatalf("failures %v, visibility %v; want d1 returned with visibility 0", failedIDs(resp), got)
+		}
+	})
+}
+
+// TestHandleSQSVisibilityLimit (finding 8.4): SQS refuses a visibility change
+// that reaches past 12 hours from the receive, so min(d, 12h) was always
+// refused and the message came back every visibility timeout. A long wait is
+// parked as long as SQS allows, measured from the invocation's start.
+func TestHandleSQSVisibilityLimit(t *testing.T) {
+	t.Parallel()
+	clock := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return clock
+	}
+	vis := &recordingVisibility{}
+	c := &consumer.Consumer{Visibility: vis, Now: now, Handle: func(_ context.Context, r consumer.Record) error {
+		mu.Lock()
+		clock = clock.Add(3 * time.Second) // the handler takes a while
+		mu.Unlock()
+		switch r.MessageId {
+		case "long":
+			return consumer.Retry(errors.New("deferred"), 14*time.Hour)
+		default:
+			return consumer.Retry(errors.New("rate limited"), 90*time.Minute)
+		}
+	}}
+	run(t, t.Context(), c, batch(rec("long", "L", 1), rec("short", "S", 1)))
+	got := vis.byHandle()
+	if d := got["rh-long"]; d <= 11*time.Hour || d+3*time.Second > consumer.MaxVisibility-5*time.Minute+time.Second {
+		t.Fatalf("a 14h wait parked for %v; want just under 12h less the receive margin and the time spent", d)
+	}
+	if d := got["rh-short"]; d != 90*time.Minute {
+		t.Fatalf("a 90m wait parked for %v, want exactly 90m", d)
 	}
 }

@@ -52,14 +52,25 @@ type Config struct {
 	// Lease is how long a unit stays leased to one attempt; after it, the
 	// unit counts as abandoned mid-send. Defaults to 2 × SendTimeout.
 	Lease time.Duration
-	// MaxAttempts is how many sends a unit gets before it fails. Defaults
-	// to 8.
-	MaxAttempts int
+	// MaxAge is a unit's retry budget, in time, from its intent's creation:
+	// a unit that fails retryably (transient, rate limited) once it is this
+	// old fails for good. A platform outage shorter than it loses nothing.
+	// Defaults to 6 hours; at most MaxMaxAge.
+	MaxAge time.Duration
+	// MaxResends bounds the resends of a unit whose outcome was unknown,
+	// under the resend policy, on a platform without idempotency: each one
+	// may show the person a copy. Idempotent platforms resend within MaxAge.
+	// Defaults to 3.
+	MaxResends int
 	// Unknown is the policy for unknown outcomes. Defaults to UnknownHold.
 	Unknown UnknownPolicy
 	// UnknownByPlatform overrides Unknown per platform.
 	UnknownByPlatform map[message.Platform]UnknownPolicy
 }
+
+// MaxMaxAge bounds Config.MaxAge. Within it, a waiting message stays well
+// under the queues' maxReceiveCount (see resources.Outbound).
+const MaxMaxAge = 24 * time.Hour
 
 // WithDefaults fills unset fields.
 func (c Config) WithDefaults() Config {
@@ -67,7 +78,8 @@ func (c Config) WithDefaults() Config {
 	c.MaxInlineWait = cmp.Or(c.MaxInlineWait, 5*time.Second)
 	c.SendTimeout = cmp.Or(c.SendTimeout, 10*time.Second)
 	c.Lease = cmp.Or(c.Lease, 2*c.SendTimeout)
-	c.MaxAttempts = cmp.Or(c.MaxAttempts, 8)
+	c.MaxAge = cmp.Or(c.MaxAge, 6*time.Hour)
+	c.MaxResends = cmp.Or(c.MaxResends, 3)
 	c.Unknown = cmp.Or(c.Unknown, UnknownHold)
 	return c
 }
@@ -81,8 +93,11 @@ func (c Config) Validate() error {
 	if c.Lease <= c.SendTimeout {
 		errs = append(errs, fmt.Errorf("lease (%s) must exceed the send timeout (%s)", c.Lease, c.SendTimeout))
 	}
-	if c.MaxAttempts < 1 {
-		errs = append(errs, errors.New("max attempts must be at least 1"))
+	if c.MaxAge <= 0 || c.MaxAge > MaxMaxAge {
+		errs = append(errs, fmt.Errorf("max age %s: want more than 0 and at most %s", c.MaxAge, MaxMaxAge))
+	}
+	if c.MaxResends < 1 {
+		errs = append(errs, errors.New("max resends must be at least 1"))
 	}
 	for _, p := range append([]UnknownPolicy{c.Unknown}, mapValues(c.UnknownByPlatform)...) {
 		if p != UnknownHold && p != UnknownResend {
@@ -117,9 +132,9 @@ type Processor struct {
 func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	ref, err := intent.DecodeRef([]byte(rec.Body))
 	if err != nil {
-		// Never deliverable: straight to the DLQ, which alarms.
+		// Never deliverable: to the DLQ, alone, which alarms.
 		p.log().Error("bad outbound message", "message_id", rec.MessageId, "error", err)
-		return consumer.Retry(err, 0)
+		return consumer.DeadLetter(err)
 	}
 	in, err := p.Intents.GetIntent(ctx, ref.Intent)
 	if errors.Is(err, store.ErrNotFound) {
@@ -145,6 +160,13 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	return nil
 }
 
+// Errors that hand a record back to wait; none of them spends a retry.
+var (
+	errPacing   = errors.New("pacing: the previous bubble was sent too recently")
+	errWaiting  = errors.New("unit waits for its retry time")
+	errDeadline = errors.New("not enough time left in this invocation to send")
+)
+
 // deliver takes unit i as far as it can go now. It returns the intent as it
 // is afterwards, or an error asking for the record to be retried.
 func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (intent.Intent, error) {
@@ -155,17 +177,19 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 	if !ok {
 		return p.apply(ctx, log, in, intent.MarkFailed(in.Units[i], i, p.now(), message.FailInvalidPayload, "no sender configured for platform"))
 	}
+	idempotent := sender.Capabilities().Idempotent
 	policy := cfg.Unknown
 	if pol, ok := cfg.UnknownByPlatform[in.Thread.Platform]; ok {
 		policy = pol
 	}
-	if sender.Capabilities().Idempotent {
+	if idempotent {
 		policy = UnknownResend
 	}
 
 	for range 3 { // a lost compare-and-set re-reads and decides again
 		u := in.Units[i]
 		now := p.now()
+		age := now.Sub(in.CreatedAt)
 		var lease intent.Transition
 		switch u.State {
 		case message.UnitSent, message.UnitFailed:
@@ -174,8 +198,16 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 			if policy != UnknownResend {
 				return in, nil // held for an operator; the thread moves on
 			}
-			if u.Attempt >= cfg.MaxAttempts {
-				return p.apply(ctx, log, in, intent.MarkFailed(u, i, now, message.FailUnknown, "unknown outcome, out of attempts"))
+			switch {
+			case !idempotent && u.Resends >= cfg.MaxResends:
+				log.Error("unit failed", "outcome", "failed", "note", "unknown outcome, out of resends", "resends", u.Resends)
+				return p.apply(ctx, log, in, intent.GiveUp(u, i, now, fmt.Sprintf("unknown outcome; not resent after %d resends", u.Resends)))
+			case age > cfg.MaxAge:
+				log.Error("unit failed", "outcome", "failed", "note", "unknown outcome, past its age", "age_ms", age.Milliseconds())
+				return p.apply(ctx, log, in, intent.GiveUp(u, i, now, "unknown outcome; not resent past its age of "+cfg.MaxAge.String()))
+			}
+			if !p.fits(ctx, 0, cfg) {
+				return in, consumer.Retry(errDeadline, 0)
 			}
 			lease = intent.Resend(u, i, now, now.Add(cfg.Lease))
 		case message.UnitSending:
@@ -191,13 +223,25 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 			in = next
 			continue
 		case message.UnitPending:
-			if u.Attempt >= cfg.MaxAttempts {
-				return p.apply(ctx, log, in, intent.MarkFailed(u, i, now, u.FailureClass, "out of attempts: "+u.FailureReason))
+			if u.FailureClass != "" && age > cfg.MaxAge {
+				log.Error("unit failed", "outcome", "failed", "failure_class", string(u.FailureClass), "note", "past its age")
+				return p.apply(ctx, log, in, intent.MarkFailed(u, i, now, u.FailureClass, gaveUp(cfg, u.FailureReason)))
 			}
-			if wait := p.paceWait(in, i, now, cfg); wait > 0 {
-				if wait > cfg.MaxInlineWait {
-					return in, consumer.Retry(errors.New("pacing"), wait)
-				}
+			if u.NextAt.After(now) {
+				// Back early (SQS parks a message at most 12 hours, or
+				// another unit's record brought it): park for the rest.
+				return in, consumer.Retry(errWaiting, u.NextAt.Sub(now))
+			}
+			wait := p.paceWait(in, i, now, cfg)
+			if wait > cfg.MaxInlineWait {
+				return in, consumer.Retry(errPacing, wait)
+			}
+			if !p.fits(ctx, max(wait, 0), cfg) {
+				// Never start a send the invocation cannot finish: an
+				// interrupted send is an unknown outcome.
+				return in, consumer.Retry(errDeadline, max(wait, 0))
+			}
+			if wait > 0 {
 				if err := p.sleep(ctx, wait); err != nil {
 					return in, err
 				}
@@ -222,12 +266,46 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 	return in, consumer.Retry(errors.New("unit kept changing under us"), time.Second)
 }
 
+// deadlineSlack is the time a send needs besides the call itself: the lease
+// before it and the receipt's commit after it.
+const deadlineSlack = time.Second
+
+// fits reports whether a send starting after wait can finish before ctx's
+// deadline. Deadlines are wall-clock time, whatever clock the processor uses.
+func (p *Processor) fits(ctx context.Context, wait time.Duration, cfg Config) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) >= wait+cfg.SendTimeout+deadlineSlack
+}
+
+// gaveUp is the reason of a unit that ran out of its time budget.
+func gaveUp(cfg Config, last string) string {
+	return "gave up past its age of " + cfg.MaxAge.String() + ": " + last
+}
+
+// retryDelay is how long a unit waits after its attempt-th retryable
+// failure: at least the platform's retry_after, and never less than a floor
+// that doubles from 1 second to 5 minutes, so a platform that keeps
+// answering 429 is asked less and less often and the record's receive count
+// stays far below the queue's maxReceiveCount within MaxMaxAge. Whole
+// seconds: SQS parks a message by the second.
+func retryDelay(class message.FailureClass, retryAfter time.Duration, attempt int) time.Duration {
+	d := consumer.Backoff(attempt)
+	if class == message.FailRateLimit {
+		floor := time.Second
+		for i := 1; i < attempt && floor < 5*time.Minute; i++ {
+			floor *= 2
+		}
+		d = max(retryAfter, min(floor, 5*time.Minute))
+	}
+	return (d + time.Second - 1).Truncate(time.Second)
+}
+
 // send performs the leased attempt on unit i and records its outcome.
 func (p *Processor) send(ctx context.Context, log *slog.Logger, sender Sender, in intent.Intent, i int, policy UnknownPolicy, cfg Config) (intent.Intent, error) {
 	u := in.Units[i]
 	log = log.With("attempt", u.Attempt)
 	if u.Resent {
-		log.Warn("resending a unit whose earlier send may have arrived (at-least-once policy)")
+		log.Warn("resending a unit whose earlier send may have arrived (at-least-once policy)", "resends", u.Resends)
 	}
 	sctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
 	start := p.now()
@@ -268,25 +346,26 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, sender Sender, i
 		}
 		if policy == UnknownResend {
 			log.Warn("unit outcome unknown: will resend", "outcome", "unknown_after_send", "policy", string(policy))
-			return out, err
+			return out, consumer.Retry(err, consumer.Backoff(u.Attempt))
 		}
 		log.Error("unit outcome unknown: held for an operator", "outcome", "unknown_after_send", "policy", string(policy))
 		return out, nil
-	default: // transient, rate_limit, cancelled
-		if u.Attempt >= cfg.MaxAttempts {
-			log.Error("unit failed", "outcome", "failed", "note", "out of attempts")
-			return p.apply(cctx, log, in, intent.MarkFailed(u, i, now, class, "out of attempts: "+reason))
+	default: // transient, rate_limit, cancelled: nothing was posted
+		if age := now.Sub(in.CreatedAt); age > cfg.MaxAge {
+			log.Error("unit failed", "outcome", "failed", "note", "past its age", "age_ms", age.Milliseconds())
+			return p.apply(cctx, log, in, intent.MarkFailed(u, i, now, class, gaveUp(cfg, reason)))
 		}
-		out, aerr := p.apply(cctx, log, in, intent.MarkRetryable(u, i, now, class, reason))
+		wait := retryDelay(class, retryAfter, u.Attempt)
+		out, aerr := p.apply(cctx, log, in, intent.MarkRetryable(u, i, now, now.Add(wait), class, reason))
 		if aerr != nil {
 			return out, aerr
 		}
-		if class == message.FailRateLimit && retryAfter > 0 {
-			log.Warn("unit rate limited: parked", "outcome", "retry", "retry_after_ms", retryAfter.Milliseconds())
-			return out, consumer.Retry(err, retryAfter)
+		msg := "unit send failed: will retry"
+		if class == message.FailRateLimit {
+			msg = "unit rate limited: parked"
 		}
-		log.Warn("unit send failed: will retry", "outcome", "retry")
-		return out, err
+		log.Warn(msg, "outcome", "retry", "retry_after_ms", wait.Milliseconds())
+		return out, consumer.Retry(err, wait)
 	}
 }
 

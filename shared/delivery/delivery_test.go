@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -241,38 +242,39 @@ func TestPacing(t *testing.T) {
 func TestFailures(t *testing.T) {
 	t.Parallel()
 
-	t.Run("OutOfAttemptsFailsWithTheLastClass", func(t *testing.T) {
+	t.Run("PastItsAgeAFailedUnitFailsWithItsLastClass", func(t *testing.T) {
 		t.Parallel()
-		s := newSetup(t, delivery.Config{})
+		s := newSetup(t, delivery.Config{MaxAge: time.Hour})
 		u := pending("a#1")
-		u.Attempt, u.FailureClass, u.FailureReason = 8, message.FailRateLimit, "429 too many requests"
+		u.Attempt, u.FailureClass, u.FailureReason = 40, message.FailRateLimit, "429 too many requests"
 		in := s.create(thread, u, pending("b#1"))
+		s.clock.now = t0.Add(61 * time.Minute)
 		if err := s.handle(in, "b#1"); err != nil {
 			t.Fatal(err)
 		}
 		got := s.get(in)
 		a := got.Units[0]
-		if a.State != message.UnitFailed || a.FailureClass != message.FailRateLimit || a.FailureReason != "out of attempts: 429 too many requests" {
+		if a.State != message.UnitFailed || a.FailureClass != message.FailRateLimit || a.FailureReason != "gave up past its age of 1h0m0s: 429 too many requests" {
 			t.Fatalf("a#1 = %s %s %q, want failed with its last class", a.State, a.FailureClass, a.FailureReason)
 		}
 		if !slices.Equal(s.sender.texts(), []string{"text b#1"}) {
-			t.Fatalf("sent %v, want only b#1: a#1 had no attempts left", s.sender.texts())
+			t.Fatalf("sent %v, want only b#1: a#1 was past its age", s.sender.texts())
 		}
 	})
 
-	t.Run("LastAttemptFailingFailsTheUnit", func(t *testing.T) {
+	t.Run("AFailurePastItsAgeFailsTheUnit", func(t *testing.T) {
 		t.Parallel()
-		s := newSetup(t, delivery.Config{MaxAttempts: 2})
+		s := newSetup(t, delivery.Config{MaxAge: time.Hour})
 		s.sender.respond = func(int, message.Outgoing) error {
-			return &message.SendError{Class: message.FailTransient, Status: 502, Reason: "bad gateway"}
+			return &message.SendError{Class: message.FailTransient, Status: 503, Reason: "service_unavailable"}
 		}
-		u := pending("a#1")
-		u.Attempt = 1
-		in := s.create(thread, u)
+		in := s.create(thread, pending("a#1"))
+		s.clock.now = t0.Add(90 * time.Minute) // a unit never tried is still sent: only failures age it out
 		if err := s.handle(in, "a#1"); err != nil {
 			t.Fatalf("Handle = %v, want nil: the unit is settled", err)
 		}
-		if a := s.get(in).Units[0]; a.State != message.UnitFailed || a.Attempt != 2 || a.FailureClass != message.FailTransient || a.FailureReason != "out of attempts: bad gateway" {
+		if a := s.get(in).Units[0]; a.State != message.UnitFailed || a.Attempt != 1 || a.FailureClass != message.FailTransient ||
+			a.FailureReason != "gave up past its age of 1h0m0s: service_unavailable" {
 			t.Fatalf("a#1 = %+v", a)
 		}
 	})
@@ -317,21 +319,39 @@ func TestFailures(t *testing.T) {
 		if d, ok := retryAfter(err); !ok || d != 3*time.Second {
 			t.Fatalf("Handle = %v, want a retry after exactly 3s", err)
 		}
-		if a := s.get(in).Units[0]; a.State != message.UnitPending || a.Attempt != 1 || a.FailureClass != message.FailRateLimit {
-			t.Fatalf("a#1 = %s@%d %s, want back to pending with its failure", a.State, a.Attempt, a.FailureClass)
+		if a := s.get(in).Units[0]; a.State != message.UnitPending || a.Attempt != 1 || a.FailureClass != message.FailRateLimit ||
+			!a.NextAt.Equal(t0.Add(3*time.Second)) {
+			t.Fatalf("a#1 = %s@%d %s next %v, want back to pending with its failure, due in 3s", a.State, a.Attempt, a.FailureClass, a.NextAt)
 		}
 	})
 
-	t.Run("TransientFailureBacksOff", func(t *testing.T) {
+	t.Run("RepeatedRateLimitsWaitLongerThanRetryAfter", func(t *testing.T) {
 		t.Parallel()
 		s := newSetup(t, delivery.Config{})
 		s.sender.respond = func(int, message.Outgoing) error {
-			return &message.SendError{Class: message.FailTransient, Reason: "502"}
+			return &message.SendError{Class: message.FailRateLimit, RetryAfter: time.Second, Status: 429, Reason: "too many requests"}
+		}
+		u := pending("a#1")
+		u.Attempt, u.FailureClass = 6, message.FailRateLimit // the 7th 429 in a row comes next
+		in := s.create(thread, u)
+		if d, ok := retryAfter(s.handle(in, "a#1")); !ok || d != 64*time.Second {
+			t.Fatalf("retry after %v, want the floor of 64s for a 7th 429 (retry_after 1s)", d)
+		}
+	})
+
+	t.Run("TransientFailureBacksOffByTheUnitsAttempts", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, delivery.Config{})
+		s.sender.respond = func(int, message.Outgoing) error {
+			return &message.SendError{Class: message.FailTransient, Reason: "request not sent"}
 		}
 		in := s.create(thread, pending("a#1"))
-		err := s.handle(in, "a#1")
-		if _, ok := retryAfter(err); err == nil || ok {
-			t.Fatalf("Handle = %v, want a plain error (the consumer's backoff)", err)
+		d, ok := retryAfter(s.handle(in, "a#1"))
+		if !ok || d < time.Second || d > 2*time.Second || d%time.Second != 0 {
+			t.Fatalf("retry after %v (%v), want a jittered backoff of 1-2s for a first failure, in whole seconds", d, ok)
+		}
+		if a := s.get(in).Units[0]; !a.NextAt.Equal(t0.Add(d)) {
+			t.Fatalf("a#1 next %v, want now + %v", a.NextAt, d)
 		}
 	})
 
@@ -358,8 +378,9 @@ func TestFailures(t *testing.T) {
 		t.Parallel()
 		s := newSetup(t, delivery.Config{})
 		err := s.p.Handle(t.Context(), consumer.Record{SQSMessage: events.SQSMessage{Body: `{"version":"nope"}`}})
-		if d, ok := retryAfter(err); !ok || d != 0 || !errors.Is(err, intent.ErrBadRef) {
-			t.Fatalf("bad body: %v, want Retry(ErrBadRef, 0) (on to the DLQ)", err)
+		var dead *consumer.DeadLetterError
+		if !errors.As(err, &dead) || !errors.Is(err, intent.ErrBadRef) {
+			t.Fatalf("bad body: %v, want DeadLetter(ErrBadRef): to the DLQ, alone", err)
 		}
 		if err := s.handle(intent.Intent{ID: "missing"}, "a#1"); err != nil {
 			t.Fatalf("a ref to no intent: %v, want dropped", err)
@@ -486,25 +507,134 @@ func TestUnknownOutcomes(t *testing.T) {
 	})
 }
 
+// TestResendEnds (finding 8.10): under resend, a unit out of resends stayed
+// in unknown_after_send forever, since MarkFailed does not leave that state.
+// It ends failed, in the attention index, and the thread goes on.
+func TestResendEnds(t *testing.T) {
+	t.Parallel()
+	for name, setup := range map[string]func(u *intent.Unit, s *setup){
+		"OutOfResends": func(u *intent.Unit, s *setup) { u.Resends, u.Resent = 3, true },
+		"PastItsAge":   func(u *intent.Unit, s *setup) { s.clock.now = t0.Add(7 * time.Hour) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newSetup(t, delivery.Config{Unknown: delivery.UnknownResend, MaxResends: 3})
+			u := pending("a#1")
+			u.State, u.Attempt, u.FailureClass = message.UnitUnknown, 4, message.FailUnknown
+			setup(&u, s)
+			in := s.create(thread, u, pending("b#1"))
+			if err := s.handle(in, "b#1"); err != nil {
+				t.Fatal(err)
+			}
+			got := s.get(in)
+			if states(got) != "a#1:failed@4 b#1:sent@1" || got.Units[0].FailureClass != message.FailUnknown ||
+				!strings.Contains(got.Units[0].FailureReason, "unknown outcome") {
+				t.Fatalf("units = %s (%s %q), want a#1 failed keeping its doubt, b#1 sent", states(got), got.Units[0].FailureClass, got.Units[0].FailureReason)
+			}
+			if !slices.Equal(s.sender.texts(), []string{"text b#1"}) {
+				t.Fatalf("sent %v, want a#1 not resent", s.sender.texts())
+			}
+		})
+	}
+}
+
+// TestNoSendPastTheDeadline (finding 8.8): a record with several open units,
+// or a long bubble delay, started sends its invocation could not finish, and
+// a send cut off is an unknown outcome held for an operator. A send starts
+// only when it can finish; the rest goes back to the queue.
+func TestNoSendPastTheDeadline(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{SendTimeout: 2 * time.Second, BubbleDelay: time.Second})
+	in := s.create(thread, pending("a#1"), pending("b#1"))
+	ctx, cancel := context.WithTimeout(t.Context(), 3500*time.Millisecond) // a#1 fits; a#1 + 1s pause + b#1 does not
+	defer cancel()
+	s.sender.respond = func(int, message.Outgoing) error {
+		time.Sleep(time.Second) // a slow platform, in wall time
+		return nil
+	}
+	err := s.p.Handle(ctx, consumer.Record{SQSMessage: events.SQSMessage{MessageId: "m1", Body: string(intent.EncodeRef(in.ID, "b#1"))}})
+	if d, ok := retryAfter(err); !ok || d > time.Second {
+		t.Fatalf("Handle = %v, want the rest handed back (a retry after the pacing wait at most)", err)
+	}
+	if got := s.get(in); states(got) != "a#1:sent@1 b#1:pending@0" {
+		t.Fatalf("units = %s, want b#1 untouched for the next invocation", states(got))
+	}
+}
+
+// TestLongWaitParksAgainForTheRest (finding 8.4): a record back before its
+// unit's retry time (SQS parks at most 12 hours) waits the rest without a
+// lease, an attempt or a send.
+func TestLongWaitParksAgainForTheRest(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{MaxAge: 24 * time.Hour})
+	u := pending("a#1")
+	u.Attempt, u.FailureClass, u.NextAt = 1, message.FailRateLimit, t0.Add(14*time.Hour)
+	in := s.create(thread, u)
+	s.clock.now = t0.Add(12 * time.Hour)
+	if d, ok := retryAfter(s.handle(in, "a#1")); !ok || d != 2*time.Hour {
+		t.Fatalf("retry after %v, want the remaining 2h", d)
+	}
+	if got := s.get(in).Units[0]; got.Attempt != 1 || got.State != message.UnitPending || len(s.sender.texts()) != 0 {
+		t.Fatalf("a#1 = %s@%d after %d sends; want it untouched", got.State, got.Attempt, len(s.sender.texts()))
+	}
+}
+
+// TestOutageWithinTheAgeLosesNothing (finding 8.3): 8 attempts with a doubling
+// backoff rode out 2-4 minutes of an outage. Failures that prove nothing was
+// posted keep a unit pending through a 30-minute outage, then it is sent.
+func TestOutageWithinTheAgeLosesNothing(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{})
+	recovery := t0.Add(30 * time.Minute)
+	s.sender.respond = func(n int, _ message.Outgoing) error {
+		if s.clock.Now().Before(recovery) {
+			if n%2 == 0 {
+				return &message.SendError{Class: message.FailRateLimit, RetryAfter: 300 * time.Second, Status: 429, Reason: "Too Many Requests"}
+			}
+			return &message.SendError{Class: message.FailTransient, Reason: "request not sent"}
+		}
+		return nil
+	}
+	in := s.create(thread, pending("a#1"), pending("b#1"))
+	for tries := 0; ; tries++ {
+		err := s.handle(in, "b#1")
+		if err == nil {
+			break
+		}
+		d, ok := retryAfter(err)
+		if !ok || tries > 100 {
+			t.Fatalf("try %d: %v", tries, err)
+		}
+		s.clock.now = s.clock.now.Add(d)
+	}
+	got := s.get(in)
+	if states(got) != "a#1:sent@"+strconv.Itoa(got.Units[0].Attempt)+" b#1:sent@1" || got.Units[0].Attempt < 10 {
+		t.Fatalf("units = %s, want a#1 sent after many failed attempts, then b#1", states(got))
+	}
+	if !slices.Equal(s.sender.texts()[len(s.sender.texts())-2:], []string{"text a#1", "text b#1"}) {
+		t.Fatalf("sent %v, want a#1 then b#1 last", s.sender.texts())
+	}
+}
+
 func TestConfig(t *testing.T) {
 	t.Parallel()
 	d := delivery.Config{}.WithDefaults()
 	if d.BubbleDelay != time.Second || d.MaxInlineWait != 5*time.Second || d.SendTimeout != 10*time.Second ||
-		d.Lease != 20*time.Second || d.MaxAttempts != 8 || d.Unknown != delivery.UnknownHold {
+		d.Lease != 20*time.Second || d.MaxAge != 6*time.Hour || d.MaxResends != 3 || d.Unknown != delivery.UnknownHold {
 		t.Fatalf("defaults = %+v", d)
 	}
 	if err := d.Validate(); err != nil {
 		t.Fatalf("defaults do not validate: %v", err)
 	}
 	bad := delivery.Config{
-		BubbleDelay: -time.Second, SendTimeout: 10 * time.Second, Lease: 10 * time.Second, MaxAttempts: -1,
+		BubbleDelay: -time.Second, SendTimeout: 10 * time.Second, Lease: 10 * time.Second, MaxAge: 25 * time.Hour, MaxResends: -1,
 		Unknown: "maybe", UnknownByPlatform: map[message.Platform]delivery.UnknownPolicy{message.Slack: "later"},
 	}.WithDefaults()
 	err := bad.Validate()
 	if err == nil {
 		t.Fatal("Validate accepted a bad config")
 	}
-	for _, want := range []string{"bubble delay", "lease (10s) must exceed the send timeout (10s)", "max attempts", `"maybe"`, `"later"`} {
+	for _, want := range []string{"bubble delay", "lease (10s) must exceed the send timeout (10s)", "max age 25h0m0s", "max resends", `"maybe"`, `"later"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not report %q:\n%v", want, err)
 		}

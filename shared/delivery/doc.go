@@ -20,19 +20,35 @@
 //
 // # Failure handling
 //
-// The adapter classifies a failure (message.FailureClass); Policy decides.
+// The adapter classifies a failure (message.FailureClass); the processor
+// decides. Retry budgets are time, not counts: a unit's budget is its age
+// (Config.MaxAge from its intent's creation), so an outage shorter than that
+// loses nothing, however many attempts it takes.
 //
-//   - rate_limit: back to pending; the message is parked exactly the
-//     platform's retry_after through ChangeMessageVisibility, never slept on.
-//   - transient, cancelled: back to pending; exponential backoff with jitter.
+//   - rate_limit: back to pending, due at the platform's retry_after or a
+//     floor doubling from 1 s to 5 min with each consecutive failure,
+//     whichever is later; the message is parked until then through
+//     ChangeMessageVisibility, never slept on.
+//   - transient, cancelled (nothing was posted): back to pending, due after
+//     a jittered exponential backoff on the unit's attempts.
+//   - either of those once the unit is past its age: failed, keeping its
+//     last class and reason.
 //   - auth, permission, not_found, invalid_payload: failed with its class and
 //     reason; the thread moves on.
 //   - unknown (the request left, no answer came back), or a unit found
 //     sending after its lease ended (a crash between the platform's success
 //     and the receipt): unknown_after_send. Policy UnknownResend retries it
-//     (at least once, logged as a resend); UnknownHold keeps it for an
-//     operator (attention index) and the thread moves on. Platforms with
-//     server-side idempotency always resend: the platform drops the copy.
-//   - after MaxAttempts leases a unit fails with its last class; nothing is
-//     ever dropped without a recorded state.
+//     (at least once, logged as a resend, at most Config.MaxResends times on
+//     a platform without idempotency, then GiveUp: failed); UnknownHold keeps
+//     it for an operator (attention index) and the thread moves on.
+//     Platforms with server-side idempotency always resend: the platform
+//     drops the copy.
+//   - a record that comes back before its unit is due (SQS parks a message
+//     at most 12 hours from its receive) parks again for the rest, without
+//     an attempt.
+//   - a send starts only when the invocation has time to finish it (the
+//     send timeout and its commit); otherwise the record goes back unsent.
+//   - a record that does not decode is dead-lettered, alone.
+//
+// Nothing is ever dropped without a recorded state.
 package delivery

@@ -45,8 +45,15 @@ type Unit struct {
 	// FailureClass and FailureReason describe the last failure, if any.
 	FailureClass  message.FailureClass
 	FailureReason string
-	// Resent is true when the unit was sent again after an unknown outcome.
+	// NextAt is when a unit returned to pending by a retryable failure may
+	// be tried again (the platform's retry_after, or a backoff). A message
+	// that comes back earlier (SQS parks a message at most 12 hours) parks
+	// again for the rest.
+	NextAt time.Time
+	// Resent is true when the unit was sent again after an unknown outcome;
+	// Resends counts those sends.
 	Resent    bool
+	Resends   int
 	UpdatedAt time.Time
 }
 

@@ -37,7 +37,10 @@ type Transition struct {
 	// FailureClass and FailureReason are recorded as given (empty clears).
 	FailureClass  message.FailureClass
 	FailureReason string
-	Resent        bool
+	// NextAt is when the unit may be tried again (zero clears it).
+	NextAt  time.Time
+	Resent  bool
+	Resends int
 	// Attention marks the intent for an operator (the attention index).
 	Attention bool
 	At        time.Time
@@ -51,7 +54,7 @@ func Lease(u Unit, idx int, now, leaseUntil time.Time) Transition {
 		RequirePrevTerminal: true,
 		To:                  message.UnitSending, NextAttempt: u.Attempt + 1, LeaseUntil: leaseUntil,
 		FailureClass: u.FailureClass, FailureReason: u.FailureReason,
-		At: now,
+		Resent: u.Resent, Resends: u.Resends, At: now,
 	}
 }
 
@@ -64,7 +67,7 @@ func Resend(u Unit, idx int, now, leaseUntil time.Time) Transition {
 		RequirePrevTerminal: true,
 		To:                  message.UnitSending, NextAttempt: u.Attempt + 1, LeaseUntil: leaseUntil,
 		FailureClass: u.FailureClass, FailureReason: u.FailureReason,
-		Resent: true, At: now,
+		Resent: true, Resends: u.Resends + 1, At: now,
 	}
 }
 
@@ -77,18 +80,19 @@ func MarkSent(u Unit, idx int, now time.Time, receipt message.Receipt) Transitio
 		Name: "sent", Unit: idx,
 		From: []message.UnitState{message.UnitSending, message.UnitUnknown}, Attempt: u.Attempt,
 		To: message.UnitSent, NextAttempt: u.Attempt,
-		Receipt: receipt.MessageIDs, SentAt: now, Resent: u.Resent,
+		Receipt: receipt.MessageIDs, SentAt: now, Resent: u.Resent, Resends: u.Resends,
 		At: now,
 	}
 }
 
-// MarkRetryable returns a unit whose attempt failed retryably to pending.
-func MarkRetryable(u Unit, idx int, now time.Time, class message.FailureClass, reason string) Transition {
+// MarkRetryable returns a unit whose attempt failed retryably to pending,
+// to be tried again at next.
+func MarkRetryable(u Unit, idx int, now, next time.Time, class message.FailureClass, reason string) Transition {
 	return Transition{
 		Name: "retry", Unit: idx,
 		From: []message.UnitState{message.UnitSending}, Attempt: u.Attempt,
 		To: message.UnitPending, NextAttempt: u.Attempt,
-		FailureClass: class, FailureReason: reason, Resent: u.Resent,
+		FailureClass: class, FailureReason: reason, NextAt: next, Resent: u.Resent, Resends: u.Resends,
 		At: now,
 	}
 }
@@ -100,7 +104,20 @@ func MarkFailed(u Unit, idx int, now time.Time, class message.FailureClass, reas
 		Name: "fail", Unit: idx,
 		From: []message.UnitState{message.UnitSending, message.UnitPending}, Attempt: u.Attempt,
 		To: message.UnitFailed, NextAttempt: u.Attempt,
-		FailureClass: class, FailureReason: reason, Resent: u.Resent,
+		FailureClass: class, FailureReason: reason, Resent: u.Resent, Resends: u.Resends,
+		Attention: true, At: now,
+	}
+}
+
+// GiveUp ends a unit held in unknown_after_send that the resend policy will
+// not send again (out of resends or past its age): failed, keeping the
+// doubt in its reason, for an operator.
+func GiveUp(u Unit, idx int, now time.Time, reason string) Transition {
+	return Transition{
+		Name: "give_up", Unit: idx,
+		From: []message.UnitState{message.UnitUnknown}, Attempt: u.Attempt,
+		To: message.UnitFailed, NextAttempt: u.Attempt,
+		FailureClass: message.FailUnknown, FailureReason: reason, Resent: u.Resent, Resends: u.Resends,
 		Attention: true, At: now,
 	}
 }
@@ -113,7 +130,7 @@ func MarkUnknown(u Unit, idx int, now time.Time, reason string, abandoned bool) 
 		Name: "unknown", Unit: idx,
 		From: []message.UnitState{message.UnitSending}, Attempt: u.Attempt,
 		To: message.UnitUnknown, NextAttempt: u.Attempt,
-		FailureClass: message.FailUnknown, FailureReason: reason, Resent: u.Resent,
+		FailureClass: message.FailUnknown, FailureReason: reason, Resent: u.Resent, Resends: u.Resends,
 		Attention: true, At: now,
 	}
 	if abandoned {
@@ -135,7 +152,9 @@ func (in Intent) Apply(t Transition) Intent {
 	u.SentAt = t.SentAt
 	u.FailureClass = t.FailureClass
 	u.FailureReason = t.FailureReason
+	u.NextAt = t.NextAt
 	u.Resent = t.Resent
+	u.Resends = t.Resends
 	u.UpdatedAt = t.At
 	out.Units[t.Unit] = u
 	return out

@@ -79,10 +79,10 @@ func TestAllowed(t *testing.T) {
 		{"SentFromFailed", intentOf(unit("a#1", message.UnitFailed, 1)), intent.MarkSent(sendingLive, 0, t0, receipt), false},
 
 		// MarkRetryable: sending only.
-		{"RetryFromSending", intentOf(sendingLive), intent.MarkRetryable(sendingLive, 0, t0, message.FailTransient, "502"), true},
-		{"RetryFromPending", intentOf(pending), intent.MarkRetryable(pending, 0, t0, message.FailTransient, "502"), false},
-		{"RetryFromUnknown", intentOf(unknown), intent.MarkRetryable(unknown, 0, t0, message.FailTransient, "502"), false},
-		{"RetryStaleAttempt", intentOf(unit("a#1", message.UnitSending, 2)), intent.MarkRetryable(sendingLive, 0, t0, message.FailTransient, "502"), false},
+		{"RetryFromSending", intentOf(sendingLive), intent.MarkRetryable(sendingLive, 0, t0, t0.Add(time.Second), message.FailTransient, "502"), true},
+		{"RetryFromPending", intentOf(pending), intent.MarkRetryable(pending, 0, t0, t0.Add(time.Second), message.FailTransient, "502"), false},
+		{"RetryFromUnknown", intentOf(unknown), intent.MarkRetryable(unknown, 0, t0, t0.Add(time.Second), message.FailTransient, "502"), false},
+		{"RetryStaleAttempt", intentOf(unit("a#1", message.UnitSending, 2)), intent.MarkRetryable(sendingLive, 0, t0, t0.Add(time.Second), message.FailTransient, "502"), false},
 
 		// MarkFailed: sending (a permanent answer) or pending (out of attempts).
 		{"FailFromSending", intentOf(sendingLive), intent.MarkFailed(sendingLive, 0, t0, message.FailAuth, "401"), true},
@@ -91,6 +91,11 @@ func TestAllowed(t *testing.T) {
 		{"FailFromSent", intentOf(unit("a#1", message.UnitSent, 1)), intent.MarkFailed(sendingLive, 0, t0, message.FailAuth, "401"), false},
 		{"FailStaleAttempt", intentOf(retried), intent.MarkFailed(pending, 0, t0, message.FailAuth, "401"), false},
 
+		// GiveUp: only from unknown_after_send, at its attempt (finding 8.10).
+		{"GiveUpUnknown", intentOf(unknown), intent.GiveUp(unknown, 0, t0, "out of resends"), true},
+		{"GiveUpPending", intentOf(pending), intent.GiveUp(pending, 0, t0, "out of resends"), false},
+		{"GiveUpSending", intentOf(sendingLive), intent.GiveUp(sendingLive, 0, t0, "out of resends"), false},
+		{"GiveUpStaleAttempt", intentOf(unknown), intent.GiveUp(unit("a#1", message.UnitUnknown, 0), 0, t0, "x"), false},
 		// MarkUnknown: the caller's own send, or an abandoned lease.
 		{"UnknownOwnSend", intentOf(sendingLive), intent.MarkUnknown(sendingLive, 0, t0, "timeout", false), true},
 		{"UnknownAbandonedLeaseEnded", intentOf(sending), intent.MarkUnknown(sending, 0, t0, "abandoned", true), true},
@@ -148,13 +153,18 @@ func TestTransitionsApply(t *testing.T) {
 			false,
 		},
 		{
-			"MarkRetryable", sending, intent.MarkRetryable(sending, 0, t0, message.FailTransient, "502"), "retry",
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitPending, Attempt: 3, FailureClass: message.FailTransient, FailureReason: "502", UpdatedAt: t0},
+			"MarkRetryable", sending, intent.MarkRetryable(sending, 0, t0, t0.Add(time.Second), message.FailTransient, "502"), "retry",
+			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitPending, Attempt: 3, FailureClass: message.FailTransient, FailureReason: "502", NextAt: t0.Add(time.Second), UpdatedAt: t0},
 			false,
 		},
 		{
 			"MarkFailed", resentSending, intent.MarkFailed(resentSending, 0, t0, message.FailAuth, "401"), "fail",
 			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitFailed, Attempt: 3, FailureClass: message.FailAuth, FailureReason: "401", Resent: true, UpdatedAt: t0},
+			true,
+		},
+		{
+			"GiveUp", unknown, intent.GiveUp(unknown, 0, t0, "unknown outcome, out of resends"), "give_up",
+			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitFailed, Attempt: 3, FailureClass: message.FailUnknown, FailureReason: "unknown outcome, out of resends", UpdatedAt: t0},
 			true,
 		},
 		{
@@ -204,7 +214,8 @@ func TestTransitionsApply(t *testing.T) {
 func unitEqual(a, b intent.Unit) bool {
 	return a.ID == b.ID && a.Text == b.Text && a.ReplyTo == b.ReplyTo && a.State == b.State && a.Attempt == b.Attempt &&
 		a.LeaseUntil.Equal(b.LeaseUntil) && slices.Equal(a.Receipt, b.Receipt) && a.SentAt.Equal(b.SentAt) &&
-		a.FailureClass == b.FailureClass && a.FailureReason == b.FailureReason && a.Resent == b.Resent && a.UpdatedAt.Equal(b.UpdatedAt)
+		a.FailureClass == b.FailureClass && a.FailureReason == b.FailureReason && a.NextAt.Equal(b.NextAt) &&
+		a.Resent == b.Resent && a.UpdatedAt.Equal(b.UpdatedAt)
 }
 
 func TestApplyDoesNotAlias(t *testing.T) {

@@ -9,6 +9,10 @@ const (
 	EnvTable            = "PARLEY_TABLE"
 	EnvInboundQueueURL  = "PARLEY_INBOUND_QUEUE_URL"
 	EnvOutboundQueueURL = "PARLEY_OUTBOUND_QUEUE_URL"
+	// The dead-letter queues' URLs: a consumer moves a poison record there
+	// itself (see package consumer).
+	EnvInboundDLQURL  = "PARLEY_INBOUND_DLQ_URL"
+	EnvOutboundDLQURL = "PARLEY_OUTBOUND_DLQ_URL"
 	// EnvSecretARN names the Secrets Manager secret (a JSON object of the
 	// Secret keys below) a function reads at cold start in AWS.
 	EnvSecretARN = "PARLEY_SECRET_ARN"
@@ -68,6 +72,8 @@ type QueueSpec struct {
 	Name string
 	// EnvURL is the variable that carries the queue's URL to functions.
 	EnvURL string
+	// EnvDLQURL carries the dead-letter queue's URL to the queue's consumer.
+	EnvDLQURL string
 	// VisibilityTimeout is at least 6 × the consumer's timeout, so a message
 	// is not redelivered while a slow invocation still holds it.
 	VisibilityTimeout time.Duration
@@ -102,6 +108,7 @@ func (q QueueSpec) DLQName() string { return q.Name + "-dlq" }
 var Inbound = QueueSpec{
 	Name:              "inbound",
 	EnvURL:            EnvInboundQueueURL,
+	EnvDLQURL:         EnvInboundDLQURL,
 	VisibilityTimeout: 6 * turnTimeout,
 	// With the turn's backoff (2 s doubling, capped at 5 min) 20 receives
 	// ride out about an hour of agent outage before an event reaches the
@@ -118,6 +125,7 @@ var Inbound = QueueSpec{
 var Outbound = QueueSpec{
 	Name:              "outbound",
 	EnvURL:            EnvOutboundQueueURL,
+	EnvDLQURL:         EnvOutboundDLQURL,
 	VisibilityTimeout: 6 * deliveryTimeout,
 	MaxReceiveCount:   20,
 	Retention:         4 * 24 * time.Hour,

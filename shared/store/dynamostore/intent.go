@@ -46,7 +46,9 @@ type unitItem struct {
 	SentAt     int64    `dynamodbav:"sent"`
 	FailClass  string   `dynamodbav:"fc"`
 	FailReason string   `dynamodbav:"fr"`
+	NextAt     int64    `dynamodbav:"next,omitempty"`
 	Resent     bool     `dynamodbav:"resent"`
+	Resends    int      `dynamodbav:"rsn,omitempty"`
 	UpdatedAt  int64    `dynamodbav:"upd"`
 }
 
@@ -59,7 +61,7 @@ func toItem(in intent.Intent) intentItem {
 		it.Units = append(it.Units, unitItem{
 			ID: u.ID, Text: u.Text, ReplyTo: u.ReplyTo, State: string(u.State), Attempt: u.Attempt,
 			LeaseUntil: millis(u.LeaseUntil), Receipt: u.Receipt, SentAt: millis(u.SentAt),
-			FailClass: string(u.FailureClass), FailReason: u.FailureReason, Resent: u.Resent,
+			FailClass: string(u.FailureClass), FailReason: u.FailureReason, NextAt: millis(u.NextAt), Resent: u.Resent, Resends: u.Resends,
 			UpdatedAt: millis(u.UpdatedAt),
 		})
 	}
@@ -79,8 +81,8 @@ func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
 		in.Units = append(in.Units, intent.Unit{
 			ID: u.ID, Text: u.Text, ReplyTo: u.ReplyTo, State: message.UnitState(u.State), Attempt: u.Attempt,
 			LeaseUntil: fromMillis(u.LeaseUntil), Receipt: u.Receipt, SentAt: fromMillis(u.SentAt),
-			FailureClass: message.FailureClass(u.FailClass), FailureReason: u.FailReason, Resent: u.Resent,
-			UpdatedAt: fromMillis(u.UpdatedAt),
+			FailureClass: message.FailureClass(u.FailClass), FailureReason: u.FailReason, NextAt: fromMillis(u.NextAt),
+			Resent: u.Resent, Resends: u.Resends, UpdatedAt: fromMillis(u.UpdatedAt),
 		})
 	}
 	return in, nil
@@ -164,7 +166,7 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 	u := fmt.Sprintf("#units[%d]", t.Unit)
 	names := map[string]string{
 		"#pk": "pk", "#units": "units", "#st": "st", "#att": "att", "#lease": "lease", "#rcpt": "rcpt",
-		"#sent": "sent", "#fc": "fc", "#fr": "fr", "#resent": "resent", "#upd": "upd",
+		"#sent": "sent", "#fc": "fc", "#fr": "fr", "#next": "next", "#resent": "resent", "#rsn": "rsn", "#upd": "upd",
 	}
 	receipt := []string{}
 	if t.Receipt != nil {
@@ -177,8 +179,8 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 	values := map[string]types.AttributeValue{
 		":att": num(int64(t.Attempt)), ":to": str(string(t.To)), ":natt": num(int64(t.NextAttempt)),
 		":lease": num(millis(t.LeaseUntil)), ":rcpt": rc, ":sent": num(millis(t.SentAt)),
-		":fc": str(string(t.FailureClass)), ":fr": str(t.FailureReason),
-		":resent": &types.AttributeValueMemberBOOL{Value: t.Resent}, ":upd": num(millis(t.At)),
+		":fc": str(string(t.FailureClass)), ":fr": str(t.FailureReason), ":next": num(millis(t.NextAt)),
+		":resent": &types.AttributeValueMemberBOOL{Value: t.Resent}, ":rsn": num(int64(t.Resends)), ":upd": num(millis(t.At)),
 	}
 
 	var from []string
@@ -207,7 +209,7 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 
 	set := []string{
 		u + ".#st = :to", u + ".#att = :natt", u + ".#lease = :lease", u + ".#rcpt = :rcpt",
-		u + ".#sent = :sent", u + ".#fc = :fc", u + ".#fr = :fr", u + ".#resent = :resent", u + ".#upd = :upd",
+		u + ".#sent = :sent", u + ".#fc = :fc", u + ".#fr = :fr", u + ".#next = :next", u + ".#resent = :resent", u + ".#rsn = :rsn", u + ".#upd = :upd",
 	}
 	if t.Attention {
 		names["#attn"], names["#attnat"] = "attn", "attn_at"

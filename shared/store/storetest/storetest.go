@@ -239,11 +239,12 @@ func intents(t *testing.T, s Store) {
 	if u := after.Units[1]; u.State != message.UnitSending || u.Attempt != 2 || !u.Resent {
 		t.Fatalf("resent unit = %+v", u)
 	}
-	after, err = s.Apply(ctx, "i1", intent.MarkRetryable(after.Units[1], 1, later, message.FailRateLimit, "Too Many Requests"))
+	after, err = s.Apply(ctx, "i1", intent.MarkRetryable(after.Units[1], 1, later, later.Add(3*time.Second), message.FailRateLimit, "Too Many Requests"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := after.Units[1]; u.State != message.UnitPending || u.FailureClass != message.FailRateLimit || u.Attempt != 2 {
+	if u := after.Units[1]; u.State != message.UnitPending || u.FailureClass != message.FailRateLimit || u.Attempt != 2 ||
+		!u.NextAt.Equal(later.Add(3*time.Second)) {
 		t.Fatalf("retryable unit = %+v", u)
 	}
 	after, err = s.Apply(ctx, "i1", intent.MarkFailed(after.Units[1], 1, later, message.FailAuth, "Unauthorized"))
@@ -306,19 +307,21 @@ func model(t *testing.T, s Store) {
 			u.Attempt = max(u.Attempt-1, 0)
 		}
 		var tr intent.Transition
-		switch rng.IntN(7) {
+		switch rng.IntN(8) {
 		case 0:
 			tr = intent.Lease(u, i, now, now.Add(time.Minute))
 		case 1:
 			tr = intent.MarkSent(u, i, now, message.Receipt{MessageIDs: []string{fmt.Sprint(step)}})
 		case 2:
-			tr = intent.MarkRetryable(u, i, now, message.FailTransient, "HTTP 502")
+			tr = intent.MarkRetryable(u, i, now, now.Add(time.Second), message.FailTransient, "HTTP 502")
 		case 3:
 			tr = intent.MarkFailed(u, i, now, message.FailPermission, "Forbidden")
 		case 4:
 			tr = intent.MarkUnknown(u, i, now, "timeout", rng.IntN(2) == 0)
 		case 5:
 			tr = intent.Resend(u, i, now, now.Add(time.Minute))
+		case 6:
+			tr = intent.GiveUp(u, i, now, "out of resends")
 		default:
 			tr = intent.Lease(u, i, now, now.Add(time.Minute))
 		}
@@ -334,7 +337,8 @@ func model(t *testing.T, s Store) {
 			want = want.Apply(tr)
 			for k := range want.Units {
 				w, g := want.Units[k], got.Units[k]
-				if w.State != g.State || w.Attempt != g.Attempt || !w.LeaseUntil.Equal(g.LeaseUntil) || w.Resent != g.Resent || w.FailureClass != g.FailureClass {
+				if w.State != g.State || w.Attempt != g.Attempt || !w.LeaseUntil.Equal(g.LeaseUntil) || w.Resent != g.Resent ||
+					w.FailureClass != g.FailureClass || w.FailureReason != g.FailureReason || !w.NextAt.Equal(g.NextAt) {
 					t.Fatalf("step %d unit %d: model %+v, store %+v", step, k, w, g)
 				}
 			}
