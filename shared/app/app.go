@@ -164,7 +164,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
 		Channels: map[message.Platform]turn.Channel{message.Telegram: tg, message.Slack: sl},
-		Config:   turn.Config{Envelope: d.Config.Envelope},
+		Config:   turn.Config{Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge},
 		Now:      d.Now,
 		Log:      d.Log.With("function", "turn"),
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/triage"
+	"github.com/parleyhq/parley/shared/turn"
 )
 
 // Config is every setting of every function. Each function validates the
@@ -89,6 +90,11 @@ type Agent struct {
 	Secret string
 	// Timeout bounds one agent call (PARLEY_AGENT_TIMEOUT). Defaults to 25s.
 	Timeout time.Duration
+	// MaxAge is a turn's retry budget (PARLEY_TURN_MAX_AGE): an agent that
+	// is down or misconfigured is asked again, with backoff, until the
+	// event is this old; then it goes to the dead-letter queue. Defaults to
+	// 6h; at most 24h.
+	MaxAge time.Duration
 }
 
 // Telegram configures the Telegram adapter.
@@ -173,11 +179,14 @@ func FromEnv(getenv Getenv) (Config, error) {
 			URL:     getenv("PARLEY_AGENT_URL"),
 			Secret:  getenv(resources.SecretAgentSecret),
 			Timeout: p.duration("PARLEY_AGENT_TIMEOUT", 25*time.Second),
+			MaxAge:  p.duration("PARLEY_TURN_MAX_AGE", 6*time.Hour),
 		},
 		Envelope: envelope.Config{
 			Mode:           envelope.Mode(getenv("PARLEY_REPLY_MODE")),
 			MaxBubbles:     p.int("PARLEY_MAX_BUBBLES", 0),
 			MaxBubbleChars: p.int("PARLEY_MAX_BUBBLE_CHARS", 0),
+			MaxUnits:       p.int("PARLEY_MAX_UNITS", 0),
+			MaxReplyBytes:  p.int("PARLEY_MAX_REPLY_BYTES", 0),
 			OnParseError:   envelope.ParseErrorPolicy(getenv("PARLEY_ON_PARSE_ERROR")),
 			ErrorMessage:   getenv("PARLEY_ERROR_MESSAGE"),
 		}.WithDefaults(),
@@ -224,6 +233,9 @@ func FromEnv(getenv Getenv) (Config, error) {
 	}
 	if err := c.Envelope.Validate(); envelopeOK && err != nil {
 		p.errs = append(p.errs, err)
+	}
+	if c.Agent.MaxAge <= 0 || c.Agent.MaxAge > turn.MaxMaxAge {
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_TURN_MAX_AGE: want more than 0 and at most %s, got %s", turn.MaxMaxAge, c.Agent.MaxAge))
 	}
 	if err := c.Delivery.Validate(); err != nil {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_BUBBLE_DELAY, PARLEY_SEND_TIMEOUT, PARLEY_SEND_MAX_AGE, PARLEY_MAX_RESENDS: %w", err))

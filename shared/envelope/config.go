@@ -39,6 +39,8 @@ const (
 const (
 	DefaultMaxBubbles     = 4
 	DefaultMaxBubbleChars = 1200
+	DefaultMaxUnits       = 10
+	DefaultMaxReplyBytes  = 64 << 10
 	DefaultErrorMessage   = "Sorry, I couldn't put that reply together. Please try again."
 )
 
@@ -56,6 +58,16 @@ type Config struct {
 	// (LimitError). It does not apply to text-mode or fallback prose, which
 	// is split at the platform limit instead. Defaults to 1200.
 	MaxBubbleChars int
+	// MaxUnits is the most platform messages one reply may become, after
+	// splitting at the platform's limit, however it came about (envelope,
+	// text mode, fallback prose); over it the reply is rejected whole
+	// (LimitError). Defaults to 10.
+	MaxUnits int
+	// MaxReplyBytes is the most bytes of text one reply may hold; over it
+	// the reply is rejected whole before any splitting (LimitError). It keeps
+	// a reply's send intent far below DynamoDB's 400 KB item limit. Defaults
+	// to 64 KiB.
+	MaxReplyBytes int
 	// OnParseError is the parse-error policy. Defaults to
 	// PolicyFallbackText.
 	OnParseError ParseErrorPolicy
@@ -69,10 +81,16 @@ func (c Config) WithDefaults() Config {
 	c.Mode = cmp.Or(c.Mode, ModeStructured)
 	c.MaxBubbles = cmp.Or(c.MaxBubbles, DefaultMaxBubbles)
 	c.MaxBubbleChars = cmp.Or(c.MaxBubbleChars, DefaultMaxBubbleChars)
+	c.MaxUnits = cmp.Or(c.MaxUnits, DefaultMaxUnits)
+	c.MaxReplyBytes = cmp.Or(c.MaxReplyBytes, DefaultMaxReplyBytes)
 	c.OnParseError = cmp.Or(c.OnParseError, PolicyFallbackText)
 	c.ErrorMessage = cmp.Or(c.ErrorMessage, DefaultErrorMessage)
 	return c
 }
+
+// maxReplyBytesCeiling keeps a reply's intent item within DynamoDB's 400 KB,
+// with room for the units' state.
+const maxReplyBytesCeiling = 256 << 10
 
 // maxErrorMessage bounds the configured error line, so it is one bubble on
 // every platform.
@@ -92,6 +110,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBubbleChars < 1 {
 		errs = append(errs, fmt.Errorf("envelope config: max_bubble_chars must be at least 1, got %d", c.MaxBubbleChars))
+	}
+	if c.MaxUnits < 1 {
+		errs = append(errs, fmt.Errorf("envelope config: max_units must be at least 1, got %d", c.MaxUnits))
+	}
+	if c.MaxReplyBytes < 1 || c.MaxReplyBytes > maxReplyBytesCeiling {
+		errs = append(errs, fmt.Errorf("envelope config: max_reply_bytes must be 1 to %d, got %d", maxReplyBytesCeiling, c.MaxReplyBytes))
 	}
 	switch c.OnParseError {
 	case PolicyFallbackText, PolicyErrorMessage, PolicySilent:

@@ -360,13 +360,14 @@ func TestTextMode(t *testing.T) {
 func TestConfig(t *testing.T) {
 	t.Parallel()
 	d := Config{}.WithDefaults()
-	if d.Mode != ModeStructured || d.MaxBubbles != 4 || d.MaxBubbleChars != 1200 || d.OnParseError != PolicyFallbackText || d.ErrorMessage == "" {
+	if d.Mode != ModeStructured || d.MaxBubbles != 4 || d.MaxBubbleChars != 1200 || d.MaxUnits != 10 || d.MaxReplyBytes != 64<<10 ||
+		d.OnParseError != PolicyFallbackText || d.ErrorMessage == "" {
 		t.Fatalf("defaults = %+v", d)
 	}
 	if err := d.Validate(); err != nil {
 		t.Fatalf("defaults invalid: %v", err)
 	}
-	kept := Config{Mode: ModeText, MaxBubbles: 9, MaxBubbleChars: 99, OnParseError: PolicySilent, ErrorMessage: "x"}
+	kept := Config{Mode: ModeText, MaxBubbles: 9, MaxBubbleChars: 99, MaxUnits: 3, MaxReplyBytes: 500, OnParseError: PolicySilent, ErrorMessage: "x"}
 	if kept.WithDefaults() != kept {
 		t.Fatalf("WithDefaults changed set fields: %+v", kept.WithDefaults())
 	}
@@ -384,4 +385,48 @@ func TestConfig(t *testing.T) {
 	if _, err := Build(Reply{Body: []byte("x")}, Config{}, message.Capabilities{TextLimit: 10, Counting: "graphemes"}); !errors.Is(err, ErrCapabilities) {
 		t.Fatalf("unknown counting: %v", err)
 	}
+}
+
+// TestEveryPlanIsBounded (finding 8.6): a text or fallback reply was split at
+// the platform limit with no bound on units, so a 500 KB reply exceeded
+// DynamoDB's item limit (and looped, asking the agent again) and a smaller
+// one flooded the chat. Over MaxUnits or MaxReplyBytes the reply is rejected
+// whole, however it came about.
+func TestEveryPlanIsBounded(t *testing.T) {
+	t.Parallel()
+	tg := message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16}
+	big := strings.Repeat("lorem ipsum ", 500_000/12) // ~500 KB
+	cases := []struct {
+		name  string
+		reply Reply
+		cfg   Config
+		limit string
+	}{
+		{"TextOverBytes", Reply{Body: []byte(big), ContentType: "text/plain"}, Config{}, LimitMaxReplyBytes},
+		{"TextOverUnits", Reply{Body: []byte(strings.Repeat("x", 4096*11)), ContentType: "text/plain"}, Config{}, LimitMaxUnits},
+		{"FallbackOverBytes", Reply{Body: []byte(big)}, Config{}, LimitMaxReplyBytes},
+		{"EnvelopeOverUnits", Reply{Body: []byte(`{"schema":"openab.turn.v1","messages":[{"id":"a","text":"` + strings.Repeat("y", 3000) + `"}]}`)},
+			Config{MaxBubbleChars: 5000, MaxUnits: 1}, LimitMaxUnits},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			caps := tg
+			if tc.name == "EnvelopeOverUnits" {
+				caps.TextLimit = 2000
+			}
+			_, err := Build(tc.reply, tc.cfg, caps)
+			var le *LimitError
+			if !errors.As(err, &le) || le.Limit != tc.limit {
+				t.Fatalf("Build = %v, want a %s LimitError", err, tc.limit)
+			}
+		})
+	}
+	t.Run("WithinTheBoundsIsPlanned", func(t *testing.T) {
+		t.Parallel()
+		p, err := Build(Reply{Body: []byte(strings.Repeat("x", 4096*10)), ContentType: "text/plain"}, Config{}, tg)
+		if err != nil || len(p.Units) != 10 {
+			t.Fatalf("Build = %d units, %v; want 10", len(p.Units), err)
+		}
+	})
 }

@@ -89,15 +89,22 @@ func (e *ParseError) Error() string {
 const (
 	LimitMaxBubbles     = "max_bubbles"
 	LimitMaxBubbleChars = "max_bubble_chars"
+	// LimitMaxUnits and LimitMaxReplyBytes bound every plan, however it came
+	// about (envelope, text, fallback prose): the number of platform
+	// messages and the bytes of text they hold.
+	LimitMaxUnits      = "max_units"
+	LimitMaxReplyBytes = "max_reply_bytes"
 )
 
 // LimitError rejects a whole plan that is over a configured limit. Parley
 // never truncates a reply to fit.
 type LimitError struct {
-	// Limit is LimitMaxBubbles or LimitMaxBubbleChars.
+	// Limit is LimitMaxBubbles, LimitMaxBubbleChars, LimitMaxUnits or
+	// LimitMaxReplyBytes.
 	Limit string
-	// Max is the configured limit, Got what the envelope had: its number of
-	// bubbles, or the length in code points of the bubble named BubbleID.
+	// Max is the configured limit, Got what the reply had: its number of
+	// bubbles or units, its bytes of text, or the length in code points of
+	// the bubble named BubbleID.
 	Max, Got int
 	// BubbleID names the over-long bubble for max_bubble_chars ("ask" for
 	// an ask request's message); empty for max_bubbles.
@@ -105,8 +112,13 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	if e.Limit == LimitMaxBubbleChars {
+	switch e.Limit {
+	case LimitMaxBubbleChars:
 		return fmt.Sprintf("envelope: bubble %q has %d characters, over %s %d", e.BubbleID, e.Got, e.Limit, e.Max)
+	case LimitMaxUnits:
+		return fmt.Sprintf("envelope: the reply makes %d messages, over %s %d", e.Got, e.Limit, e.Max)
+	case LimitMaxReplyBytes:
+		return fmt.Sprintf("envelope: the reply holds %d bytes of text, over %s %d", e.Got, e.Limit, e.Max)
 	}
 	return fmt.Sprintf("envelope: %d bubbles, over %s %d", e.Got, e.Limit, e.Max)
 }

@@ -100,11 +100,21 @@ func Build(r Reply, cfg Config, caps message.Capabilities) (Plan, error) {
 	}
 	env, _, pe := parse(r.Body)
 	if pe == nil {
-		return planEnvelope(env, cfg, caps)
+		plan, err := planEnvelope(env, cfg, caps)
+		if err != nil {
+			return Plan{}, err
+		}
+		return plan, bounded(plan, cfg)
 	}
 	if pe.Reason == ReasonNotEnvelope && (cfg.Mode == ModeText || textPlain(r.ContentType)) {
 		text := strings.TrimSpace(validUTF8(bytes.TrimPrefix(r.Body, bom)))
-		return Plan{Units: split(nil, TextBubbleID, text, caps), Next: Next{Type: NextStop}, Outcome: OutcomeText}, nil
+		if len(text) > cfg.MaxReplyBytes {
+			// Refused before splitting: a 1 MiB reply would be hundreds
+			// of messages, and splitting it costs for nothing.
+			return Plan{}, &LimitError{Limit: LimitMaxReplyBytes, Max: cfg.MaxReplyBytes, Got: len(text)}
+		}
+		plan := Plan{Units: split(nil, TextBubbleID, text, caps), Next: Next{Type: NextStop}, Outcome: OutcomeText}
+		return plan, bounded(plan, cfg)
 	}
 	plan := Plan{Next: Next{Type: NextStop}, Problem: pe}
 	switch cfg.OnParseError {
@@ -116,9 +126,28 @@ func Build(r Reply, cfg Config, caps message.Capabilities) (Plan, error) {
 	default:
 		plan.Outcome = OutcomeFallbackText
 		prose, _ := stripFragments(validUTF8(bytes.TrimPrefix(r.Body, bom)))
+		if len(prose) > cfg.MaxReplyBytes {
+			return Plan{}, &LimitError{Limit: LimitMaxReplyBytes, Max: cfg.MaxReplyBytes, Got: len(prose)}
+		}
 		plan.Units = split(nil, FallbackBubbleID, prose, caps)
 	}
-	return plan, nil
+	return plan, bounded(plan, cfg)
+}
+
+// bounded checks the limits every plan is held to, however it came about:
+// no more than MaxUnits platform messages, no more than MaxReplyBytes of text.
+func bounded(p Plan, cfg Config) error {
+	if len(p.Units) > cfg.MaxUnits {
+		return &LimitError{Limit: LimitMaxUnits, Max: cfg.MaxUnits, Got: len(p.Units)}
+	}
+	n := 0
+	for _, u := range p.Units {
+		n += len(u.Text)
+	}
+	if n > cfg.MaxReplyBytes {
+		return &LimitError{Limit: LimitMaxReplyBytes, Max: cfg.MaxReplyBytes, Got: n}
+	}
+	return nil
 }
 
 func planEnvelope(env *Envelope, cfg Config, caps message.Capabilities) (Plan, error) {

@@ -138,7 +138,7 @@ func TestPropertyEnvelopesRoundTrip(t *testing.T) {
 			}
 		}
 		caps := propertyCaps[r.IntN(len(propertyCaps))]
-		plan, err := Build(Reply{Body: []byte(g.body)}, Config{MaxBubbleChars: 100000}, caps)
+		plan, err := Build(Reply{Body: []byte(g.body)}, Config{MaxBubbleChars: 100000, MaxUnits: 1 << 20}, caps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestPropertyProseUntouched(t *testing.T) {
 			continue
 		}
 		caps := propertyCaps[r.IntN(len(propertyCaps))]
-		plan, err := Build(Reply{Body: []byte(prose), ContentType: "text/plain"}, Config{}, caps)
+		plan, err := Build(Reply{Body: []byte(prose), ContentType: "text/plain"}, Config{MaxUnits: 1 << 20}, caps)
 		if err != nil {
 			t.Fatal(err)
 		}

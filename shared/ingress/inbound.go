@@ -18,6 +18,9 @@ type Inbound struct {
 	Event   message.Event `json:"event"`
 	// NotBefore defers a proactive event (quiet hours with defer).
 	NotBefore time.Time `json:"not_before,omitzero"`
+	// ReceivedAt is when ingress accepted the event: the start of the
+	// turn's retry budget (its age).
+	ReceivedAt time.Time `json:"received_at,omitzero"`
 }
 
 // EncodeInbound renders an inbound.fifo message body. HTML escaping is off:

@@ -18,6 +18,10 @@ var ErrConflict = errors.New("store: condition failed")
 // ErrNotFound is returned when a record does not exist (or has expired).
 var ErrNotFound = errors.New("store: not found")
 
+// ErrInvalid is returned when the store refuses a write for what it holds
+// (an item over DynamoDB's 400 KB): the same write fails on every retry.
+var ErrInvalid = errors.New("store: invalid item")
+
 // ClaimState is a claim's state; its value is what the store persists.
 type ClaimState string
 

@@ -16,11 +16,21 @@
 //
 // # Failures
 //
-// A transient agent failure (5xx, 429, timeout) releases the claim and asks
-// the queue to retry the record after the agent's Retry-After or a backoff —
-// never a loop inside the function. An answer that means Parley is
-// misconfigured (401, 403, 404, 405, 410) is retried the same way, so the
-// events end in the DLQ, which alarms and can be redriven after the fix. Any
-// other 4xx, or a reply that cannot be planned, settles the claim as failed
-// and logs it; the thread moves on.
+// A transient agent failure (5xx, 429, timeout) releases the claim until its
+// retry time (the agent's Retry-After, or a backoff on the claim's attempts)
+// and asks the queue to bring the record back then — never a loop inside the
+// function. A record back early (SQS parks a message at most 12 hours) finds
+// the claim held until the retry time and parks again for the rest, without
+// asking the agent. An answer that means Parley is misconfigured (401, 403,
+// 404, 405, 410) is retried the same way, so fixing the configuration
+// delivers everything. The budget is time: past Config.MaxAge from when
+// ingress accepted the event, the record is dead-lettered (the DLQ alarms,
+// and an operator redrives it). Any other 4xx, or a reply that cannot be
+// planned, settles the claim as failed and logs it; the thread moves on.
+//
+// Every plan is bounded (envelope limits, and the units and bytes of any
+// reply): over them the reply is rejected whole and the person gets the
+// configured error line, unless the policy is silent. A plan the store
+// refuses for its size is replaced by that line too: it is never retried, so
+// the agent is never asked twice for it.
 package turn

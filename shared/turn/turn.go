@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 type Claims interface {
 	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
 	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
-	Release(ctx context.Context, key, owner string) error
+	Release(ctx context.Context, key, owner string, until time.Time) error
 }
 
 // Intents is the intent store as the turn uses it.
@@ -69,7 +70,18 @@ type Config struct {
 	// TypingTimeout bounds the best-effort typing indicator. Defaults to 2
 	// seconds.
 	TypingTimeout time.Duration
+	// MaxAge is a turn's retry budget, in time, from when ingress accepted
+	// its event: an agent that is down, slow or misconfigured is asked
+	// again, with backoff, until then; past it the event goes to the
+	// dead-letter queue (which alarms, and from which an operator redrives
+	// it). An agent outage shorter than it loses nothing. Defaults to 6
+	// hours; at most MaxMaxAge.
+	MaxAge time.Duration
 }
+
+// MaxMaxAge bounds Config.MaxAge. Within it, a waiting message stays well
+// under the queues' maxReceiveCount (see resources.Inbound).
+const MaxMaxAge = 24 * time.Hour
 
 // WithDefaults fills unset fields.
 func (c Config) WithDefaults() Config {
@@ -78,7 +90,21 @@ func (c Config) WithDefaults() Config {
 	c.ClaimLease = cmp.Or(c.ClaimLease, 90*time.Second)
 	c.IntentTTL = cmp.Or(c.IntentTTL, 30*24*time.Hour)
 	c.TypingTimeout = cmp.Or(c.TypingTimeout, 2*time.Second)
+	c.MaxAge = cmp.Or(c.MaxAge, 6*time.Hour)
 	return c
+}
+
+// Validate reports every problem with the configuration (call it on
+// WithDefaults' result).
+func (c Config) Validate() error {
+	var errs []error
+	if err := c.Envelope.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.MaxAge <= 0 || c.MaxAge > MaxMaxAge {
+		errs = append(errs, fmt.Errorf("turn max age %s: want more than 0 and at most %s", c.MaxAge, MaxMaxAge))
+	}
+	return errors.Join(errs...)
 }
 
 // Processor handles inbound.fifo records.
@@ -100,12 +126,12 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	in, err := ingress.DecodeInbound([]byte(rec.Body))
 	if err != nil {
 		p.log().Error("bad inbound message", "message_id", rec.MessageId, "error", err)
-		return consumer.Retry(err, 0) // never processable: on to the DLQ, which alarms
+		return consumer.DeadLetter(err) // never processable: to the DLQ, alone, which alarms
 	}
 	ev := in.Event
 	now := p.now()
 	if in.NotBefore.After(now) {
-		return consumer.Retry(errors.New("deferred"), min(in.NotBefore.Sub(now), 12*time.Hour))
+		return consumer.Retry(errors.New("deferred"), in.NotBefore.Sub(now))
 	}
 	log := p.log().With("event_key", ev.Key(), "thread_key", ev.Thread.Key())
 	ch, ok := p.Channels[ev.Thread.Platform]
@@ -120,7 +146,9 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	var held *store.ClaimHeldError
 	if errors.As(err, &held) {
 		if held.Current.State == store.ClaimPending {
-			return consumer.Retry(errors.New("turn running elsewhere"), held.Current.LeaseUntil.Sub(now))
+			// Running elsewhere, or released until its retry time (an
+			// agent's Retry-After): either way, back then.
+			return consumer.Retry(errors.New("turn running elsewhere or waiting for its retry time"), held.Current.LeaseUntil.Sub(now))
 		}
 		log.Info("turn skipped: already handled", "outcome", "duplicate", "previous", string(held.Current.State))
 		return nil
@@ -137,7 +165,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		// work instead of asking the agent again.
 		stored, err = p.Intents.GetIntent(ctx, intentID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			p.release(ctx, log, key, owner)
+			p.release(ctx, log, key, owner, time.Time{})
 			return fmt.Errorf("read intent: %w", err)
 		}
 	}
@@ -150,11 +178,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 				p.settle(ctx, log, key, owner, store.ClaimFailed, fmt.Sprintf("agent_status_%d", ae.Status), cfg)
 				return nil
 			}
-			p.release(ctx, log, key, owner)
-			if errors.As(err, &ae) && ae.RetryAfter > 0 {
-				return consumer.Retry(err, ae.RetryAfter)
-			}
-			return err
+			return p.retryLater(ctx, log, cfg, rec, in, key, owner, claim, err)
 		}
 		if len(units) == 0 {
 			log.Info("turn done: nothing to send", "outcome", outcome)
@@ -166,8 +190,19 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 			ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units,
 			CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL),
 		})
-		if err != nil {
-			p.release(ctx, log, key, owner)
+		if errors.Is(err, store.ErrInvalid) {
+			// The same write fails on every retry: never ask the agent
+			// again for it. The person hears back unless the policy is
+			// silent.
+			log.Error("turn failed: the plan cannot be stored", "outcome", "persist_failed", "error", err)
+			stored, err = p.persistErrorLine(ctx, cfg, ev, intentID, now)
+			if err != nil || stored.ID == "" {
+				p.settle(ctx, log, key, owner, store.ClaimFailed, "persist_failed", cfg)
+				return nil
+			}
+			created = true
+		} else if err != nil {
+			p.release(ctx, log, key, owner, time.Time{})
 			return fmt.Errorf("persist intent: %w", err)
 		}
 		if !created {
@@ -182,7 +217,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	}
 	if err := p.Outbox.SendBatch(ctx, msgs); err != nil {
 		// The intent is durable: a retry finds it and only enqueues.
-		p.release(ctx, log, key, owner)
+		p.release(ctx, log, key, owner, time.Time{})
 		return fmt.Errorf("enqueue units: %w", err)
 	}
 	p.settle(ctx, log, key, owner, store.ClaimDone, "", cfg)
@@ -255,6 +290,54 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	return units, string(plan.Outcome), nil
 }
 
+// retryLater hands a turn whose agent call failed retryably back to the
+// queue: released until its retry time (the agent's Retry-After, or a backoff
+// on the claim's attempts), so a redelivery before then waits the rest
+// without asking the agent. Past the turn's age it is dead-lettered instead.
+func (p *Processor) retryLater(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, in ingress.Inbound, key, owner string, claim store.Claim, err error) error {
+	now := p.now()
+	if age := now.Sub(receivedAt(rec, in, now)); age > cfg.MaxAge {
+		p.release(ctx, log, key, owner, time.Time{})
+		log.Error("turn gave up: the agent failed past the turn's age; dead-lettered for an operator",
+			"outcome", "dead_letter", "age_ms", age.Milliseconds(), "error", err)
+		return consumer.DeadLetter(fmt.Errorf("turn past its age of %s: %w", cfg.MaxAge, err))
+	}
+	wait := consumer.Backoff(claim.Attempts)
+	var ae *agent.Error
+	if errors.As(err, &ae) {
+		wait = max(wait, ae.RetryAfter)
+	}
+	wait = (wait + time.Second - 1).Truncate(time.Second)
+	p.release(ctx, log, key, owner, now.Add(wait))
+	return consumer.Retry(err, wait)
+}
+
+// receivedAt is when ingress accepted the event: the inbound message's own
+// stamp, else the queue's SentTimestamp, else now (no budget spent yet).
+func receivedAt(rec consumer.Record, in ingress.Inbound, now time.Time) time.Time {
+	if !in.ReceivedAt.IsZero() {
+		return in.ReceivedAt
+	}
+	if ms, err := strconv.ParseInt(rec.Attributes["SentTimestamp"], 10, 64); err == nil && ms > 0 {
+		return time.UnixMilli(ms)
+	}
+	return now
+}
+
+// persistErrorLine stores the configured error line as the turn's intent,
+// in place of a plan the store refused; none under the silent policy.
+func (p *Processor) persistErrorLine(ctx context.Context, cfg Config, ev message.Event, intentID string, now time.Time) (intent.Intent, error) {
+	if cfg.Envelope.OnParseError == envelope.PolicySilent {
+		return intent.Intent{}, nil
+	}
+	stored, _, err := p.Intents.CreateIntent(ctx, intent.Intent{
+		ID: intentID, Origin: ev.Key(), Thread: ev.Thread,
+		Units:     []intent.Unit{{ID: "error#1", Text: cfg.Envelope.ErrorMessage, State: message.UnitPending}},
+		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL),
+	})
+	return stored, err
+}
+
 // misconfigured reports agent answers that mean Parley is pointed at the wrong
 // place or with the wrong secret. They are retried rather than failed: the
 // events then reach the DLQ (which alarms) and can be redriven once the
@@ -279,8 +362,8 @@ func (p *Processor) settle(ctx context.Context, log *slog.Logger, key, owner str
 	}
 }
 
-func (p *Processor) release(ctx context.Context, log *slog.Logger, key, owner string) {
-	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner); err != nil {
+func (p *Processor) release(ctx context.Context, log *slog.Logger, key, owner string, until time.Time) {
+	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner, until); err != nil {
 		log.Warn("release turn claim failed; its lease will expire", "error", err)
 	}
 }

@@ -96,6 +96,25 @@ type setup struct {
 	store *dynamostore.Store
 	agent *fakeAgent
 	p     *turn.Processor
+	clock *clock
+}
+
+// clock is the processor's clock; tests move it.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }
 
 func newSetup(t *testing.T, answer func(agent.TurnRequest) (agent.Reply, error)) *setup {
@@ -103,14 +122,14 @@ func newSetup(t *testing.T, answer func(agent.TurnRequest) (agent.Reply, error))
 	env := emulatortest.New(t)
 	// app.NewDynamoDB: the client the functions use (no misfiring CRC32
 	// warning on every failed condition).
-	s := &setup{t: t, env: env, store: dynamostore.New(app.NewDynamoDB(env.AWS), env.Resources.Table), agent: &fakeAgent{answer: answer}}
+	s := &setup{t: t, env: env, store: dynamostore.New(app.NewDynamoDB(env.AWS), env.Resources.Table), agent: &fakeAgent{answer: answer}, clock: &clock{now: t0}}
 	s.p = &turn.Processor{
 		Claims:   s.store,
 		Intents:  s.store,
 		Outbox:   queue.New(env.SQS, env.Resources.OutboundURL),
 		Agent:    s.agent,
 		Channels: map[message.Platform]turn.Channel{message.Telegram: channel{}},
-		Now:      func() time.Time { return t0 },
+		Now:      s.clock.Now,
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	return s
@@ -257,7 +276,7 @@ func TestTurn(t *testing.T) {
 		}{
 			{t0.Add(time.Hour), time.Hour},
 			{t0.Add(12 * time.Hour), 12 * time.Hour},
-			{t0.Add(48 * time.Hour), 12 * time.Hour}, // SQS parks a message at most 12 h
+			{t0.Add(48 * time.Hour), 48 * time.Hour}, // the consumer parks it as long as SQS allows
 		} {
 			ev := event("d1")
 			err := s.handle(ingress.Inbound{Event: ev, NotBefore: tc.notBefore})
@@ -369,14 +388,17 @@ func TestTurnAgentFailures(t *testing.T) {
 				return agent.Reply{}, &agent.Error{Kind: agent.KindPermanent, Status: status, Err: agent.ErrStatus}
 			})
 			ev := event("n1")
-			if err := s.handle(ingress.Inbound{Event: ev}); err == nil {
-				t.Fatal("Handle = nil, want an error: a misconfiguration must reach the DLQ, not be dropped")
+			herr := s.handle(ingress.Inbound{Event: ev})
+			d, ok := retryAfter(herr)
+			if !ok || d < time.Second {
+				t.Fatalf("Handle = %v, want a retry: a misconfiguration is asked again until the turn's age, never dropped", herr)
 			}
 			c, err := s.claim(ev)
-			if err != nil || c.State != store.ClaimPending || !c.LeaseUntil.IsZero() {
-				t.Fatalf("claim = %+v, %v; want released for the retry", c, err)
+			if err != nil || c.State != store.ClaimPending || !c.LeaseUntil.Equal(t0.Add(d)) {
+				t.Fatalf("claim = %+v, %v; want released until its retry time", c, err)
 			}
-			if err := s.handle(ingress.Inbound{Event: ev}); err == nil || s.agent.count() != 2 {
+			s.clock.Advance(5 * time.Second)
+			if err := s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0}); err == nil || s.agent.count() != 2 {
 				t.Fatalf("retry: %v, agent calls %d; want the agent asked again", err, s.agent.count())
 			}
 		})
@@ -397,8 +419,9 @@ func TestTurnAgentFailures(t *testing.T) {
 		t.Parallel()
 		s := newSetup(t, envelopeReply(bubbles(1)))
 		err := s.p.Handle(t.Context(), consumer.Record{SQSMessage: events.SQSMessage{Body: "{}"}})
-		if d, ok := retryAfter(err); !ok || d != 0 {
-			t.Fatalf("bad body: %v, want Retry(err, 0) (on to the DLQ)", err)
+		var dead *consumer.DeadLetterError
+		if !errors.As(err, &dead) {
+			t.Fatalf("bad body: %v, want DeadLetter: to the DLQ, alone", err)
 		}
 		ev := event("x1")
 		ev.Platform, ev.Thread.Platform = message.Slack, message.Slack
@@ -493,4 +516,141 @@ func TestConfigDefaults(t *testing.T) {
 	if c.Envelope.MaxBubbles != envelope.DefaultMaxBubbles {
 		t.Fatalf("envelope defaults not applied: %+v", c.Envelope)
 	}
+}
+
+// TestAgentOutageWithinTheAgeLosesNothing (finding 8.3): the turn's budget
+// was 20 receives of the inbound message (about an hour, and less when other
+// messages of the thread rode along). An agent down for an hour is asked
+// again with backoff, the event never reaches the DLQ, and its reply comes.
+func TestAgentOutageWithinTheAgeLosesNothing(t *testing.T) {
+	t.Parallel()
+	var s *setup
+	s = newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
+		if s.clock.Now().Before(t0.Add(time.Hour)) {
+			return agent.Reply{}, &agent.Error{Kind: agent.KindTransient, Status: http.StatusBadGateway, Err: agent.ErrStatus}
+		}
+		return envelopeReply(bubbles(2))(agent.TurnRequest{})
+	})
+	ev := event("o1")
+	for tries := 0; ; tries++ {
+		err := s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0})
+		if err == nil {
+			break
+		}
+		d, ok := retryAfter(err)
+		if !ok || tries > 200 {
+			t.Fatalf("try %d: %v, want a retry within the turn's age", tries, err)
+		}
+		s.clock.Advance(d)
+	}
+	if in, err := s.intent(ev); err != nil || len(in.Units) != 2 {
+		t.Fatalf("intent = %+v, %v; want the reply planned after the outage", in, err)
+	}
+	if n := s.agent.count(); n < 10 {
+		t.Fatalf("agent asked %d times over an hour's outage, want it asked again and again", n)
+	}
+}
+
+// TestTurnPastItsAgeIsDeadLettered: past its age a failing turn goes to the
+// DLQ for an operator, and its claim is free for the redrive.
+func TestTurnPastItsAgeIsDeadLettered(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
+		return agent.Reply{}, &agent.Error{Kind: agent.KindPermanent, Status: http.StatusUnauthorized, Err: agent.ErrStatus}
+	})
+	s.p.Config.MaxAge = time.Hour
+	ev := event("g1")
+	s.clock.Advance(61 * time.Minute)
+	err := s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0})
+	var dead *consumer.DeadLetterError
+	if !errors.As(err, &dead) {
+		t.Fatalf("Handle = %v, want DeadLetter past the turn's age", err)
+	}
+	if c, err := s.claim(ev); err != nil || c.Live(s.clock.Now()) {
+		t.Fatalf("claim = %+v, %v; want it free for a redrive", c, err)
+	}
+}
+
+// TestLongRetryAfterWaitsWithoutAskingTheAgent (finding 8.4): an agent's
+// Retry-After past 12 hours brought the message back every visibility
+// timeout (SQS refused the park), asking the agent each time. The claim
+// holds the retry time: a message back early parks for the rest.
+func TestLongRetryAfterWaitsWithoutAskingTheAgent(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
+		return agent.Reply{}, &agent.Error{Kind: agent.KindTransient, Status: http.StatusServiceUnavailable, RetryAfter: 14 * time.Hour, Err: agent.ErrStatus}
+	})
+	s.p.Config.MaxAge = 24 * time.Hour
+	ev := event("r1")
+	if d, ok := retryAfter(s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0})); !ok || d != 14*time.Hour {
+		t.Fatalf("first answer parks %v, want 14h (the consumer parks what SQS allows)", d)
+	}
+	s.clock.Advance(11*time.Hour + 55*time.Minute) // back as early as SQS returns it
+	if d, ok := retryAfter(s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0})); !ok || d != 2*time.Hour+5*time.Minute {
+		t.Fatalf("early return parks %v, want the remaining 2h05m", d)
+	}
+	if n := s.agent.count(); n != 1 {
+		t.Fatalf("agent asked %d times, want once: the early return waits", n)
+	}
+}
+
+// TestOversizedReplyNeverAsksAgain (finding 8.6): a reply too big to store
+// failed the intent write on every retry, so the agent was asked about 20
+// times and the event reached the DLQ with no word to the person. Over the
+// plan's bounds the reply is rejected whole (the error line); a write the
+// store refuses for its size is never retried either.
+func TestOversizedReplyNeverAsksAgain(t *testing.T) {
+	t.Parallel()
+	t.Run("OverThePlanBounds", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
+			return agent.Reply{Status: http.StatusOK, ContentType: "text/plain", Body: []byte(strings.Repeat("word ", 100_000))}, nil
+		})
+		ev := event("z1")
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		in, err := s.intent(ev)
+		if err != nil || len(in.Units) != 1 || in.Units[0].ID != "error#1" {
+			t.Fatalf("intent = %+v, %v; want the error line only", in.Units, err)
+		}
+		if s.agent.count() != 1 {
+			t.Fatalf("agent asked %d times", s.agent.count())
+		}
+	})
+	t.Run("RefusedByTheStore", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(2)))
+		s.p.Intents = &refusingIntents{Store: s.store, refuse: 1}
+		ev := event("z2")
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			t.Fatalf("Handle = %v, want nil: a refused write is not retried", err)
+		}
+		in, err := s.intent(ev)
+		if err != nil || len(in.Units) != 1 || in.Units[0].Text != envelope.DefaultErrorMessage {
+			t.Fatalf("intent = %+v, %v; want the error line in place of the refused plan", in.Units, err)
+		}
+		if err := s.handle(ingress.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
+			t.Fatalf("redelivery: %v, agent asked %d times; want once", err, s.agent.count())
+		}
+	})
+}
+
+// refusingIntents refuses the first refuse intent writes as the store
+// refuses an item over its size limit.
+type refusingIntents struct {
+	*dynamostore.Store
+	mu     sync.Mutex
+	refuse int
+}
+
+func (r *refusingIntents) CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error) {
+	r.mu.Lock()
+	refuse := r.refuse > 0
+	r.refuse--
+	r.mu.Unlock()
+	if refuse {
+		return intent.Intent{}, false, fmt.Errorf("dynamodb create intent: %w: item size has exceeded the maximum allowed size", store.ErrInvalid)
+	}
+	return r.Store.CreateIntent(ctx, in)
 }

@@ -80,21 +80,22 @@ func (s *Store) Settle(ctx context.Context, key, owner string, state store.Claim
 	return nil
 }
 
-// Release ends owner's pending claim at once, so a retry can claim the key
-// without waiting for the lease. The record stays (its lease ended), so the
-// next claim counts a second attempt and knows an earlier one ran. A claim no
-// longer pending under owner gives a *store.ClaimHeldError.
-func (s *Store) Release(ctx context.Context, key, owner string) error {
+// Release ends owner's pending claim, so a retry can claim the key: at once
+// when until is zero, or from until on (a retry time: a redelivery before it
+// finds the claim held until then, and waits the rest). The record stays, so
+// the next claim counts another attempt and knows an earlier one ran. A claim
+// no longer pending under owner gives a *store.ClaimHeldError.
+func (s *Store) Release(ctx context.Context, key, owner string, until time.Time) error {
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.table),
 		Key:                      s.key(key),
-		UpdateExpression:         aws.String("SET #lease = :zero"),
+		UpdateExpression:         aws.String("SET #lease = :until"),
 		ConditionExpression:      aws.String("#owner = :owner AND #st = :pending"),
 		ExpressionAttributeNames: map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":owner":   str(owner),
 			":pending": str(string(store.ClaimPending)),
-			":zero":    num(0),
+			":until":   num(millis(until)),
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})

@@ -8,6 +8,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/parleyhq/parley/shared/store"
 )
 
 // Store is the DynamoDB backend. Safe for concurrent use.
@@ -71,7 +74,13 @@ func getN(item map[string]types.AttributeValue, name string) int64 {
 	return 0
 }
 
-// wrap names the operation on a failure that is not a condition failure.
+// wrap names the operation on a failure that is not a condition failure. A
+// ValidationException (an item over 400 KB, among others) is the same on
+// every retry: it becomes store.ErrInvalid, so callers stop retrying.
 func wrap(op string, err error) error {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+		return fmt.Errorf("dynamodb %s: %w: %w", op, store.ErrInvalid, err)
+	}
 	return fmt.Errorf("dynamodb %s: %w", op, err)
 }

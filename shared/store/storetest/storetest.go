@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,7 +20,7 @@ import (
 type Store interface {
 	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
 	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
-	Release(ctx context.Context, key, owner string) error
+	Release(ctx context.Context, key, owner string, until time.Time) error
 	GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error)
 	CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error)
 	GetIntent(ctx context.Context, id string) (intent.Intent, error)
@@ -33,6 +34,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Intents", func(t *testing.T) { t.Parallel(); intents(t, newStore(t)) })
 	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
 	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
+	t.Run("OversizedIntentIsInvalid", func(t *testing.T) { t.Parallel(); oversized(t, newStore(t)) })
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); triageSuite(t, newStore) })
 }
 
@@ -69,7 +71,7 @@ func claims(t *testing.T, s Store) {
 	if err := s.Settle(ctx, key, "b", store.ClaimEnqueued, "", t0, time.Hour); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("settle by a non-owner: want conflict, got %v", err)
 	}
-	if err := s.Release(ctx, key, "b"); !errors.Is(err, store.ErrConflict) {
+	if err := s.Release(ctx, key, "b", time.Time{}); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("release by a non-owner: want conflict, got %v", err)
 	}
 
@@ -109,7 +111,7 @@ func claims(t *testing.T, s Store) {
 	if _, err := s.Claim(ctx, key2, spec("a", t0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Release(ctx, key2, "a"); err != nil {
+	if err := s.Release(ctx, key2, "a", time.Time{}); err != nil {
 		t.Fatalf("release: %v", err)
 	}
 	if c, err := s.GetClaim(ctx, key2, t0); err != nil || c.Live(t0) {
@@ -122,8 +124,24 @@ func claims(t *testing.T, s Store) {
 	if c.Attempts != 2 || c.Owner != "b" {
 		t.Fatalf("claim after release = %+v, want attempts 2 by b", c)
 	}
-	if err := s.Release(ctx, key2, "a"); !errors.Is(err, store.ErrConflict) {
+	if err := s.Release(ctx, key2, "a", time.Time{}); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("release by the previous owner: want conflict, got %v", err)
+	}
+
+	// Released until a retry time: held until then, claimable from then.
+	key3 := "turn#y"
+	if _, err := s.Claim(ctx, key3, spec("a", t0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, key3, "a", t0.Add(14*time.Hour)); err != nil {
+		t.Fatalf("release until: %v", err)
+	}
+	cur = held(t, func() error { _, err := s.Claim(ctx, key3, spec("b", t0.Add(12*time.Hour))); return err }())
+	if cur.State != store.ClaimPending || !cur.LeaseUntil.Equal(t0.Add(14*time.Hour)) {
+		t.Fatalf("claim before the retry time = %+v, want held until it", cur)
+	}
+	if c, err := s.Claim(ctx, key3, spec("b", t0.Add(14*time.Hour+time.Millisecond))); err != nil || c.Attempts != 2 {
+		t.Fatalf("claim at the retry time = %+v, %v; want taken, attempts 2", c, err)
 	}
 }
 
@@ -159,6 +177,20 @@ func newIntent(id string, units int) intent.Intent {
 		in.Units = append(in.Units, intent.Unit{ID: fmt.Sprintf("b%d#1", i+1), Text: fmt.Sprintf("bubble %d\nline two", i+1), State: message.UnitPending})
 	}
 	return in
+}
+
+// oversized: an intent over the store's item limit (DynamoDB: 400 KB) is
+// refused as store.ErrInvalid, which callers never retry, and writes nothing.
+func oversized(t *testing.T, s Store) {
+	ctx := context.Background()
+	in := newIntent("big", 1)
+	in.Units[0].Text = strings.Repeat("x", 410<<10)
+	if _, _, err := s.CreateIntent(ctx, in); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("CreateIntent of a 410 KiB intent = %v, want store.ErrInvalid", err)
+	}
+	if _, err := s.GetIntent(ctx, "big"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetIntent after the refusal = %v, want ErrNotFound", err)
+	}
 }
 
 func intents(t *testing.T, s Store) {
