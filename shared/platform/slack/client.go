@@ -60,8 +60,12 @@ func (c *Client) Typing(context.Context, message.Thread) error { return nil }
 // Failures are *message.SendError:
 //
 //	HTTP 429                         rate_limit, RetryAfter from the Retry-After header
-//	HTTP 5xx                         transient
-//	ok:false                         by Slack's error code (see classes below)
+//	HTTP 5xx                         unknown: Slack's edge answered after the
+//	                                 request was written (ADR 0003)
+//	ok:false                         by Slack's error code (see classes below);
+//	                                 internal_error and fatal_error are unknown:
+//	                                 Slack documents that part of the operation
+//	                                 may have succeeded
 //	no answer after the request left unknown (see platform.Do)
 //
 // An ok:false code Parley does not know is transient: Slack answered, so the
@@ -117,10 +121,13 @@ func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt,
 		}
 	case resp.Status != http.StatusOK:
 		se := &message.SendError{Class: platform.StatusClass(resp.Status), Status: resp.Status, Reason: "HTTP " + strconv.Itoa(resp.Status)}
-		if resp.Status == http.StatusNotFound {
+		switch {
+		case resp.Status == http.StatusNotFound:
 			// Slack answers chat.postMessage with 200 for every channel
 			// error; a 404 means the method URL is wrong (BaseURL).
 			se.Class = message.FailAuth
+		case resp.Status >= 500:
+			se.Class = message.FailUnknown
 		}
 		return message.Receipt{}, se
 	}
@@ -222,9 +229,11 @@ var errorClasses = map[string]message.FailureClass{
 	"rate_limited":           message.FailRateLimit,
 	"message_limit_exceeded": message.FailRateLimit,
 
-	// Slack's side; try again.
-	"internal_error":      message.FailTransient,
-	"fatal_error":         message.FailTransient,
+	// Slack's side. Slack documents that part of the operation may have
+	// succeeded before these two: the post may be there.
+	"internal_error": message.FailUnknown,
+	"fatal_error":    message.FailUnknown,
+	// Slack's side, documented as not processed: try again.
 	"service_unavailable": message.FailTransient,
 	"request_timeout":     message.FailTransient,
 	"team_added_to_org":   message.FailTransient,

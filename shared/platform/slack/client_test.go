@@ -156,14 +156,20 @@ func TestSendClassifies(t *testing.T) {
 		{"InvalidBlocks", 200, nil, okFalse("invalid_blocks"), message.FailInvalidPayload, 0, "invalid_blocks"},
 		{"InvalidArgName", 200, nil, okFalse("invalid_arg_name"), message.FailInvalidPayload, 0, "invalid_arg_name"},
 		{"InvalidJSON", 200, nil, okFalse("invalid_json"), message.FailInvalidPayload, 0, "invalid_json"},
-		{"InternalError", 200, nil, okFalse("internal_error"), message.FailTransient, 0, "internal_error"},
-		{"FatalError", 200, nil, okFalse("fatal_error"), message.FailTransient, 0, "fatal_error"},
+		// Finding 8.9: Slack documents internal_error and fatal_error as
+		// "it's possible some aspect of the operation succeeded".
+		{"InternalError", 200, nil, okFalse("internal_error"), message.FailUnknown, 0, "internal_error"},
+		{"FatalError", 200, nil, okFalse("fatal_error"), message.FailUnknown, 0, "fatal_error"},
 		{"ServiceUnavailable", 200, nil, okFalse("service_unavailable"), message.FailTransient, 0, "service_unavailable"},
 		{"RequestTimeout", 200, nil, okFalse("request_timeout"), message.FailTransient, 0, "request_timeout"},
 		{"UnknownCode", 200, nil, okFalse("brand_new_condition"), message.FailTransient, 0, "brand_new_condition"},
 		{"OKFalseWithoutCode", 200, nil, `{"ok":false}`, message.FailTransient, 0, "ok:false without error"},
-		{"HTTP500", 500, nil, `oops`, message.FailTransient, 0, "HTTP 500"},
-		{"HTTP503", 503, nil, ``, message.FailTransient, 0, "HTTP 503"},
+		// An HTTP 5xx comes from Slack's edge, after the request was
+		// written: it proves nothing about the post.
+		{"HTTP500", 500, nil, `oops`, message.FailUnknown, 0, "HTTP 500"},
+		{"HTTP503", 503, nil, ``, message.FailUnknown, 0, "HTTP 503"},
+		{"HTTP504", 504, nil, `gateway timeout`, message.FailUnknown, 0, "HTTP 504"},
+		{"TeamMigrating", 200, nil, okFalse("team_added_to_org"), message.FailTransient, 0, "team_added_to_org"},
 		{"HTTP404WrongBaseURL", 404, nil, `<html>not found</html>`, message.FailAuth, 0, "HTTP 404"},
 		{"HTTP400", 400, nil, ``, message.FailInvalidPayload, 0, "HTTP 400"},
 		{"OKWithoutTS", 200, nil, `{"ok":true}`, message.FailUnknown, 0, "answer has no ts"},

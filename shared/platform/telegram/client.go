@@ -64,7 +64,9 @@ func (c *Client) Capabilities() message.Capabilities {
 //	404                              auth: the Bot API answers 404 to a malformed token or a
 //	                                 wrong base URL, never for a missing chat (that is a 400)
 //	409                              conflict
-//	5xx                              transient
+//	5xx                              unknown: Telegram documents no 5xx as "not
+//	                                 processed", and an edge's 502/504 may come
+//	                                 after the message was posted (ADR 0003)
 //	no answer after the request left unknown (see platform.Do)
 func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
 	args := TelegramSendMessage{ChatID: TelegramChatID(m.Thread.Chat), Text: m.Text}
@@ -191,6 +193,8 @@ func classify(resp *platform.Response, r TelegramResponse) *message.SendError {
 		se.Reason = "group migrated to a supergroup, migrate_to_chat_id " + strconv.FormatInt(params.MigrateToChatID, 10)
 	case code == http.StatusNotFound:
 		se.Class = message.FailAuth
+	case code >= 500 || resp.Status >= 500:
+		se.Class = message.FailUnknown
 	default:
 		se.Class = platform.StatusClass(code)
 	}

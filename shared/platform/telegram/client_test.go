@@ -158,8 +158,11 @@ func TestSendClassifies(t *testing.T) {
 		{"MalformedTokenPath", 404, `{"ok":false,"error_code":404,"description":"Not Found"}`, message.FailAuth, 0, "Not Found"},
 		{"Conflict", 409, `{"ok":false,"error_code":409,"description":"Conflict: terminated by other getUpdates request"}`,
 			message.FailConflict, 0, "Conflict: terminated by other getUpdates request"},
-		{"ServerError", 500, `{"ok":false,"error_code":500,"description":"Internal Server Error"}`, message.FailTransient, 0, "Internal Server Error"},
-		{"BadGatewayHTML", 502, `<html><body>502 Bad Gateway</body></html>`, message.FailTransient, 0, "HTTP 502"},
+		// Finding 8.9: a 5xx after the request was written may mean the
+		// message was posted; Telegram documents none as "not processed".
+		{"ServerError", 500, `{"ok":false,"error_code":500,"description":"Internal Server Error"}`, message.FailUnknown, 0, "Internal Server Error"},
+		{"BadGatewayHTML", 502, `<html><body>502 Bad Gateway</body></html>`, message.FailUnknown, 0, "HTTP 502"},
+		{"GatewayTimeout", 504, `<html><body>504 Gateway Time-out</body></html>`, message.FailUnknown, 0, "HTTP 504"},
 		{"OKButNotJSON", 200, `<html>welcome to the hotel wifi</html>`, message.FailUnknown, 0, "answer is not a Bot API response"},
 		{"OKWithoutMessageID", 200, `{"ok":true,"result":{}}`, message.FailUnknown, 0, "telegram sendMessage: answer has no message_id"},
 		{"OKWithBadResult", 200, `{"ok":true,"result":"sent"}`, message.FailUnknown, 0, "answer does not decode"},
