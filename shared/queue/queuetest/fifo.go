@@ -269,7 +269,7 @@ func (q *FIFO) Receive(n int) []events.SQSMessage {
 	// receive, or already served by it.
 	done := map[string]bool{}
 	for _, e := range q.msgs {
-		if false {
+		if e.inFlight(now) {
 			done[e.group] = true
 		}
 	}
@@ -373,9 +373,6 @@ func (q *FIFO) ChangeVisibility(ctx context.Context, receiptHandle string, d tim
 		return fmt.Errorf("queuetest change visibility: %w", err)
 	}
 	vis := max((d+time.Second-1)/time.Second, 0) * time.Second
-	if vis > maxVisibility {
-		return fmt.Errorf("queuetest change visibility: %w: %v asked", ErrVisibilityLimit, vis)
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.o.Now()
@@ -383,7 +380,9 @@ func (q *FIFO) ChangeVisibility(ctx context.Context, receiptHandle string, d tim
 	if e == nil {
 		return fmt.Errorf("queuetest change visibility: %w", queue.ErrReceiptGone)
 	}
-	if held := now.Sub(e.receivedAt); held+vis > maxVisibility {
+	// Over 43,200 s is refused outright; less is refused when it would end
+	// past 12 hours from this receipt's receive.
+	if held := now.Sub(e.receivedAt); vis > maxVisibility || held+vis > maxVisibility {
 		return fmt.Errorf("queuetest change visibility: %w: %v asked after %v in flight", ErrVisibilityLimit, vis, held)
 	}
 	e.visibleAt = now.Add(vis)

@@ -118,9 +118,9 @@ func TestReceiveServesGroupsTogether(t *testing.T) {
 		},
 		{
 			name:     "GroupByGroupOldestFirst",
-			sends:    [][2]string{{"a", "a1"}, {"b", "b1"}, {"a", "a2"}, {"c", "c1"}, {"b", "b2"}},
+			sends:    [][2]string{{"b", "b1"}, {"c", "c1"}, {"a", "a1"}, {"b", "b2"}, {"c", "c2"}, {"a", "a2"}},
 			receives: []int{10},
-			want:     [][]string{{"a1", "a2", "b1", "b2", "c1"}},
+			want:     [][]string{{"b1", "b2", "c1", "c2", "a1", "a2"}},
 		},
 		{
 			name:     "MaxCutsAGroupWhoseRestWaits",
