@@ -112,10 +112,18 @@ func newTable(s awscdk.Stack, spec resources.TableSpec) (awsdynamodb.Table, erro
 		if err != nil {
 			return nil, fmt.Errorf("table %s index %s: %w", spec.Name, ix.Name, err)
 		}
+		proj := awsdynamodb.ProjectionType_ALL
+		switch ix.Projection {
+		case resources.ProjectAll:
+		case resources.ProjectKeysOnly:
+			proj = awsdynamodb.ProjectionType_KEYS_ONLY
+		default:
+			return nil, fmt.Errorf("table %s index %s: unknown projection %q", spec.Name, ix.Name, ix.Projection)
+		}
 		props := &awsdynamodb.GlobalSecondaryIndexProps{
 			IndexName:      jsii.String(ix.Name),
 			PartitionKey:   ipk,
-			ProjectionType: awsdynamodb.ProjectionType_ALL,
+			ProjectionType: proj,
 		}
 		if ix.SortKey.Name != "" {
 			if props.SortKey, err = attribute(ix.SortKey); err != nil {

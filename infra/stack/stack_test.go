@@ -72,7 +72,7 @@ func TestTable(t *testing.T) {
 		gsis = append(gsis, map[string]any{
 			"IndexName":  ix.Name,
 			"KeySchema":  keys,
-			"Projection": map[string]any{"ProjectionType": "ALL"},
+			"Projection": map[string]any{"ProjectionType": string(ix.Projection)},
 		})
 	}
 	want := map[string]any{

@@ -157,7 +157,7 @@ func createTable(ctx context.Context, c *dynamodb.Client, name string, spec reso
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, dbtypes.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
 			KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
-			Projection: &dbtypes.Projection{ProjectionType: dbtypes.ProjectionTypeAll},
+			Projection: &dbtypes.Projection{ProjectionType: dbtypes.ProjectionType(ix.Projection)},
 		})
 	}
 	if err := errors.Join(conflict...); err != nil {

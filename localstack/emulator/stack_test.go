@@ -245,8 +245,8 @@ func TestStack(t *testing.T) {
 			if got, wantKeys := keys(g.KeySchema), want.PartitionKey.Name+"/HASH "+want.SortKey.Name+"/RANGE"; got != wantKeys {
 				t.Errorf("GSI %s keys %s, want %s", want.Name, got, wantKeys)
 			}
-			if g.Projection == nil || g.Projection.ProjectionType != dbtypes.ProjectionTypeAll {
-				t.Errorf("GSI %s projection %+v, want ALL", want.Name, g.Projection)
+			if g.Projection == nil || string(g.Projection.ProjectionType) != string(want.Projection) {
+				t.Errorf("GSI %s projection %+v, want %s", want.Name, g.Projection, want.Projection)
 			}
 			if g.IndexStatus != dbtypes.IndexStatusActive {
 				t.Errorf("GSI %s status %s, want ACTIVE", want.Name, g.IndexStatus)

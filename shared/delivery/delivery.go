@@ -384,6 +384,7 @@ func (p *Processor) paceWait(in intent.Intent, i int, now time.Time, cfg Config)
 }
 
 func (p *Processor) apply(ctx context.Context, log *slog.Logger, in intent.Intent, t intent.Transition) (intent.Intent, error) {
+	t = in.Closing(t)
 	out, err := p.Intents.Apply(ctx, in.ID, t)
 	var conflict *store.IntentConflictError
 	if errors.As(err, &conflict) {

@@ -31,7 +31,7 @@ func (nopClaims) Claim(_ context.Context, key string, s store.ClaimSpec) (store.
 func (nopClaims) Settle(context.Context, string, string, store.ClaimState, string, time.Time, time.Duration) error {
 	return nil
 }
-func (nopClaims) Release(context.Context, string, string, time.Time) error { return nil }
+func (nopClaims) Release(context.Context, string, string, store.ReleaseSpec) error { return nil }
 
 type nopQueue struct{}
 

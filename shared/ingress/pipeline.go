@@ -22,7 +22,7 @@ import (
 type Claims interface {
 	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
 	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
-	Release(ctx context.Context, key, owner string, until time.Time) error
+	Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error
 }
 
 // Enqueuer puts one event on inbound.fifo.
@@ -302,7 +302,7 @@ func logDecision(ctx context.Context, log *slog.Logger, ev message.Event, now ti
 
 func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Event, owner string) {
 	// Best effort: if it fails, the claim's lease still ends on its own.
-	if err := p.Claims.Release(context.WithoutCancel(ctx), ev.Key(), owner, time.Time{}); err != nil {
+	if err := p.Claims.Release(context.WithoutCancel(ctx), ev.Key(), owner, store.ReleaseSpec{}); err != nil {
 		log.Warn("release event claim failed; its lease will expire", "error", err)
 	}
 }

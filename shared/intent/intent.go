@@ -23,7 +23,16 @@ type Intent struct {
 	CreatedAt time.Time
 	// ExpiresAt is when the store may forget the intent.
 	ExpiresAt time.Time
+	// SweepAt is when the sweeper looks at the intent if it is still open
+	// then (its units should have gone by SweepGrace after its creation, or
+	// after a unit's retry time). Zero: not on the sweeper's list. The last
+	// unit's terminal transition takes it off.
+	SweepAt time.Time
 }
+
+// SweepGrace is how long after an intent's expected progress the sweeper
+// looks at it: long enough for a reply's bubbles to go out.
+const SweepGrace = 2 * time.Minute
 
 // Unit is one platform message of an intent.
 type Unit struct {

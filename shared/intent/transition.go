@@ -43,7 +43,12 @@ type Transition struct {
 	Resends int
 	// Attention marks the intent for an operator (the attention index).
 	Attention bool
-	At        time.Time
+	// SweepAt, when set, reschedules the intent on the sweeper's list.
+	SweepAt time.Time
+	// Close takes the intent off the sweeper's list: set by Intent.Closing
+	// when the transition ends the intent's last unit.
+	Close bool
+	At    time.Time
 }
 
 // Lease claims a pending unit for one send attempt until leaseUntil.
@@ -93,7 +98,7 @@ func MarkRetryable(u Unit, idx int, now, next time.Time, class message.FailureCl
 		From: []message.UnitState{message.UnitSending}, Attempt: u.Attempt,
 		To: message.UnitPending, NextAttempt: u.Attempt,
 		FailureClass: class, FailureReason: reason, NextAt: next, Resent: u.Resent, Resends: u.Resends,
-		At: now,
+		SweepAt: next.Add(SweepGrace), At: now,
 	}
 }
 
@@ -139,6 +144,16 @@ func MarkUnknown(u Unit, idx int, now time.Time, reason string, abandoned bool) 
 	return t
 }
 
+// Closing returns t marked to take the intent off the sweeper's list when it
+// ends the intent's last unit (units go strictly in order, so every earlier
+// one is terminal already).
+func (in Intent) Closing(t Transition) Transition {
+	if t.Unit == len(in.Units)-1 && t.To.Terminal() {
+		t.Close = true
+	}
+	return t
+}
+
 // Apply returns in with t applied, without checking t's condition. Stores use
 // it to build their update; tests use it as the model.
 func (in Intent) Apply(t Transition) Intent {
@@ -157,6 +172,12 @@ func (in Intent) Apply(t Transition) Intent {
 	u.Resends = t.Resends
 	u.UpdatedAt = t.At
 	out.Units[t.Unit] = u
+	switch {
+	case t.Close:
+		out.SweepAt = time.Time{}
+	case !t.SweepAt.IsZero() && !in.SweepAt.IsZero():
+		out.SweepAt = t.SweepAt
+	}
 	return out
 }
 

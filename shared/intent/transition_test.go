@@ -284,3 +284,24 @@ func TestIntentHelpers(t *testing.T) {
 		}
 	})
 }
+
+func TestClosingTakesTheIntentOffTheSweepList(t *testing.T) {
+	t.Parallel()
+	in := intentOf(unit("a#1", message.UnitSent, 1), unit("b#1", message.UnitSending, 1))
+	in.SweepAt = t0.Add(time.Minute)
+	if tr := in.Closing(intent.MarkSent(in.Units[1], 1, t0, message.Receipt{})); !tr.Close || !in.Apply(tr).SweepAt.IsZero() {
+		t.Fatalf("the last unit's end does not close: %+v", tr)
+	}
+	if tr := in.Closing(intent.MarkRetryable(in.Units[1], 1, t0, t0.Add(time.Hour), message.FailRateLimit, "429")); tr.Close ||
+		!in.Apply(tr).SweepAt.Equal(t0.Add(time.Hour+intent.SweepGrace)) {
+		t.Fatalf("a park closes or does not reschedule: %+v", tr)
+	}
+	first := intentOf(unit("a#1", message.UnitSending, 1), unit("b#1", message.UnitPending, 0))
+	if tr := first.Closing(intent.MarkSent(first.Units[0], 0, t0, message.Receipt{})); tr.Close {
+		t.Fatal("an earlier unit's end closes the intent")
+	}
+	off := intentOf(unit("a#1", message.UnitSending, 1))
+	if got := off.Apply(intent.MarkRetryable(off.Units[0], 0, t0, t0.Add(time.Hour), message.FailRateLimit, "429")); !got.SweepAt.IsZero() {
+		t.Fatal("an intent off the list was put on it by a park")
+	}
+}

@@ -32,11 +32,23 @@ type Attribute struct {
 	Type KeyType
 }
 
-// Index is a global secondary index projecting all attributes.
+// Projection is what a global secondary index copies of each item.
+type Projection string
+
+const (
+	// ProjectAll copies every attribute (reads need no second fetch).
+	ProjectAll Projection = "ALL"
+	// ProjectKeysOnly copies only the keys: an item's other attributes can
+	// change without a write to the index.
+	ProjectKeysOnly Projection = "KEYS_ONLY"
+)
+
+// Index is a global secondary index.
 type Index struct {
 	Name         string
 	PartitionKey Attribute
 	SortKey      Attribute
+	Projection   Projection
 }
 
 // TableSpec describes the single state table.
@@ -56,15 +68,35 @@ var Table = TableSpec{
 	Name:         "State",
 	PartitionKey: Attribute{Name: "pk", Type: String},
 	TTLAttribute: "expires_at",
-	Indexes: []Index{{
-		// Attention is sparse: only items an operator must look at carry
-		// attn (a unit held in unknown_after_send, a failed unit), so the
-		// sweeper and runbooks query it instead of scanning.
-		Name:         "attention",
-		PartitionKey: Attribute{Name: "attn", Type: String},
-		SortKey:      Attribute{Name: "attn_at", Type: String},
-	}},
+	Indexes:      []Index{Attention, Sweep},
 }
+
+// Attention is sparse: only items an operator must look at carry attn (a
+// unit held in unknown_after_send, a failed unit), so runbooks query it
+// instead of scanning.
+var Attention = Index{
+	Name:         "attention",
+	PartitionKey: Attribute{Name: "attn", Type: String},
+	SortKey:      Attribute{Name: "attn_at", Type: String},
+	Projection:   ProjectAll,
+}
+
+// Sweep is the sweeper's work list, sparse too: an item carries sw (its
+// shard) and sw_at (when the sweeper should look at it, Unix ms) only while
+// it may need mending: a send intent with open units, a running turn claim, a
+// deferred event, an open question. Keys only, so an item's own updates never
+// write the index; only entering, rescheduling and leaving it do.
+var Sweep = Index{
+	Name:         "sweep",
+	PartitionKey: Attribute{Name: "sw", Type: String},
+	SortKey:      Attribute{Name: "sw_at", Type: Number},
+	Projection:   ProjectKeysOnly,
+}
+
+// SweepShard is the one partition of the sweep index. Every write to the
+// index lands on it: about 1,000 index writes a second, two per message,
+// before it throttles (docs/capacity.md).
+const SweepShard = "s0"
 
 // QueueSpec describes a FIFO queue and its FIFO dead-letter queue.
 type QueueSpec struct {

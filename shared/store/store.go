@@ -36,6 +36,11 @@ const (
 	ClaimDone ClaimState = "done"
 	// ClaimFailed: the work failed for good; Reason says why.
 	ClaimFailed ClaimState = "failed"
+	// ClaimDeferred: a proactive event accepted for later (quiet hours in
+	// defer mode). The claim holds its inbound message until DueAt, when
+	// the sweeper enqueues it on its thread's group and moves the claim to
+	// ClaimEnqueued. Set by ingress.
+	ClaimDeferred ClaimState = "deferred"
 )
 
 // Claim is a claim record.
@@ -50,6 +55,11 @@ type Claim struct {
 	// owner gave up or died.
 	Attempts int
 	Reason   string
+	// Note is what a released attempt left for the next one (ReleaseSpec).
+	Note string
+	// Body is a deferred claim's inbound message, and DueAt when it is due.
+	Body  []byte
+	DueAt time.Time
 }
 
 // Live reports whether the claim still answers for its key at now.
@@ -70,6 +80,31 @@ type ClaimSpec struct {
 	Lease time.Duration
 	// TTL is how long the key is remembered (from Now).
 	TTL time.Duration
+	// Sweep puts the claim on the sweeper's list while it is pending, due
+	// SweepGrace after its lease ends: a claim still pending then was
+	// abandoned, and is reported. Settling takes it off the list.
+	Sweep bool
+}
+
+// SweepGrace is how long after an item's expected progress (a lease's end,
+// a retry time) the sweeper looks at it.
+const SweepGrace = intent.SweepGrace
+
+// ReleaseSpec is one Release call's parameters.
+type ReleaseSpec struct {
+	// Until, when set, keeps the claim held until then (a retry time): a
+	// redelivery before it finds the claim held, and waits the rest. Zero
+	// makes it claimable at once.
+	Until time.Time
+	// Note is kept on the claim for the next attempt: what this attempt
+	// consumed that must not be consumed again (triage's count).
+	Note string
+}
+
+// SweepEntry is one item on the sweeper's list: its key, and when it is due.
+type SweepEntry struct {
+	Key string
+	At  time.Time
 }
 
 // ClaimHeldError is returned by Claim when the key is live: settled, or

@@ -25,7 +25,7 @@ import (
 type Claims interface {
 	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
 	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
-	Release(ctx context.Context, key, owner string, until time.Time) error
+	Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error
 }
 
 // Intents is the intent store as the turn uses it.
@@ -363,7 +363,7 @@ func (p *Processor) settle(ctx context.Context, log *slog.Logger, key, owner str
 }
 
 func (p *Processor) release(ctx context.Context, log *slog.Logger, key, owner string, until time.Time) {
-	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner, until); err != nil {
+	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner, store.ReleaseSpec{Until: until}); err != nil {
 		log.Warn("release turn claim failed; its lease will expire", "error", err)
 	}
 }

@@ -8,35 +8,49 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
+
+// Claim attributes, besides pk: st, owner, lease_until (ms), expires_at (s),
+// claimed_at (ms), attempts, reason, note, body (a deferred event), due (ms),
+// and sw / sw_at while the claim is on the sweeper's list.
 
 // Claim takes key for spec.Owner, unless it is live: settled and not expired,
 // or pending under a lease that has not ended. A live key gives a
 // *store.ClaimHeldError holding the current claim.
 func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
 	now := spec.Now
+	update := "SET #st = :pending, #owner = :owner, #lease = :lease, #exp = :exp, " +
+		"#claimed = :now, #attempts = if_not_exists(#attempts, :zero) + :one"
+	names := map[string]string{
+		"#pk": "pk", "#st": "st", "#owner": "owner", "#lease": "lease_until", "#exp": "expires_at",
+		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
+	}
+	values := map[string]types.AttributeValue{
+		":pending": str(string(store.ClaimPending)),
+		":owner":   str(spec.Owner),
+		":lease":   num(millis(now.Add(spec.Lease))),
+		":exp":     num(now.Add(spec.TTL).Unix()),
+		":now":     num(millis(now)),
+		":nowsec":  num(now.Unix()),
+		":zero":    num(0),
+		":one":     num(1),
+	}
+	if spec.Sweep {
+		update += ", #sw = :sw, #swat = :swat"
+		names["#sw"], names["#swat"] = "sw", "sw_at"
+		values[":sw"] = str(resources.SweepShard)
+		values[":swat"] = num(millis(now.Add(spec.Lease + store.SweepGrace)))
+	}
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table),
-		Key:       s.key(key),
-		UpdateExpression: aws.String("SET #st = :pending, #owner = :owner, #lease = :lease, #exp = :exp, " +
-			"#claimed = :now, #attempts = if_not_exists(#attempts, :zero) + :one REMOVE #reason"),
+		TableName:        aws.String(s.table),
+		Key:              s.key(key),
+		UpdateExpression: aws.String(update + " REMOVE #reason"),
 		ConditionExpression: aws.String("attribute_not_exists(#pk) OR #exp <= :nowsec OR " +
 			"(#st = :pending AND #lease <= :now)"),
-		ExpressionAttributeNames: map[string]string{
-			"#pk": "pk", "#st": "st", "#owner": "owner", "#lease": "lease_until", "#exp": "expires_at",
-			"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
-		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pending": str(string(store.ClaimPending)),
-			":owner":   str(spec.Owner),
-			":lease":   num(millis(now.Add(spec.Lease))),
-			":exp":     num(now.Add(spec.TTL).Unix()),
-			":now":     num(millis(now)),
-			":nowsec":  num(now.Unix()),
-			":zero":    num(0),
-			":one":     num(1),
-		},
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
@@ -49,26 +63,45 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 	return claimFrom(key, out.Attributes), nil
 }
 
-// Settle records the outcome of owner's pending claim and keeps the key for
-// ttl from now. A claim no longer pending under owner gives a
-// *store.ClaimHeldError.
+// Settle records the outcome of owner's pending claim, keeps the key for ttl
+// from now, and takes the claim off the sweeper's list. A claim no longer
+// pending under owner gives a *store.ClaimHeldError.
 func (s *Store) Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error {
+	return s.settle(ctx, key, owner, now, ttl, "SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now REMOVE #sw, #swat", false,
+		map[string]types.AttributeValue{":state": str(string(state)), ":reason": str(reason)})
+}
+
+// Defer settles owner's pending claim as store.ClaimDeferred: it keeps body
+// (the event's inbound message) until due, and puts the claim on the
+// sweeper's list for then. The key is kept for ttl from now.
+func (s *Store) Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error {
+	return s.settle(ctx, key, owner, now, ttl,
+		"SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now, #body = :body, #due = :due, #sw = :sw, #swat = :due", true,
+		map[string]types.AttributeValue{
+			":state": str(string(store.ClaimDeferred)), ":reason": str("quiet_hours"),
+			":body": &types.AttributeValueMemberB{Value: body}, ":due": num(millis(due)), ":sw": str(resources.SweepShard),
+		})
+}
+
+func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, ttl time.Duration, update string, body bool, values map[string]types.AttributeValue) error {
+	names := map[string]string{
+		"#st": "st", "#reason": "reason", "#exp": "expires_at", "#settled": "settled_at", "#owner": "owner",
+		"#sw": "sw", "#swat": "sw_at",
+	}
+	if body {
+		names["#body"], names["#due"] = "body", "due"
+	}
+	values[":exp"] = num(now.Add(ttl).Unix())
+	values[":now"] = num(millis(now))
+	values[":owner"] = str(owner)
+	values[":pending"] = str(string(store.ClaimPending))
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 s.key(key),
-		UpdateExpression:    aws.String("SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now"),
-		ConditionExpression: aws.String("#owner = :owner AND #st = :pending"),
-		ExpressionAttributeNames: map[string]string{
-			"#st": "st", "#reason": "reason", "#exp": "expires_at", "#settled": "settled_at", "#owner": "owner",
-		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":state":   str(string(state)),
-			":reason":  str(reason),
-			":exp":     num(now.Add(ttl).Unix()),
-			":now":     num(millis(now)),
-			":owner":   str(owner),
-			":pending": str(string(store.ClaimPending)),
-		},
+		TableName:                           aws.String(s.table),
+		Key:                                 s.key(key),
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if item, ok := conflictItem(err); ok {
@@ -80,23 +113,68 @@ func (s *Store) Settle(ctx context.Context, key, owner string, state store.Claim
 	return nil
 }
 
-// Release ends owner's pending claim, so a retry can claim the key: at once
-// when until is zero, or from until on (a retry time: a redelivery before it
-// finds the claim held until then, and waits the rest). The record stays, so
-// the next claim counts another attempt and knows an earlier one ran. A claim
-// no longer pending under owner gives a *store.ClaimHeldError.
-func (s *Store) Release(ctx context.Context, key, owner string, until time.Time) error {
+// Undefer moves a deferred claim, due at due, to store.ClaimEnqueued once
+// its event is on the queue: it drops the held message and takes the claim
+// off the sweeper's list. A claim that is no longer that deferred claim gives
+// a *store.ClaimHeldError.
+func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.table),
 		Key:                      s.key(key),
-		UpdateExpression:         aws.String("SET #lease = :until"),
-		ConditionExpression:      aws.String("#owner = :owner AND #st = :pending"),
-		ExpressionAttributeNames: map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until"},
+		UpdateExpression:         aws.String("SET #st = :enqueued REMOVE #body, #sw, #swat"),
+		ConditionExpression:      aws.String("#st = :deferred AND #due = :due"),
+		ExpressionAttributeNames: map[string]string{"#st": "st", "#body": "body", "#due": "due", "#sw": "sw", "#swat": "sw_at"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":owner":   str(owner),
-			":pending": str(string(store.ClaimPending)),
-			":until":   num(millis(until)),
+			":enqueued": str(string(store.ClaimEnqueued)), ":deferred": str(string(store.ClaimDeferred)), ":due": num(millis(due)),
 		},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if item, ok := conflictItem(err); ok {
+		return &store.ClaimHeldError{Current: claimFrom(key, item)}
+	}
+	if err != nil {
+		return wrap("undefer claim", err)
+	}
+	return nil
+}
+
+// Release ends owner's pending claim, so a retry can claim the key: at once,
+// or from r.Until on (a retry time: a redelivery before it finds the claim
+// held until then, and waits the rest). r.Note is kept for the next attempt.
+// The record stays, so the next claim counts another attempt and knows an
+// earlier one ran. A claim held until a retry time stays on the sweeper's
+// list (if it was on it), due SweepGrace after that time; one claimable at
+// once leaves it until it is claimed again. A claim no longer pending under
+// owner gives a *store.ClaimHeldError.
+func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error {
+	names := map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until", "#swat": "sw_at"}
+	values := map[string]types.AttributeValue{
+		":owner":   str(owner),
+		":pending": str(string(store.ClaimPending)),
+		":until":   num(millis(r.Until)),
+	}
+	update := "SET #lease = :until"
+	if r.Note != "" {
+		update += ", #note = :note"
+		names["#note"] = "note"
+		values[":note"] = str(r.Note)
+	}
+	if r.Until.IsZero() {
+		update += " REMOVE #sw, #swat"
+		names["#sw"] = "sw"
+	} else {
+		// Without sw the item is not on the list, and sw_at alone
+		// indexes nothing: setting it unconditionally is harmless.
+		update += ", #swat = :swat"
+		values[":swat"] = num(millis(r.Until.Add(store.SweepGrace)))
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(s.table),
+		Key:                                 s.key(key),
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if item, ok := conflictItem(err); ok {
@@ -142,5 +220,10 @@ func claimFrom(key string, item map[string]types.AttributeValue) store.Claim {
 	c.ClaimedAt = fromMillis(getN(item, "claimed_at"))
 	c.Attempts = int(getN(item, "attempts"))
 	c.Reason = getS(item, "reason")
+	c.Note = getS(item, "note")
+	if b, ok := item["body"].(*types.AttributeValueMemberB); ok {
+		c.Body = b.Value
+	}
+	c.DueAt = fromMillis(getN(item, "due"))
 	return c
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
 
@@ -32,6 +33,9 @@ type intentItem struct {
 	Units     []unitItem     `dynamodbav:"units"`
 	CreatedAt int64          `dynamodbav:"created_at"`
 	ExpiresAt int64          `dynamodbav:"expires_at"`
+	// Sweep and SweepAt put an open intent on the sweeper's list.
+	Sweep   string `dynamodbav:"sw,omitempty"`
+	SweepAt int64  `dynamodbav:"sw_at,omitempty"`
 }
 
 // unitItem is a unit as stored. Short attribute names: an intent holds many.
@@ -57,6 +61,9 @@ func toItem(in intent.Intent) intentItem {
 		PK: intentPK(in.ID), Kind: "intent", ID: in.ID, Origin: in.Origin, Thread: in.Thread,
 		CreatedAt: millis(in.CreatedAt), ExpiresAt: in.ExpiresAt.Unix(),
 	}
+	if !in.SweepAt.IsZero() {
+		it.Sweep, it.SweepAt = resources.SweepShard, millis(in.SweepAt)
+	}
 	for _, u := range in.Units {
 		it.Units = append(it.Units, unitItem{
 			ID: u.ID, Text: u.Text, ReplyTo: u.ReplyTo, State: string(u.State), Attempt: u.Attempt,
@@ -76,6 +83,9 @@ func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
 	in := intent.Intent{
 		ID: it.ID, Origin: it.Origin, Thread: it.Thread,
 		CreatedAt: fromMillis(it.CreatedAt), ExpiresAt: time.Unix(it.ExpiresAt, 0).UTC(),
+	}
+	if it.Sweep != "" {
+		in.SweepAt = fromMillis(it.SweepAt)
 	}
 	for _, u := range it.Units {
 		in.Units = append(in.Units, intent.Unit{
@@ -217,8 +227,19 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 		values[":attnat"] = str(t.At.UTC().Format(time.RFC3339Nano))
 		set = append(set, "#attn = :attn", "#attnat = :attnat")
 	}
+	update := "SET " + strings.Join(set, ", ")
+	switch {
+	case t.Close:
+		names["#sw"], names["#swat"] = "sw", "sw_at"
+		update += " REMOVE #sw, #swat"
+	case !t.SweepAt.IsZero():
+		// Only an intent on the list has sw; sw_at alone indexes nothing.
+		names["#swat"] = "sw_at"
+		values[":swat"] = num(millis(t.SweepAt))
+		update += ", #swat = :swat"
+	}
 	return &dynamodb.UpdateItemInput{
-		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ")),
+		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,

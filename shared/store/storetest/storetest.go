@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,11 +21,16 @@ import (
 type Store interface {
 	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
 	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
-	Release(ctx context.Context, key, owner string, until time.Time) error
+	Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error
 	GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error)
 	CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error)
 	GetIntent(ctx context.Context, id string) (intent.Intent, error)
 	Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error)
+	Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error
+	Undefer(ctx context.Context, key string, due time.Time) error
+	DueForSweep(ctx context.Context, now time.Time, limit int) ([]store.SweepEntry, error)
+	Reschedule(ctx context.Context, key string, from, to time.Time) error
+	Unsweep(ctx context.Context, key string, from time.Time) error
 }
 
 // Exercise runs the suite. newStore returns an empty store for one test.
@@ -35,6 +41,8 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
 	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
 	t.Run("OversizedIntentIsInvalid", func(t *testing.T) { t.Parallel(); oversized(t, newStore(t)) })
+	t.Run("SweepList", func(t *testing.T) { t.Parallel(); sweepList(t, newStore(t)) })
+	t.Run("Deferred", func(t *testing.T) { t.Parallel(); deferred(t, newStore(t)) })
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); triageSuite(t, newStore) })
 }
 
@@ -71,7 +79,7 @@ func claims(t *testing.T, s Store) {
 	if err := s.Settle(ctx, key, "b", store.ClaimEnqueued, "", t0, time.Hour); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("settle by a non-owner: want conflict, got %v", err)
 	}
-	if err := s.Release(ctx, key, "b", time.Time{}); !errors.Is(err, store.ErrConflict) {
+	if err := s.Release(ctx, key, "b", store.ReleaseSpec{}); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("release by a non-owner: want conflict, got %v", err)
 	}
 
@@ -111,7 +119,7 @@ func claims(t *testing.T, s Store) {
 	if _, err := s.Claim(ctx, key2, spec("a", t0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Release(ctx, key2, "a", time.Time{}); err != nil {
+	if err := s.Release(ctx, key2, "a", store.ReleaseSpec{}); err != nil {
 		t.Fatalf("release: %v", err)
 	}
 	if c, err := s.GetClaim(ctx, key2, t0); err != nil || c.Live(t0) {
@@ -124,7 +132,7 @@ func claims(t *testing.T, s Store) {
 	if c.Attempts != 2 || c.Owner != "b" {
 		t.Fatalf("claim after release = %+v, want attempts 2 by b", c)
 	}
-	if err := s.Release(ctx, key2, "a", time.Time{}); !errors.Is(err, store.ErrConflict) {
+	if err := s.Release(ctx, key2, "a", store.ReleaseSpec{}); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("release by the previous owner: want conflict, got %v", err)
 	}
 
@@ -133,15 +141,15 @@ func claims(t *testing.T, s Store) {
 	if _, err := s.Claim(ctx, key3, spec("a", t0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Release(ctx, key3, "a", t0.Add(14*time.Hour)); err != nil {
+	if err := s.Release(ctx, key3, "a", store.ReleaseSpec{Until: t0.Add(14 * time.Hour), Note: "triage:2026-11-29"}); err != nil {
 		t.Fatalf("release until: %v", err)
 	}
 	cur = held(t, func() error { _, err := s.Claim(ctx, key3, spec("b", t0.Add(12*time.Hour))); return err }())
 	if cur.State != store.ClaimPending || !cur.LeaseUntil.Equal(t0.Add(14*time.Hour)) {
 		t.Fatalf("claim before the retry time = %+v, want held until it", cur)
 	}
-	if c, err := s.Claim(ctx, key3, spec("b", t0.Add(14*time.Hour+time.Millisecond))); err != nil || c.Attempts != 2 {
-		t.Fatalf("claim at the retry time = %+v, %v; want taken, attempts 2", c, err)
+	if c, err := s.Claim(ctx, key3, spec("b", t0.Add(14*time.Hour+time.Millisecond))); err != nil || c.Attempts != 2 || c.Note != "triage:2026-11-29" {
+		t.Fatalf("claim at the retry time = %+v, %v; want taken, attempts 2, the note kept for it", c, err)
 	}
 }
 
@@ -177,6 +185,147 @@ func newIntent(id string, units int) intent.Intent {
 		in.Units = append(in.Units, intent.Unit{ID: fmt.Sprintf("b%d#1", i+1), Text: fmt.Sprintf("bubble %d\nline two", i+1), State: message.UnitPending})
 	}
 	return in
+}
+
+// due lists the keys due at now.
+func due(t *testing.T, s Store, now time.Time) []string {
+	t.Helper()
+	es, err := s.DueForSweep(context.Background(), now, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range es {
+		keys = append(keys, e.Key+"@"+e.At.Sub(t0).String())
+	}
+	return keys
+}
+
+// sweepList: the sweeper's list holds exactly the items that may need
+// mending, each due when it should have made progress: a sweeping claim from
+// its claim to its settle, an intent from its creation to its last unit's
+// end; never an ordinary claim.
+func sweepList(t *testing.T, s Store) {
+	ctx := context.Background()
+	if _, err := s.Claim(ctx, "evt#plain", spec("a", t0)); err != nil {
+		t.Fatal(err)
+	}
+	sw := spec("a", t0)
+	sw.Sweep = true
+	if _, err := s.Claim(ctx, "turn#a", sw); err != nil {
+		t.Fatal(err)
+	}
+	// Lease 30s + grace.
+	if got := due(t, s, t0.Add(30*time.Second+store.SweepGrace)); !slices.Equal(got, []string{"turn#a@2m30s"}) {
+		t.Fatalf("due = %v, want only the sweeping claim, at its lease end + grace", got)
+	}
+	if got := due(t, s, t0.Add(time.Minute)); len(got) != 0 {
+		t.Fatalf("due before its time = %v", got)
+	}
+	if err := s.Release(ctx, "turn#a", "a", store.ReleaseSpec{Until: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := due(t, s, t0.Add(2*time.Hour)); !slices.Equal(got, []string{"turn#a@1h2m0s"}) {
+		t.Fatalf("due after a release until a retry time = %v, want that time + grace", got)
+	}
+	c, err := s.Claim(ctx, "turn#a", spec("b", t0.Add(time.Hour+time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Settle(ctx, "turn#a", c.Owner, store.ClaimDone, "", t0.Add(time.Hour+2*time.Second), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if got := due(t, s, t0.Add(48*time.Hour)); len(got) != 0 {
+		t.Fatalf("due after settling = %v, want none", got)
+	}
+
+	in := newIntent("sw1", 2)
+	in.SweepAt = t0.Add(intent.SweepGrace)
+	if _, _, err := s.CreateIntent(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if got := due(t, s, t0.Add(time.Hour)); !slices.Equal(got, []string{"int#sw1@2m0s"}) {
+		t.Fatalf("due = %v, want the open intent", got)
+	}
+	// A unit parked until a retry time moves the intent to that time + grace.
+	cur, err := s.Apply(ctx, "sw1", intent.Lease(in.Units[0], 0, t0, t0.Add(time.Minute)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err = s.Apply(ctx, "sw1", intent.MarkRetryable(cur.Units[0], 0, t0, t0.Add(10*time.Minute), message.FailRateLimit, "429"))
+	if err != nil || !cur.SweepAt.Equal(t0.Add(12*time.Minute)) {
+		t.Fatalf("after a park: sweep at %v, %v; want the retry time + grace", cur.SweepAt, err)
+	}
+	if got := due(t, s, t0.Add(time.Hour)); !slices.Equal(got, []string{"int#sw1@12m0s"}) {
+		t.Fatalf("due = %v", got)
+	}
+	// The scheduler's compare-and-set: a stale from is refused.
+	if err := s.Reschedule(ctx, "int#sw1", t0, t0.Add(time.Hour)); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("reschedule from a stale time = %v, want ErrConflict", err)
+	}
+	if err := s.Reschedule(ctx, "int#sw1", t0.Add(12*time.Minute), t0.Add(20*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	// Each unit's end; the last one's takes it off the list.
+	for i := range 2 {
+		cur, err = s.Apply(ctx, "sw1", intent.Lease(cur.Units[i], i, t0, t0.Add(time.Minute)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur, err = s.Apply(ctx, "sw1", cur.Closing(intent.MarkSent(cur.Units[i], i, t0, message.Receipt{MessageIDs: []string{"m"}})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if open := len(due(t, s, t0.Add(time.Hour))) == 1; open != (i == 0) {
+			t.Fatalf("after unit %d: on the list %v", i, open)
+		}
+	}
+	if got, err := s.GetIntent(ctx, "sw1"); err != nil || !got.SweepAt.IsZero() {
+		t.Fatalf("closed intent sweep at %v, %v", got.SweepAt, err)
+	}
+	if err := s.Unsweep(ctx, "int#sw1", t0.Add(20*time.Minute)); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("unsweep of an item off the list = %v, want ErrConflict", err)
+	}
+}
+
+// deferred: a deferred claim holds its event until it is due, is on the
+// sweeper's list for then, answers redeliveries as settled, and undefers once.
+func deferred(t *testing.T, s Store) {
+	ctx := context.Background()
+	key := "evt#events#cron#d1"
+	if _, err := s.Claim(ctx, key, spec("a", t0)); err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"version":"parley.inbound.v1"}`)
+	if err := s.Defer(ctx, key, "b", body, t0.Add(14*time.Hour), t0, 7*24*time.Hour); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("defer by a non-owner = %v, want ErrConflict", err)
+	}
+	if err := s.Defer(ctx, key, "a", body, t0.Add(14*time.Hour), t0, 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	cur := held(t, func() error { _, err := s.Claim(ctx, key, spec("c", t0.Add(time.Hour))); return err }())
+	if cur.State != store.ClaimDeferred || string(cur.Body) != string(body) || !cur.DueAt.Equal(t0.Add(14*time.Hour)) {
+		t.Fatalf("deferred claim = %+v", cur)
+	}
+	if got := due(t, s, t0.Add(14*time.Hour)); !slices.Equal(got, []string{key + "@14h0m0s"}) {
+		t.Fatalf("due = %v, want the deferred claim at its time", got)
+	}
+	if err := s.Undefer(ctx, key, t0.Add(13*time.Hour)); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("undefer with another due time = %v, want ErrConflict", err)
+	}
+	if err := s.Undefer(ctx, key, t0.Add(14*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetClaim(ctx, key, t0.Add(15*time.Hour))
+	if err != nil || got.State != store.ClaimEnqueued || got.Body != nil {
+		t.Fatalf("undeferred claim = %+v, %v; want enqueued, its body dropped", got, err)
+	}
+	if got := due(t, s, t0.Add(48*time.Hour)); len(got) != 0 {
+		t.Fatalf("due after undefer = %v", got)
+	}
+	if err := s.Undefer(ctx, key, t0.Add(14*time.Hour)); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("second undefer = %v, want ErrConflict", err)
+	}
 }
 
 // oversized: an intent over the store's item limit (DynamoDB: 400 KB) is

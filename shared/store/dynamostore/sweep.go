@@ -1,0 +1,72 @@
+package dynamostore
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// DueForSweep lists at most limit items on the sweeper's list that are due
+// by now, oldest first: one Query on the sweep index, which holds nothing but
+// items that may need mending. The index is eventually consistent: read the
+// item itself before acting on it.
+func (s *Store) DueForSweep(ctx context.Context, now time.Time, limit int) ([]store.SweepEntry, error) {
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName:                aws.String(s.table),
+		IndexName:                aws.String(resources.Sweep.Name),
+		KeyConditionExpression:   aws.String("#sw = :sw AND #swat <= :now"),
+		ExpressionAttributeNames: map[string]string{"#sw": "sw", "#swat": "sw_at"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":sw": str(resources.SweepShard), ":now": num(millis(now)),
+		},
+		Limit: aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, wrap("query sweep index", err)
+	}
+	entries := make([]store.SweepEntry, 0, len(out.Items))
+	for _, it := range out.Items {
+		entries = append(entries, store.SweepEntry{Key: getS(it, "pk"), At: fromMillis(getN(it, "sw_at"))})
+	}
+	return entries, nil
+}
+
+// Reschedule moves an item's sweep time from from to to, unless someone
+// moved it meanwhile (store.ErrConflict: their schedule stands).
+func (s *Store) Reschedule(ctx context.Context, key string, from, to time.Time) error {
+	return s.sweepUpdate(ctx, key, from, "SET #swat = :to", map[string]types.AttributeValue{":to": num(millis(to))})
+}
+
+// Unsweep takes an item off the sweeper's list, unless its sweep time moved
+// from from meanwhile (store.ErrConflict).
+func (s *Store) Unsweep(ctx context.Context, key string, from time.Time) error {
+	return s.sweepUpdate(ctx, key, from, "REMOVE #sw, #swat", nil)
+}
+
+func (s *Store) sweepUpdate(ctx context.Context, key string, from time.Time, update string, values map[string]types.AttributeValue) error {
+	if values == nil {
+		values = map[string]types.AttributeValue{}
+	}
+	values[":from"] = num(millis(from))
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(key),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("attribute_exists(#sw) AND #swat = :from"),
+		ExpressionAttributeNames:  map[string]string{"#sw": "sw", "#swat": "sw_at"},
+		ExpressionAttributeValues: values,
+	})
+	if _, ok := conflictItem(err); ok {
+		return store.ErrConflict
+	}
+	if err != nil {
+		return wrap("update sweep entry", err)
+	}
+	return nil
+}
