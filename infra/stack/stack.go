@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
@@ -358,6 +360,18 @@ func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Fu
 			BatchSize:               jsii.Number(fn.BatchSize),
 			ReportBatchItemFailures: jsii.Bool(true),
 			MaxConcurrency:          jsii.Number(fn.MaxConcurrency),
+		}))
+	case resources.Scheduled:
+		if fn.Every < time.Minute || fn.Every%time.Minute != 0 {
+			return nil, fmt.Errorf("function %s: schedule %v is not a whole number of minutes (EventBridge's least is 1)", fn.Name, fn.Every)
+		}
+		rule := awsevents.NewRule(s.Stack, jsii.String(id+"Schedule"), &awsevents.RuleProps{
+			Description: jsii.String("Parley " + fn.Name + ": every " + fn.Every.String()),
+			Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(fn.Every.Minutes()))),
+		})
+		rule.AddTarget(awseventstargets.NewLambdaFunction(f, &awseventstargets.LambdaFunctionProps{
+			// A missed run is made up by the next one: no backlog of retries.
+			RetryAttempts: jsii.Number(0),
 		}))
 	default:
 		return nil, fmt.Errorf("function %s: unknown kind %q", fn.Name, fn.Kind)

@@ -2,11 +2,13 @@ package stack
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
@@ -24,13 +26,15 @@ func TestNagClean(t *testing.T) {
 // The template holds what the declaration lists, no more and no less.
 func TestTemplateMatchesDeclaration(t *testing.T) {
 	fx := defaultFixture(t)
-	var ingress, consumers int
+	var ingress, consumers, scheduled int
 	for _, fn := range resources.Functions() {
 		switch fn.Kind {
 		case resources.Ingress:
 			ingress++
 		case resources.Consumer:
 			consumers++
+		case resources.Scheduled:
+			scheduled++
 		}
 	}
 	n := len(resources.Functions())
@@ -42,6 +46,7 @@ func TestTemplateMatchesDeclaration(t *testing.T) {
 		"AWS::Logs::LogGroup":             n,
 		"AWS::Lambda::Url":                ingress,
 		"AWS::Lambda::EventSourceMapping": consumers,
+		"AWS::Events::Rule":               scheduled,
 		"AWS::SecretsManager::Secret":     1,
 		"AWS::SNS::Topic":                 1,
 		"AWS::CloudWatch::Dashboard":      1,
@@ -640,4 +645,34 @@ func TestOptions(t *testing.T) {
 			"Protocol": "email", "Endpoint": optEmail, "TopicArn": ref(fx.logicalID(fx.stack.AlarmTopic)),
 		})
 	})
+}
+
+// TestScheduledFunctions: each scheduled function (the sweeper) is invoked by
+// an EventBridge rule at its declared rate, with no retries (the next run
+// makes up a missed one), and EventBridge may invoke it.
+func TestScheduledFunctions(t *testing.T) {
+	fx := defaultFixture(t)
+	for _, fn := range resources.Functions() {
+		if fn.Kind != resources.Scheduled {
+			continue
+		}
+		fid := fx.logicalID(fx.stack.Functions[fn.Name])
+		must(t, func() {
+			fx.template.HasResourceProperties(jsii.String("AWS::Events::Rule"), map[string]any{
+				"ScheduleExpression": fmt.Sprintf("rate(%d minute%s)", int(fn.Every.Minutes()), map[bool]string{true: "", false: "s"}[fn.Every == time.Minute]),
+				"State":              "ENABLED",
+				"Targets": []any{assertions.Match_ObjectLike(&map[string]any{
+					"Arn":         getAtt(fid, "Arn"),
+					"RetryPolicy": map[string]any{"MaximumRetryAttempts": 0},
+				})},
+			})
+		})
+		must(t, func() {
+			fx.template.HasResourceProperties(jsii.String("AWS::Lambda::Permission"), map[string]any{
+				"Action":       "lambda:InvokeFunction",
+				"FunctionName": getAtt(fid, "Arn"),
+				"Principal":    "events.amazonaws.com",
+			})
+		})
+	}
 }

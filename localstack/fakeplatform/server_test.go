@@ -282,7 +282,7 @@ func TestFaults(t *testing.T) {
 	t.Run("TelegramStatuses", func(t *testing.T) {
 		t.Parallel()
 		s := newSetup(t)
-		want := map[int]message.FailureClass{400: message.FailInvalidPayload, 401: message.FailAuth, 403: message.FailPermission, 502: message.FailTransient}
+		want := map[int]message.FailureClass{400: message.FailInvalidPayload, 401: message.FailAuth, 403: message.FailPermission, 502: message.FailUnknown}
 		for status, cl := range want {
 			s.fake.Inject(fakeplatform.Fault{Platform: message.Telegram, Status: status})
 			_, err := s.tg.Send(ctx, message.Outgoing{Thread: tgThread("42", ""), Text: "x"})

@@ -193,6 +193,8 @@ func start(t testing.TB, opt options) *harness {
 		resources.EnvTable:                    env.Resources.Table,
 		resources.EnvInboundQueueURL:          env.Resources.InboundURL,
 		resources.EnvOutboundQueueURL:         env.Resources.OutboundURL,
+		resources.EnvInboundDLQURL:            env.Resources.InboundDLQURL,
+		resources.EnvOutboundDLQURL:           env.Resources.OutboundDLQURL,
 		resources.SecretTelegramBotToken:      tgToken,
 		resources.SecretTelegramWebhookSecret: tgSecret,
 		resources.SecretSlackSigningSecret:    slackSecret,

@@ -1,16 +1,19 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/functionurl"
 	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/sweeper"
 )
 
 // FunctionURL serves a Function URL Lambda handler over HTTP: each request
@@ -37,7 +40,15 @@ type Local struct {
 	// Mux serves the ingress functions at /<function name>.
 	Mux     *http.ServeMux
 	Pollers []*Poller
+	// Sweeper runs every SweepEvery (EventBridge runs it every minute in
+	// AWS; locally every few seconds, so deferred events and stuck work
+	// show up quickly).
+	Sweeper    *sweeper.Processor
+	SweepEvery time.Duration
 }
+
+// DefaultSweepEvery is the local sweeper's period.
+const DefaultSweepEvery = 3 * time.Second
 
 // New builds every function from d, as their main packages do.
 func New(d app.Deps) (*Local, error) {
@@ -68,6 +79,10 @@ func New(d app.Deps) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l.Sweeper, err = app.Sweeper(d); err != nil {
+		return nil, err
+	}
+	l.SweepEvery = DefaultSweepEvery
 	l.Pollers = []*Poller{
 		{SQS: d.SQS, QueueURL: d.Config.InboundQueueURL, Handler: turn.HandleSQS, Timeout: resources.Turn.Timeout,
 			BatchSize: resources.Turn.BatchSize, Concurrency: 4, Log: d.Log.With("poller", resources.Turn.Name)},
@@ -77,13 +92,32 @@ func New(d app.Deps) (*Local, error) {
 	return l, nil
 }
 
-// Run runs the pollers until ctx ends.
+// Run runs the pollers and the sweeper until ctx ends.
 func (l *Local) Run(ctx context.Context, log *slog.Logger) {
 	var wg sync.WaitGroup
 	for _, p := range l.Pollers {
 		wg.Go(func() {
 			if err := p.Run(ctx); err != nil {
 				log.Error("poller stopped", "error", err)
+			}
+		})
+	}
+	if l.Sweeper != nil {
+		wg.Go(func() {
+			t := time.NewTicker(cmp.Or(l.SweepEvery, DefaultSweepEvery))
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					// Each run has the scheduled function's deadline.
+					rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resources.Sweeper.Timeout)
+					if _, err := l.Sweeper.Run(rctx); err != nil {
+						log.Warn("sweep failed", "error", err)
+					}
+					cancel()
+				}
 			}
 		})
 	}

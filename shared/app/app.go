@@ -27,6 +27,7 @@ import (
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
+	"github.com/parleyhq/parley/shared/sweeper"
 	"github.com/parleyhq/parley/shared/turn"
 )
 
@@ -208,6 +209,25 @@ func Delivery(d Deps) (*consumer.Consumer, error) {
 		MinStart:    d.Config.Delivery.WithDefaults().SendTimeout + 2*time.Second,
 		Now:         d.Now,
 		Log:         d.Log.With("function", "delivery"),
+	}, nil
+}
+
+// Sweeper is the scheduled sweeper.
+func Sweeper(d Deps) (*sweeper.Processor, error) {
+	if err := d.Config.RequireStore(); err != nil {
+		return nil, err
+	}
+	for _, q := range []resources.QueueSpec{resources.Inbound, resources.Outbound} {
+		if err := d.Config.RequireQueue(q); err != nil {
+			return nil, err
+		}
+	}
+	return &sweeper.Processor{
+		Store:    d.store(),
+		Inbound:  queue.New(d.SQS, d.Config.InboundQueueURL),
+		Outbound: queue.New(d.SQS, d.Config.OutboundQueueURL),
+		Now:      d.Now,
+		Log:      d.Log.With("function", "sweeper"),
 	}, nil
 }
 

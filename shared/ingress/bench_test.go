@@ -33,6 +33,10 @@ func (nopClaims) Settle(context.Context, string, string, store.ClaimState, strin
 }
 func (nopClaims) Release(context.Context, string, string, store.ReleaseSpec) error { return nil }
 
+func (nopClaims) Defer(context.Context, string, string, []byte, time.Time, time.Time, time.Duration) error {
+	return nil
+}
+
 type nopQueue struct{}
 
 func (nopQueue) Send(context.Context, queue.Message) error { return nil }

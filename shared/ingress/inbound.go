@@ -16,10 +16,12 @@ const InboundVersion = "parley.inbound.v1"
 type Inbound struct {
 	Version string        `json:"version"`
 	Event   message.Event `json:"event"`
-	// NotBefore defers a proactive event (quiet hours with defer).
+	// NotBefore defers a proactive event. Parley holds deferred events on
+	// their claims and enqueues them when due, so it writes none; a turn
+	// still parks a message whose NotBefore lies ahead.
 	NotBefore time.Time `json:"not_before,omitzero"`
-	// ReceivedAt is when ingress accepted the event: the start of the
-	// turn's retry budget (its age).
+	// ReceivedAt is when ingress accepted the event (for a deferred event,
+	// when it is due): the start of the turn's retry budget, its age.
 	ReceivedAt time.Time `json:"received_at,omitzero"`
 }
 
@@ -54,14 +56,4 @@ func DecodeInbound(b []byte) (Inbound, error) {
 		return Inbound{}, fmt.Errorf("decode inbound message: no event")
 	}
 	return in, nil
-}
-
-// InboundGroup is the FIFO group of an event: its thread, so turns of one
-// conversation run one at a time in arrival order. A deferred proactive event
-// waits in a group of its own, so it never holds up the people in its thread.
-func InboundGroup(ev message.Event, d Decision) string {
-	if !d.NotBefore.IsZero() {
-		return ev.Thread.Key() + "#deferred"
-	}
-	return ev.Thread.Key()
 }

@@ -162,21 +162,6 @@ func TestStatusOf(t *testing.T) {
 	}
 }
 
-func TestInboundGroup(t *testing.T) {
-	t.Parallel()
-	ev := humanEvent("1")
-	if got := ingress.InboundGroup(ev, ingress.Decision{Accepted: true}); got != "telegram:7000000001:42" {
-		t.Errorf("group = %q, want the thread key", got)
-	}
-	if got := ingress.InboundGroup(ev, ingress.Decision{Accepted: true, NotBefore: t0}); got != "telegram:7000000001:42#deferred" {
-		t.Errorf("deferred group = %q, want the thread key + #deferred", got)
-	}
-	ev.Thread.Thread = "77"
-	if got := ingress.InboundGroup(ev, ingress.Decision{}); !strings.HasSuffix(got, ":42:77") {
-		t.Errorf("threaded group = %q, want the thread's own key", got)
-	}
-}
-
 // TestInboundMessageKeepsMarkupSmall (finding 8.12): json.Marshal writes each
 // < > & as a six-byte escape, so a webhook body of markup grew sixfold on its
 // way to inbound.fifo, past the queue's size limit, and was answered 503

@@ -23,6 +23,9 @@ type Claims interface {
 	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
 	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
 	Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error
+	// Defer keeps a deferred event's inbound message on its claim until
+	// due; the sweeper enqueues it then.
+	Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error
 }
 
 // Enqueuer puts one event on inbound.fifo.
@@ -32,7 +35,10 @@ type Enqueuer interface {
 
 // Triage admits or suppresses proactive events. Human messages never reach it.
 type Triage interface {
-	Admit(ctx context.Context, ev message.Event, now time.Time) (Decision, error)
+	// Admit decides ev. counted is what an earlier attempt at this very
+	// event consumed and could not give back (Decision.Counted, kept on
+	// the event's claim): an event is never counted against itself.
+	Admit(ctx context.Context, ev message.Event, now time.Time, counted string) (Decision, error)
 }
 
 // Decision is triage's answer for one proactive event.
@@ -47,6 +53,9 @@ type Decision struct {
 	// Revert gives back what an accepted decision consumed (cap, cooldown)
 	// when the event could not be enqueued. May be nil.
 	Revert func(ctx context.Context) error
+	// Counted records what the decision consumed, for the event's retry
+	// when Revert fails: handed back to Admit as counted.
+	Counted string
 }
 
 // Ack header values: Parley-Ack says what a 2xx stands for.
@@ -65,7 +74,10 @@ const (
 type Result string
 
 const (
-	ResultEnqueued   Result = "enqueued"
+	ResultEnqueued Result = "enqueued"
+	// ResultDeferred: a proactive event accepted for later (quiet hours in
+	// defer mode), held durably on its claim until then.
+	ResultDeferred   Result = "deferred"
 	ResultDuplicate  Result = "duplicate"
 	ResultSuppressed Result = "suppressed"
 	ResultIgnored    Result = "ignored"
@@ -238,14 +250,14 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 
 	var decision Decision
 	if ev.Proactive() && p.Triage != nil {
-		decision, err = p.Triage.Admit(ctx, ev, now)
+		decision, err = p.Triage.Admit(ctx, ev, now, claim.Note)
 		if err != nil {
-			p.release(ctx, log, ev, owner)
+			p.release(ctx, log, ev, owner, claim.Note)
 			return "", "", fmt.Errorf("triage: %w", err)
 		}
 		if !decision.Accepted {
 			if err := p.Claims.Settle(ctx, ev.Key(), owner, store.ClaimSuppressed, decision.Reason, now, ttl); err != nil {
-				p.release(ctx, log, ev, owner)
+				p.release(ctx, log, ev, owner, claim.Note)
 				return "", "", fmt.Errorf("record suppression: %w", err)
 			}
 			logDecision(ctx, log, ev, now, "event suppressed", "suppressed", decision.Reason)
@@ -253,18 +265,26 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 		}
 	}
 
-	body, err := EncodeInbound(Inbound{Event: ev, NotBefore: decision.NotBefore, ReceivedAt: now})
+	body, err := EncodeInbound(Inbound{Event: ev, ReceivedAt: cmp.Or(decision.NotBefore, now)})
 	if err != nil {
-		p.release(ctx, log, ev, owner)
+		p.release(ctx, log, ev, owner, "")
 		return "", "", err
 	}
-	if err := p.Queue.Send(ctx, queue.Message{Group: InboundGroup(ev, decision), Dedup: ev.Key(), Body: body}); err != nil {
-		if decision.Revert != nil {
-			if rerr := decision.Revert(ctx); rerr != nil {
-				log.Error("triage revert failed", "error", rerr)
-			}
+	if !decision.NotBefore.IsZero() {
+		// Held on the claim, not on the queue: a deferred event waiting in
+		// its thread's group would hold up the thread's people until then,
+		// and in a group of its own it would run beside them. The sweeper
+		// enqueues it on the thread's group when it is due.
+		if err := p.Claims.Defer(ctx, ev.Key(), owner, body, decision.NotBefore, now, ttl); err != nil {
+			p.undo(ctx, log, ev, owner, decision)
+			return "", "", fmt.Errorf("defer event: %w", err)
 		}
-		p.release(ctx, log, ev, owner)
+		logDecision(ctx, log, ev, now, "event accepted", "accepted", "",
+			slog.String("result", string(ResultDeferred)), slog.Time("not_before", decision.NotBefore))
+		return ResultDeferred, "", nil
+	}
+	if err := p.Queue.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body}); err != nil {
+		p.undo(ctx, log, ev, owner, decision)
 		return "", "", fmt.Errorf("enqueue event: %w", err)
 	}
 	// The event is durable now. Failing to record it only means a retry
@@ -272,12 +292,23 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 	if err := p.Claims.Settle(ctx, ev.Key(), owner, store.ClaimEnqueued, "", now, ttl); err != nil {
 		log.Warn("settle event claim failed; a retry will re-enqueue harmlessly", "error", err)
 	}
-	attrs := []slog.Attr{slog.String("result", string(ResultEnqueued))}
-	if !decision.NotBefore.IsZero() {
-		attrs = append(attrs, slog.Time("not_before", decision.NotBefore))
-	}
-	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", attrs...)
+	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", slog.String("result", string(ResultEnqueued)))
 	return ResultEnqueued, "", nil
+}
+
+// undo gives back what triage consumed for an event that did not become
+// durable, and releases its claim for the platform's retry. When the give-back
+// fails, the claim keeps what was counted, so the retry is not counted (nor
+// refused) against itself.
+func (p *Pipeline) undo(ctx context.Context, log *slog.Logger, ev message.Event, owner string, d Decision) {
+	note := ""
+	if d.Revert != nil {
+		if err := d.Revert(ctx); err != nil {
+			log.Error("triage revert failed; the event's retry keeps its count", "error", err)
+			note = d.Counted
+		}
+	}
+	p.release(ctx, log, ev, owner, note)
 }
 
 // logDecision writes the one line of a decision on ev, with the stable fields
@@ -300,9 +331,9 @@ func logDecision(ctx context.Context, log *slog.Logger, ev message.Event, now ti
 	log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
 }
 
-func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Event, owner string) {
+func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Event, owner, note string) {
 	// Best effort: if it fails, the claim's lease still ends on its own.
-	if err := p.Claims.Release(context.WithoutCancel(ctx), ev.Key(), owner, store.ReleaseSpec{}); err != nil {
+	if err := p.Claims.Release(context.WithoutCancel(ctx), ev.Key(), owner, store.ReleaseSpec{Note: note}); err != nil {
 		log.Warn("release event claim failed; its lease will expire", "error", err)
 	}
 }

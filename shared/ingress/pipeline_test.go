@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -28,6 +30,7 @@ import (
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
+	"github.com/parleyhq/parley/shared/triage"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
@@ -545,7 +548,7 @@ type fakeTriage struct {
 	admitted atomic.Int32
 }
 
-func (f *fakeTriage) Admit(context.Context, message.Event, time.Time) (ingress.Decision, error) {
+func (f *fakeTriage) Admit(context.Context, message.Event, time.Time, string) (ingress.Decision, error) {
 	f.admitted.Add(1)
 	d := f.decision
 	d.Revert = func(context.Context) error { f.reverted.Add(1); return nil }
@@ -625,15 +628,31 @@ func TestPipelineTriage(t *testing.T) {
 		}
 	})
 
-	t.Run("DeferredWaitsInItsOwnGroup", func(t *testing.T) {
+	// Finding 8.7: a deferred event waited in a group of its own
+	// ("<thread>#deferred"), so its turn could run beside the thread's
+	// own turns. It is held on its claim instead, and the sweeper enqueues
+	// it on the thread's own group when due.
+	t.Run("DeferredIsHeldOnItsClaimNotQueued", func(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
 		b.pipeline.Triage = &fakeTriage{decision: ingress.Decision{Accepted: true, NotBefore: t0.Add(9 * time.Hour)}}
 		ev := proactiveEvent("d1")
-		decodeAck(t, b.postScript(script{Events: []message.Event{ev}}))
-		got := b.queued()
-		if len(got) != 1 || !got[0].in.NotBefore.Equal(t0.Add(9*time.Hour)) || got[0].group != ev.Thread.Key()+"#deferred" {
-			t.Fatalf("queued %+v, want one deferred message in the thread's #deferred group", got)
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "d1=deferred" {
+			t.Fatalf("ack = %s, want deferred", a.results())
+		}
+		if got := b.queued(); len(got) != 0 {
+			t.Fatalf("queued %+v, want nothing until it is due", got)
+		}
+		c, err := b.claim(ev)
+		if err != nil || c.State != store.ClaimDeferred || !c.DueAt.Equal(t0.Add(9*time.Hour)) {
+			t.Fatalf("claim = %+v, %v; want deferred until the end of quiet hours", c, err)
+		}
+		in, err := ingress.DecodeInbound(c.Body)
+		if err != nil || in.Event.Key() != ev.Key() || !in.ReceivedAt.Equal(t0.Add(9*time.Hour)) {
+			t.Fatalf("held message = %+v, %v; want the event, its age counted from when it is due", in, err)
+		}
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "d1=duplicate(duplicate)" {
+			t.Fatalf("retry ack = %s", a.results())
 		}
 	})
 
@@ -662,6 +681,41 @@ func TestPipelineTriage(t *testing.T) {
 		}
 		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "r1=enqueued" {
 			t.Fatalf("retry ack = %s", a.results())
+		}
+	})
+
+	// Finding 8.11: when the enqueue failed and the give-back failed too, the
+	// platform's retry of the same event hit its own cooldown and was
+	// answered suppressed: lost. What was counted stays on the claim, and
+	// the retry is accepted without being counted again.
+	t.Run("FailedRevertNeverSuppressesTheEventsOwnRetry", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		tr, err := triage.New(triage.Config{Default: triage.Policy{Cooldown: 10 * time.Minute, DailyCap: 1}}, b.pipeline.Claims.(*dynamostore.Store), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.pipeline.Triage = tr
+		b.faults.Add(awsfault.Fault{Op: "SQS.SendMessage"})
+		b.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: func(in any) bool {
+			u, ok := in.(*dynamodb.UpdateItemInput)
+			return ok && strings.HasPrefix(u.Key["pk"].(*dtypes.AttributeValueMemberS).Value, triage.KeyPrefix) && u.ConditionExpression != nil &&
+				strings.Contains(*u.ConditionExpression, "#acc = :tok")
+		}})
+		ev := proactiveEvent("r2")
+		if w := b.postScript(script{Events: []message.Event{ev}}); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503", w.Code)
+		}
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "r2=enqueued" {
+			t.Fatalf("retry ack = %s, want enqueued: the event's own count must not refuse it", a.results())
+		}
+		c, err := b.store.GetCounter(t.Context(), triage.CounterKey(ev.Thread))
+		if err != nil || c.Days[t0.Format(triage.DayLayout)] != 1 {
+			t.Fatalf("counter = %+v, %v; want the event counted once", c, err)
+		}
+		// Another event is held to the cap the first one used.
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{proactiveEvent("r3")}})); a.results() != "r3=suppressed(cooldown)" {
+			t.Fatalf("next event ack = %s", a.results())
 		}
 	})
 

@@ -17,12 +17,17 @@ const (
 	// dimensions decision (accepted|suppressed) and, when suppressed,
 	// reason (duplicate|quiet_hours|cooldown|daily_cap).
 	TriageDecision = "TriageDecision"
+	// Sweep counts one thing the sweeper found, with the dimension finding
+	// (redriven|stuck_claim|held_unknown|undeferred).
+	Sweep = "Sweep"
 )
 
 // Dimension names used with TriageDecision: the log line's own fields.
 const (
 	DimDecision = "decision"
 	DimReason   = "reason"
+	// DimFinding is Sweep's dimension.
+	DimFinding = "finding"
 )
 
 // UnitCount is the CloudWatch unit of a count.

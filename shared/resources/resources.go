@@ -177,6 +177,8 @@ const (
 	Ingress FunctionKind = "ingress"
 	// Consumer functions are invoked by an SQS event source mapping.
 	Consumer FunctionKind = "consumer"
+	// Scheduled functions are invoked on a schedule (an EventBridge rule).
+	Scheduled FunctionKind = "scheduled"
 )
 
 // FunctionSpec describes one Lambda function: one directory under functions/.
@@ -197,6 +199,8 @@ type FunctionSpec struct {
 	SendsTo []*QueueSpec
 	// Secrets lists the keys the function reads from the secret.
 	Secrets []string
+	// Every is a Scheduled function's period.
+	Every time.Duration
 }
 
 // Secret keys, read from the Secrets Manager secret in AWS and from the
@@ -254,9 +258,16 @@ var (
 		Consumes: &Outbound, BatchSize: 10, MaxConcurrency: 50,
 		Secrets: []string{SecretTelegramBotToken, SecretSlackBotToken},
 	}
+	// Sweeper mends stuck work (package sweeper): it re-drives stuck units,
+	// enqueues deferred events when due and reports abandoned turns.
+	Sweeper = FunctionSpec{
+		Name: "sweeper", Kind: Scheduled, Timeout: 60 * time.Second, MemoryMB: 256,
+		SendsTo: []*QueueSpec{&Inbound, &Outbound},
+		Every:   time.Minute,
+	}
 )
 
 // Functions lists every function; each has a directory functions/<Name>.
 func Functions() []FunctionSpec {
-	return []FunctionSpec{Telegram, Slack, Events, Turn, Delivery}
+	return []FunctionSpec{Telegram, Slack, Events, Turn, Delivery, Sweeper}
 }

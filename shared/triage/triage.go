@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/shared/ingress"
@@ -176,8 +178,18 @@ func counterTTL(cooldown time.Duration) time.Duration {
 
 // Admit decides one proactive event at now. Only Take's refusals suppress;
 // a store failure is an error, so the pipeline answers 5xx and the sender
-// retries.
-func (t *Triage) Admit(ctx context.Context, ev message.Event, now time.Time) (ingress.Decision, error) {
+// retries. counted is an earlier attempt's Decision.Counted for this same
+// event: it was counted already and could not be given back, so it is
+// accepted as it was then, without counting it again (and without its own
+// count refusing it).
+func (t *Triage) Admit(ctx context.Context, ev message.Event, now time.Time, counted string) (ingress.Decision, error) {
+	if at, ok := parseCounted(counted); ok {
+		d := ingress.Decision{Accepted: true, Counted: counted}
+		if at.After(now) {
+			d.NotBefore = at
+		}
+		return d, nil
+	}
 	p := t.policy(ev.Thread)
 	at := now
 	var notBefore time.Time
@@ -212,7 +224,25 @@ func (t *Triage) Admit(ctx context.Context, ev message.Event, now time.Time) (in
 	if err != nil {
 		return ingress.Decision{}, fmt.Errorf("take triage counters: %w", err)
 	}
-	return ingress.Decision{Accepted: true, NotBefore: notBefore, Revert: t.reverter(taken)}, nil
+	return ingress.Decision{Accepted: true, NotBefore: notBefore, Revert: t.reverter(taken), Counted: countedNote(at)}, nil
+}
+
+// countedPrefix starts a Decision.Counted note: "triage:<unix ms of the
+// time the event counts as delivered>".
+const countedPrefix = "triage:"
+
+func countedNote(at time.Time) string { return countedPrefix + strconv.FormatInt(at.UnixMilli(), 10) }
+
+func parseCounted(s string) (time.Time, bool) {
+	ms, ok := strings.CutPrefix(s, countedPrefix)
+	if !ok {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(n).UTC(), true
 }
 
 // reverter gives back an accepted event's count and cooldown when it could

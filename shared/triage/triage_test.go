@@ -54,7 +54,7 @@ func local(t *testing.T, s string) time.Time {
 
 func admit(t *testing.T, tr *triage.Triage, id string, now time.Time) ingress.Decision {
 	t.Helper()
-	d, err := tr.Admit(context.Background(), event(id), now)
+	d, err := tr.Admit(context.Background(), event(id), now, "")
 	if err != nil {
 		t.Fatalf("Admit(%s at %s): %v", id, now, err)
 	}

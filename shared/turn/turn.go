@@ -142,7 +142,9 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 
 	key := "turn#" + ev.Key()
 	owner := store.NewOwner()
-	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL})
+	// On the sweeper's list while it runs: a turn cut off and never taken
+	// over is reported.
+	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL, Sweep: true})
 	var held *store.ClaimHeldError
 	if errors.As(err, &held) {
 		if held.Current.State == store.ClaimPending {
@@ -188,7 +190,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		created := false
 		stored, created, err = p.Intents.CreateIntent(ctx, intent.Intent{
 			ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units,
-			CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL),
+			CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
 		})
 		if errors.Is(err, store.ErrInvalid) {
 			// The same write fails on every retry: never ask the agent
@@ -333,7 +335,7 @@ func (p *Processor) persistErrorLine(ctx context.Context, cfg Config, ev message
 	stored, _, err := p.Intents.CreateIntent(ctx, intent.Intent{
 		ID: intentID, Origin: ev.Key(), Thread: ev.Thread,
 		Units:     []intent.Unit{{ID: "error#1", Text: cfg.Envelope.ErrorMessage, State: message.UnitPending}},
-		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL),
+		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
 	})
 	return stored, err
 }

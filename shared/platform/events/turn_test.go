@@ -3,7 +3,6 @@ package events_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +22,7 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/sweeper"
 	"github.com/parleyhq/parley/shared/triage"
 	"github.com/parleyhq/parley/shared/turn"
 )
@@ -40,7 +40,7 @@ func (h *harness) receive() []consumer.Record {
 	recs := make([]consumer.Record, len(out.Messages))
 	for i, m := range out.Messages {
 		recs[i] = consumer.Record{
-			SQSMessage: lambdaevents.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body)},
+			SQSMessage: lambdaevents.SQSMessage{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body)},
 			Group:      m.Attributes[string(stypes.MessageSystemAttributeNameMessageGroupId)],
 		}
 	}
@@ -48,49 +48,58 @@ func (h *harness) receive() []consumer.Record {
 }
 
 // TestDeferredEventWaitsForQuietHoursEnd: with quiet_mode defer, an event at
-// night is accepted for 07:00 local; it waits in a group of its own, so Ada's
-// own messages are not held up, and the turn parks it until then.
+// night is accepted for 07:00 local. It is held on its claim, not queued, so
+// Ada's own messages go on meanwhile; at 07:00 the sweeper enqueues it on
+// Ada's own thread group (finding 8.7: one ordering domain per thread), and
+// the turn's age counts from then.
 func TestDeferredEventWaitsForQuietHoursEnd(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, triage.Config{Default: triage.Policy{
 		TimeZone: "Europe/Berlin", QuietHours: "22:00-07:00", QuietMode: triage.QuietDefer, Cooldown: time.Minute, DailyCap: 3,
 	}})
 	h.clock.Set(berlinTime(t, "2026-03-28 23:30")) // the night DST starts
-	h.want(h.post("night-1"), "enqueued")
+	h.want(h.post("night-1"), "deferred")
 	h.want(h.post("night-2"), "suppressed/cooldown") // both would wake Ada at 07:00
 	h.want(h.postHuman(900000301), "enqueued")
 
 	recs := h.receive()
-	if len(recs) != 2 {
-		t.Fatalf("received %d messages, want the deferred event and Ada's message together", len(recs))
-	}
-	var deferred consumer.Record
-	for _, r := range recs {
-		switch r.Group {
-		case message.GroupID(ada.Key() + "#deferred"):
-			deferred = r
-		case message.GroupID(ada.Key()):
-		default:
-			t.Fatalf("unexpected group %q", r.Group)
-		}
-	}
-	in, err := ingress.DecodeInbound([]byte(deferred.Body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wake := berlinTime(t, "2026-03-29 07:00")
-	if in.Event.EventID != "night-1" || !in.NotBefore.Equal(wake) || !wake.Equal(time.Date(2026, 3, 29, 5, 0, 0, 0, time.UTC)) {
-		t.Fatalf("deferred message = %+v, not before %s; want night-1 at %s", in.Event, in.NotBefore, wake)
+	if len(recs) != 1 || recs[0].Group != message.GroupID(ada.Key()) {
+		t.Fatalf("received %d messages, want only Ada's own, in her thread's group", len(recs))
 	}
 	if n := h.count(ada, "2026-03-29"); n != 1 {
 		t.Fatalf("the deferred event counts against %s: count %d, want 1", "2026-03-29", n)
 	}
+	// Ada's turn is done: her thread's group is free again.
+	if _, err := h.env.SQS.DeleteMessage(context.Background(), &sqs.DeleteMessageInput{QueueUrl: aws.String(h.inbound), ReceiptHandle: aws.String(recs[0].ReceiptHandle)}); err != nil {
+		t.Fatal(err)
+	}
 
-	// The turn parks it (through the message's visibility) until 07:00.
-	p := &turn.Processor{Now: h.clock.Now}
-	var re *consumer.RetryError
-	if err := p.Handle(context.Background(), deferred); !errors.As(err, &re) || re.After != wake.Sub(h.clock.Now()) {
-		t.Fatalf("turn at 23:30 = %v, want a retry after %s", err, wake.Sub(h.clock.Now()))
+	sw := &sweeper.Processor{Store: h.store, Inbound: queue.New(h.env.SQS, h.inbound), Outbound: queue.New(h.env.SQS, h.env.Resources.OutboundURL), Now: h.clock.Now}
+	wake := berlinTime(t, "2026-03-29 07:00")
+	if !wake.Equal(time.Date(2026, 3, 29, 5, 0, 0, 0, time.UTC)) {
+		t.Fatalf("07:00 Berlin on the DST night is %s", wake)
+	}
+	h.clock.Set(wake.Add(-time.Minute))
+	if r, err := sw.Run(context.Background()); err != nil || r.Undeferred != 0 {
+		t.Fatalf("sweep at 06:59 = %+v, %v; want nothing enqueued yet", r, err)
+	}
+	h.clock.Set(wake)
+	if r, err := sw.Run(context.Background()); err != nil || r.Undeferred != 1 {
+		t.Fatalf("sweep at 07:00 = %+v, %v; want the deferred event enqueued", r, err)
+	}
+	recs = h.receive()
+	if len(recs) != 1 || recs[0].Group != message.GroupID(ada.Key()) {
+		t.Fatalf("received %+v, want the deferred event in Ada's own thread group", recs)
+	}
+	in, err := ingress.DecodeInbound([]byte(recs[0].Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Event.EventID != "night-1" || !in.ReceivedAt.Equal(wake) {
+		t.Fatalf("deferred message = %+v, received at %s; want night-1, its age from %s", in.Event, in.ReceivedAt, wake)
+	}
+	if r, err := sw.Run(context.Background()); err != nil || r.Due != 0 {
+		t.Fatalf("sweep after = %+v, %v; want nothing due", r, err)
 	}
 }
 

@@ -1,0 +1,253 @@
+package sweeper
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/metrics"
+	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// Store is the state store as the sweeper uses it.
+type Store interface {
+	DueForSweep(ctx context.Context, now time.Time, limit int) ([]store.SweepEntry, error)
+	Reschedule(ctx context.Context, key string, from, to time.Time) error
+	Unsweep(ctx context.Context, key string, from time.Time) error
+	GetIntent(ctx context.Context, id string) (intent.Intent, error)
+	GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error)
+	Undefer(ctx context.Context, key string, due time.Time) error
+}
+
+// Queue takes one message.
+type Queue interface {
+	Send(ctx context.Context, m queue.Message) error
+}
+
+// Findings: the stable values of the "finding" field and the Sweep metric's
+// dimension.
+const (
+	FindingRedriven    = "redriven"
+	FindingStuckClaim  = "stuck_claim"
+	FindingHeldUnknown = "held_unknown"
+	FindingUndeferred  = "undeferred"
+)
+
+// Processor runs sweeps. Configure it once; Run is safe for concurrent use.
+type Processor struct {
+	Store Store
+	// Inbound takes deferred events when they are due; Outbound takes the
+	// messages that re-drive stuck units.
+	Inbound, Outbound Queue
+	// Limit bounds the items one run looks at. Defaults to 100.
+	Limit int
+	// Now is the clock. Defaults to time.Now.
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// Report counts what one run did.
+type Report struct {
+	// Due is how many items were due.
+	Due int
+	// Redriven, StuckClaims, HeldUnknown and Undeferred count findings.
+	Redriven, StuckClaims, HeldUnknown, Undeferred int
+	// Rescheduled counts items found waiting for a later time; Closed
+	// items taken off the list.
+	Rescheduled, Closed int
+}
+
+// Run sweeps once. An error mending one item is logged and the run goes on;
+// Run returns an error only when it cannot list what is due, or when mending
+// failed for some item (the next run tries again).
+func (p *Processor) Run(ctx context.Context) (Report, error) {
+	now := p.now()
+	entries, err := p.Store.DueForSweep(ctx, now, cmp.Or(p.Limit, 100))
+	if err != nil {
+		return Report{}, fmt.Errorf("list due items: %w", err)
+	}
+	r := Report{Due: len(entries)}
+	var errs []error
+	for _, e := range entries {
+		var err error
+		switch {
+		case strings.HasPrefix(e.Key, "int#"):
+			err = p.intent(ctx, &r, e, now)
+		case strings.HasPrefix(e.Key, "turn#"):
+			err = p.turnClaim(ctx, &r, e, now)
+		case strings.HasPrefix(e.Key, "evt#"):
+			err = p.deferred(ctx, &r, e, now)
+		default:
+			p.log().Warn("sweep entry of an unknown kind; taken off the list", "key", e.Key)
+			err = p.close(ctx, &r, e)
+		}
+		if err != nil {
+			p.log().Error("sweep item failed; the next run tries again", "key", e.Key, "error", err)
+			errs = append(errs, err)
+		}
+	}
+	return r, errors.Join(errs...)
+}
+
+// intent mends one open send intent.
+func (p *Processor) intent(ctx context.Context, r *Report, e store.SweepEntry, now time.Time) error {
+	id := strings.TrimPrefix(e.Key, "int#")
+	in, err := p.Store.GetIntent(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return p.close(ctx, r, e)
+	}
+	if err != nil {
+		return err
+	}
+	log := p.log().With("intent_id", in.ID, "thread_key", in.Thread.Key())
+	open := -1
+	for i, u := range in.Units {
+		switch u.State {
+		case message.UnitUnknown:
+			r.HeldUnknown++
+			p.finding(ctx, log, now, slog.LevelError, "unit held in unknown_after_send: an operator decides (attention index)",
+				FindingHeldUnknown, slog.String("unit_id", u.ID))
+		case message.UnitPending, message.UnitSending:
+			if open < 0 {
+				open = i
+			}
+		}
+	}
+	if open < 0 {
+		return p.close(ctx, r, e)
+	}
+	u := in.Units[open]
+	switch {
+	case u.State == message.UnitPending && u.NextAt.After(now):
+		return p.reschedule(ctx, r, e, u.NextAt.Add(store.SweepGrace))
+	case u.State == message.UnitSending && u.LeaseUntil.After(now):
+		return p.reschedule(ctx, r, e, u.LeaseUntil.Add(store.SweepGrace))
+	}
+	// Nothing in flight will deliver it: a message naming the last unit
+	// makes delivery take every open unit, in order, behind whatever the
+	// thread has queued.
+	last := in.Units[len(in.Units)-1]
+	if err := p.Outbound.Send(ctx, queue.Message{
+		Group: in.Thread.Key(),
+		Dedup: "redrive#" + intent.UnitKey(in.ID, last.ID) + "#" + strconv.FormatInt(e.At.UnixMilli(), 10),
+		Body:  intent.EncodeRef(in.ID, last.ID),
+	}); err != nil {
+		return fmt.Errorf("re-drive intent %s: %w", in.ID, err)
+	}
+	r.Redriven++
+	p.finding(ctx, log, now, slog.LevelWarn, "stuck unit re-driven", FindingRedriven,
+		slog.String("unit_id", u.ID), slog.String("state", string(u.State)))
+	// Look again later, the later the older the intent: one waiting
+	// behind a long-parked reply of its thread is re-driven rarely.
+	age := now.Sub(in.CreatedAt)
+	return p.reschedule(ctx, r, e, now.Add(max(store.SweepGrace, min(age/2, time.Hour))))
+}
+
+// turnClaim reports a turn that was cut off and never taken over.
+func (p *Processor) turnClaim(ctx context.Context, r *Report, e store.SweepEntry, now time.Time) error {
+	c, err := p.Store.GetClaim(ctx, e.Key, now)
+	if errors.Is(err, store.ErrNotFound) {
+		return p.close(ctx, r, e)
+	}
+	if err != nil {
+		return err
+	}
+	if c.State != store.ClaimPending {
+		return p.close(ctx, r, e)
+	}
+	if c.LeaseUntil.After(now) {
+		return p.reschedule(ctx, r, e, c.LeaseUntil.Add(store.SweepGrace))
+	}
+	r.StuckClaims++
+	p.finding(ctx, p.log().With("claim_key", e.Key), now, slog.LevelError,
+		"turn claim pending past its lease: a turn was cut off and not taken over; its message comes back by its visibility timeout, or is in the DLQ",
+		FindingStuckClaim, slog.Int("attempts", c.Attempts), slog.Time("lease_until", c.LeaseUntil))
+	return p.close(ctx, r, e)
+}
+
+// deferred enqueues a deferred event that is due.
+func (p *Processor) deferred(ctx context.Context, r *Report, e store.SweepEntry, now time.Time) error {
+	c, err := p.Store.GetClaim(ctx, e.Key, now)
+	if errors.Is(err, store.ErrNotFound) {
+		return p.close(ctx, r, e)
+	}
+	if err != nil {
+		return err
+	}
+	if c.State != store.ClaimDeferred {
+		return p.close(ctx, r, e)
+	}
+	if c.DueAt.After(now) {
+		return p.reschedule(ctx, r, e, c.DueAt)
+	}
+	in, err := ingress.DecodeInbound(c.Body)
+	if err != nil {
+		// Never enqueueable; leave it on the claim for an operator.
+		p.log().Error("deferred event does not decode; taken off the list", "claim_key", e.Key, "error", err)
+		return p.close(ctx, r, e)
+	}
+	// The event key is the deduplication id, as at ingress: a run that
+	// crashed after the send and before Undefer sends nothing twice.
+	if err := p.Inbound.Send(ctx, queue.Message{Group: in.Event.Thread.Key(), Dedup: in.Event.Key(), Body: c.Body}); err != nil {
+		return fmt.Errorf("enqueue deferred event: %w", err)
+	}
+	if err := p.Store.Undefer(ctx, e.Key, c.DueAt); err != nil && !errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("undefer: %w", err)
+	}
+	r.Undeferred++
+	p.finding(ctx, p.log().With("event_key", e.Key, "thread_key", in.Event.Thread.Key()), now, slog.LevelInfo,
+		"deferred event enqueued", FindingUndeferred, slog.Time("due", c.DueAt))
+	return nil
+}
+
+func (p *Processor) reschedule(ctx context.Context, r *Report, e store.SweepEntry, to time.Time) error {
+	err := p.Store.Reschedule(ctx, e.Key, e.At, to)
+	if errors.Is(err, store.ErrConflict) {
+		return nil // someone moved it: their schedule stands
+	}
+	if err == nil {
+		r.Rescheduled++
+	}
+	return err
+}
+
+func (p *Processor) close(ctx context.Context, r *Report, e store.SweepEntry) error {
+	err := p.Store.Unsweep(ctx, e.Key, e.At)
+	if errors.Is(err, store.ErrConflict) {
+		return nil
+	}
+	if err == nil {
+		r.Closed++
+	}
+	return err
+}
+
+// finding logs one finding: a line with the stable field finding, which is
+// also an EMF record counting one Sweep.
+func (p *Processor) finding(ctx context.Context, log *slog.Logger, now time.Time, level slog.Level, msg, finding string, attrs ...slog.Attr) {
+	attrs = append(attrs, metrics.Count(now, metrics.Sweep, metrics.Dim{Name: metrics.DimFinding, Value: finding})...)
+	log.LogAttrs(ctx, level, msg, attrs...)
+}
+
+func (p *Processor) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+func (p *Processor) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.Default()
+}
