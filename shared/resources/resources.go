@@ -109,8 +109,11 @@ type QueueSpec struct {
 	// VisibilityTimeout is at least 6 × the consumer's timeout, so a message
 	// is not redelivered while a slow invocation still holds it.
 	VisibilityTimeout time.Duration
-	// MaxReceiveCount is how often a message is received before it moves to
-	// the DLQ. Retries scheduled through visibility count as receives.
+	// MaxReceiveCount is how often a message is received before SQS moves
+	// it to the DLQ. It is a backstop, not a retry budget: with several
+	// messages of one group in a batch, each return of a waiting message
+	// counts a receive for its group-mates too, so the consumers keep their
+	// own budgets, in time, and move poison to the DLQ themselves.
 	MaxReceiveCount int
 	// Retention is how long an unconsumed message is kept.
 	Retention time.Duration
@@ -142,24 +145,29 @@ var Inbound = QueueSpec{
 	EnvURL:            EnvInboundQueueURL,
 	EnvDLQURL:         EnvInboundDLQURL,
 	VisibilityTimeout: 6 * turnTimeout,
-	// With the turn's backoff (2 s doubling, capped at 5 min) 20 receives
-	// ride out about an hour of agent outage before an event reaches the
-	// DLQ, in order.
-	MaxReceiveCount: 20,
-	Retention:       4 * 24 * time.Hour,
-	DLQRetention:    14 * 24 * time.Hour,
-	MaxMessageBytes: MaxMessageBytes,
+	MaxReceiveCount:   backstopReceives,
+	Retention:         4 * 24 * time.Hour,
+	DLQRetention:      14 * 24 * time.Hour,
+	MaxMessageBytes:   MaxMessageBytes,
 }
 
+// backstopReceives is both queues' maxReceiveCount: SQS's maximum. Within the
+// longest retry budget a consumer allows (24 hours) a waiting message is
+// received at most a few hundred times: waits grow to 5 minutes between
+// attempts, and each attempt of a group's head returns its group-mates once.
+// Only a message that crashes its consumer every time (a timeout each
+// invocation) ever gets this far; the alarms on errors and on the oldest
+// message's age fire long before.
+const backstopReceives = 1000
+
 // Outbound carries planned units (bubbles) to the delivery function, grouped
-// by thread. Rate-limit waits are receives too, hence the higher count; the
-// delivery function fails a unit itself before it would reach the DLQ.
+// by thread.
 var Outbound = QueueSpec{
 	Name:              "outbound",
 	EnvURL:            EnvOutboundQueueURL,
 	EnvDLQURL:         EnvOutboundDLQURL,
 	VisibilityTimeout: 6 * deliveryTimeout,
-	MaxReceiveCount:   20,
+	MaxReceiveCount:   backstopReceives,
 	Retention:         4 * 24 * time.Hour,
 	DLQRetention:      14 * 24 * time.Hour,
 	MaxMessageBytes:   MaxMessageBytes,
