@@ -127,6 +127,11 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %s may not be set here (%s)", ContextEnv, k, why))
 		}
 	}
+	if _, err := resources.TimingFromEnv(c.Env); err != nil {
+		// The consumers' timeouts are sized from these; what no Lambda
+		// timeout can hold fails the synth instead of every turn.
+		errs = append(errs, fmt.Errorf("%s: %w", ContextEnv, err))
+	}
 	for _, fn := range resources.Functions() {
 		zip := AssetPath(c.AssetDir, fn.Name)
 		if _, err := os.Stat(zip); err != nil {

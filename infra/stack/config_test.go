@@ -117,6 +117,11 @@ func TestConfigFromContext(t *testing.T) {
 			t.Errorf("%s %v: err = %v, want a refusal naming the key", ContextEnv, v, err)
 		}
 	}
+	// A setting no Lambda timeout can hold fails the synth, naming it.
+	envApp := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{ContextAssetDir: assets, ContextEnv: `{"PARLEY_AGENT_TIMEOUT":"15m"}`}})
+	if _, err := ConfigFromContext(envApp.Node()); err == nil || !strings.Contains(err.Error(), "PARLEY_AGENT_TIMEOUT") {
+		t.Errorf("a 15m agent timeout: err = %v, want a refusal naming PARLEY_AGENT_TIMEOUT", err)
+	}
 	if got := StackName(app.Node()); got != DefaultStackName {
 		t.Errorf("stack name %s, want %s", got, DefaultStackName)
 	}

@@ -71,17 +71,22 @@ func New(scope constructs.Construct, id string, props *awscdk.StackProps, cfg Co
 		DLQs:      map[string]awssqs.Queue{},
 		Functions: map[string]awslambda.Function{},
 	}
-	var err error
+	// The consumers' timeouts, and their queues' visibility timeouts, are
+	// sized from the settings the functions will run with.
+	timing, err := resources.TimingFromEnv(cfg.Env)
+	if err != nil {
+		return nil, err
+	}
 	if s.Table, err = newTable(s.Stack, resources.Table); err != nil {
 		return nil, err
 	}
-	for _, q := range resources.Queues() {
+	for _, q := range resources.QueuesFor(timing) {
 		if s.Queues[q.Name], s.DLQs[q.Name], err = newQueue(s.Stack, q); err != nil {
 			return nil, err
 		}
 	}
 	s.Secret = newSecret(s.Stack, cfg.SecretARN)
-	for _, fn := range resources.Functions() {
+	for _, fn := range resources.FunctionsFor(timing) {
 		if s.Functions[fn.Name], err = s.newFunction(fn, cfg); err != nil {
 			return nil, err
 		}

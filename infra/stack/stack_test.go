@@ -598,7 +598,8 @@ func optionsFixture(t *testing.T) *fixture {
 			ContextAgentURL:   optAgentURL,
 			ContextAlarmEmail: optEmail,
 			ContextStackName:  optStack,
-			ContextEnv:        `{"PARLEY_BUBBLE_DELAY":"800ms","PARLEY_TRIAGE":"{\"quiet_hours\":\"22:00-07:00\"}"}`,
+			ContextEnv: `{"PARLEY_BUBBLE_DELAY":"800ms","PARLEY_TRIAGE":"{\"quiet_hours\":\"22:00-07:00\"}",` +
+				`"PARLEY_AGENT_TIMEOUT":"300s","PARLEY_SEND_TIMEOUT":"26s"}`,
 		})
 	})
 	if optionsErr != nil {
@@ -628,6 +629,7 @@ func TestOptions(t *testing.T) {
 		want := wantEnvironment(fx, fn, optAgentURL)
 		want["PARLEY_BUBBLE_DELAY"] = "800ms"
 		want["PARLEY_TRIAGE"] = `{"quiet_hours":"22:00-07:00"}`
+		want["PARLEY_AGENT_TIMEOUT"], want["PARLEY_SEND_TIMEOUT"] = "300s", "26s"
 		if !equalJSON(env, want) {
 			t.Errorf("%s environment:\n got %s\nwant %s", fn.Name, asJSON(env), asJSON(want))
 		}
@@ -674,5 +676,28 @@ func TestScheduledFunctions(t *testing.T) {
 				"Principal":    "events.amazonaws.com",
 			})
 		})
+	}
+}
+
+// TestTimeoutsFollowTheSettings (finding 8.5): the consumers' timeouts and
+// their queues' visibility timeouts are sized from the settings they run
+// with, so a 300 s agent timeout or a 26 s send timeout works end to end.
+func TestTimeoutsFollowTheSettings(t *testing.T) {
+	fx := optionsFixture(t)
+	timing := resources.Timing{AgentTimeout: 300 * time.Second, SendTimeout: 26 * time.Second}
+	for name, want := range map[string]time.Duration{resources.Turn.Name: timing.TurnTimeout(), resources.Delivery.Name: timing.DeliveryTimeout()} {
+		fn := props(fx.resource(t, fx.logicalID(fx.stack.Functions[name])))
+		if fn["Timeout"] != want.Seconds() {
+			t.Errorf("%s timeout %v, want %v", name, fn["Timeout"], want.Seconds())
+		}
+	}
+	for _, q := range resources.QueuesFor(timing) {
+		got := props(fx.resource(t, fx.logicalID(fx.stack.Queues[q.Name])))["VisibilityTimeout"]
+		if got != q.VisibilityTimeout.Seconds() {
+			t.Errorf("%s visibility %v, want %v", q.Name, got, q.VisibilityTimeout.Seconds())
+		}
+	}
+	if timing.TurnTimeout() != 315*time.Second || timing.DeliveryTimeout() != 46*time.Second {
+		t.Fatalf("sized %s and %s", timing.TurnTimeout(), timing.DeliveryTimeout())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,11 +162,15 @@ type harness struct {
 	store  *dynamostore.Store
 	logs   *logBuffer
 	cfg    config.Config
+	// release starts the pollers held back by options.
+	release func()
 }
 
 type options struct {
 	// env overrides configuration variables.
 	env map[string]string
+	// holdDelivery starts without the delivery poller; release starts it.
+	holdDelivery bool
 }
 
 // start runs every function of Parley, wired exactly as make run wires them
@@ -231,8 +236,13 @@ func start(t testing.TB, opt options) *harness {
 	if err != nil {
 		t.Fatalf("runner: %v", err)
 	}
-	for _, p := range local.Pollers {
+	var held []*runner.Poller
+	for i, p := range local.Pollers {
 		p.WaitTime = time.Second
+		if opt.holdDelivery && p.QueueURL == env.Resources.OutboundURL {
+			held = append(held, p)
+			local.Pollers = slices.Delete(local.Pollers, i, i+1)
+		}
 	}
 	srv := httptest.NewServer(local.Mux)
 	h.url = srv.URL
@@ -242,9 +252,17 @@ func start(t testing.TB, opt options) *harness {
 		local.Run(ctx, deps.Log)
 		close(done)
 	}()
+	var heldDone sync.WaitGroup
+	h.release = func() {
+		for _, p := range held {
+			heldDone.Go(func() { _ = p.Run(ctx) })
+		}
+		held = nil
+	}
 	t.Cleanup(func() {
 		cancel()
 		<-done
+		heldDone.Wait()
 		srv.Close()
 		if t.Failed() {
 			t.Logf("function logs:\n%s", h.logs.String())

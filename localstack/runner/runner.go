@@ -83,10 +83,13 @@ func New(d app.Deps) (*Local, error) {
 		return nil, err
 	}
 	l.SweepEvery = DefaultSweepEvery
+	// Each invocation gets the deadline its function has in AWS: sized
+	// from the same settings.
+	timing := d.Config.Timing()
 	l.Pollers = []*Poller{
-		{SQS: d.SQS, QueueURL: d.Config.InboundQueueURL, Handler: turn.HandleSQS, Timeout: resources.Turn.Timeout,
+		{SQS: d.SQS, QueueURL: d.Config.InboundQueueURL, Handler: turn.HandleSQS, Timeout: timing.TurnTimeout(),
 			BatchSize: resources.Turn.BatchSize, Concurrency: 4, Log: d.Log.With("poller", resources.Turn.Name)},
-		{SQS: d.SQS, QueueURL: d.Config.OutboundQueueURL, Handler: deliver.HandleSQS, Timeout: resources.Delivery.Timeout,
+		{SQS: d.SQS, QueueURL: d.Config.OutboundQueueURL, Handler: deliver.HandleSQS, Timeout: timing.DeliveryTimeout(),
 			BatchSize: resources.Delivery.BatchSize, Concurrency: 4, Log: d.Log.With("poller", resources.Delivery.Name)},
 	}
 	return l, nil

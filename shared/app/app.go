@@ -165,9 +165,11 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
 		Channels: map[message.Platform]turn.Channel{message.Telegram: tg, message.Slack: sl},
-		Config:   turn.Config{Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge},
-		Now:      d.Now,
-		Log:      d.Log.With("function", "turn"),
+		// The claim outlives the function's timeout, which is sized from
+		// the agent's: a running turn is never taken over.
+		Config: turn.Config{Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second},
+		Now:    d.Now,
+		Log:    d.Log.With("function", "turn"),
 	}
 	return &consumer.Consumer{
 		Handle:      p.Handle,

@@ -234,6 +234,9 @@ func FromEnv(getenv Getenv) (Config, error) {
 	if err := c.Envelope.Validate(); envelopeOK && err != nil {
 		p.errs = append(p.errs, err)
 	}
+	if err := c.Timing().Validate(); err != nil {
+		p.errs = append(p.errs, err)
+	}
 	if c.Agent.MaxAge <= 0 || c.Agent.MaxAge > turn.MaxMaxAge {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_TURN_MAX_AGE: want more than 0 and at most %s, got %s", turn.MaxMaxAge, c.Agent.MaxAge))
 	}
@@ -241,6 +244,12 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_BUBBLE_DELAY, PARLEY_SEND_TIMEOUT, PARLEY_SEND_MAX_AGE, PARLEY_MAX_RESENDS: %w", err))
 	}
 	return c, errors.Join(p.errs...)
+}
+
+// Timing is what the consumers' function timeouts are sized from
+// (resources.Timing): the stack sizes them from the same settings.
+func (c Config) Timing() resources.Timing {
+	return resources.Timing{AgentTimeout: c.Agent.Timeout, SendTimeout: c.Delivery.SendTimeout}.WithDefaults()
 }
 
 // RequireStore checks the settings every function that touches state needs.

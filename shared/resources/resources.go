@@ -1,6 +1,10 @@
 package resources
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Environment variables through which a function learns the physical names of
 // the resources below. The CDK stack sets them; the local runner and the tests
@@ -232,11 +236,127 @@ func SecretKeys() []string {
 	}
 }
 
-// The consumers' timeouts size their queues' visibility timeouts.
+// The consumers' default timeouts; Timing sizes them from the settings.
 const (
 	turnTimeout     = 60 * time.Second
 	deliveryTimeout = 30 * time.Second
 )
+
+// Timing holds the settings the consumers' timeouts are sized from, so that
+// any accepted value works: a turn must fit one agent call, a delivery
+// record one platform call, inside its function's timeout.
+type Timing struct {
+	// AgentTimeout is PARLEY_AGENT_TIMEOUT. Defaults to 25 seconds.
+	AgentTimeout time.Duration
+	// SendTimeout is PARLEY_SEND_TIMEOUT. Defaults to 10 seconds.
+	SendTimeout time.Duration
+}
+
+// Lambda's longest timeout, and what each consumer needs besides its one
+// outside call: the turn's claim, plan, intent and enqueue, the consumer's
+// reserve to report and its minimum start margin; delivery's inline pause,
+// lease, commit, reserve and margin.
+const (
+	MaxFunctionTimeout = 15 * time.Minute
+	turnOverhead       = 15 * time.Second
+	deliveryOverhead   = 20 * time.Second
+)
+
+// WithDefaults fills unset fields.
+func (t Timing) WithDefaults() Timing {
+	if t.AgentTimeout == 0 {
+		t.AgentTimeout = 25 * time.Second
+	}
+	if t.SendTimeout == 0 {
+		t.SendTimeout = 10 * time.Second
+	}
+	return t
+}
+
+// Validate refuses settings no function timeout can hold, naming the
+// variable.
+func (t Timing) Validate() error {
+	t = t.WithDefaults()
+	var errs []error
+	if max := MaxFunctionTimeout - turnOverhead; t.AgentTimeout <= 0 || t.AgentTimeout > max {
+		errs = append(errs, fmt.Errorf("PARLEY_AGENT_TIMEOUT: %s does not fit a turn in Lambda's %s timeout: want more than 0 and at most %s", t.AgentTimeout, MaxFunctionTimeout, max))
+	}
+	if max := MaxFunctionTimeout - deliveryOverhead; t.SendTimeout <= 0 || t.SendTimeout > max {
+		errs = append(errs, fmt.Errorf("PARLEY_SEND_TIMEOUT: %s does not fit a send in Lambda's %s timeout: want more than 0 and at most %s", t.SendTimeout, MaxFunctionTimeout, max))
+	}
+	return errors.Join(errs...)
+}
+
+// TurnTimeout is the turn function's timeout: its default, or one agent
+// call and the turn's overhead, in whole seconds.
+func (t Timing) TurnTimeout() time.Duration {
+	return max(turnTimeout, wholeSeconds(t.WithDefaults().AgentTimeout+turnOverhead))
+}
+
+// DeliveryTimeout is the delivery function's timeout: its default, or one
+// platform call and delivery's overhead, in whole seconds.
+func (t Timing) DeliveryTimeout() time.Duration {
+	return max(deliveryTimeout, wholeSeconds(t.WithDefaults().SendTimeout+deliveryOverhead))
+}
+
+func wholeSeconds(d time.Duration) time.Duration { return (d + time.Second - 1).Truncate(time.Second) }
+
+// TimingFromEnv reads a Timing from settings as the functions read them
+// (PARLEY_AGENT_TIMEOUT, PARLEY_SEND_TIMEOUT: Go durations), so the stack
+// sizes what the functions will run with.
+func TimingFromEnv(env map[string]string) (Timing, error) {
+	var t Timing
+	var errs []error
+	for name, dst := range map[string]*time.Duration{"PARLEY_AGENT_TIMEOUT": &t.AgentTimeout, "PARLEY_SEND_TIMEOUT": &t.SendTimeout} {
+		v, ok := env[name]
+		if !ok || v == "" {
+			continue
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: want a duration like 25s, got %q", name, v))
+			continue
+		}
+		*dst = d
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Timing{}, err
+	}
+	if err := t.Validate(); err != nil {
+		return Timing{}, err
+	}
+	return t.WithDefaults(), nil
+}
+
+// FunctionsFor is Functions with the consumers' timeouts sized for t.
+func FunctionsFor(t Timing) []FunctionSpec {
+	fns := Functions()
+	for i := range fns {
+		switch fns[i].Name {
+		case Turn.Name:
+			fns[i].Timeout = t.TurnTimeout()
+		case Delivery.Name:
+			fns[i].Timeout = t.DeliveryTimeout()
+		}
+	}
+	return fns
+}
+
+// QueuesFor is Queues with each visibility timeout at six times its
+// consumer's timeout sized for t, so a message is not handed to a second
+// consumer while a slow invocation still holds it.
+func QueuesFor(t Timing) []QueueSpec {
+	qs := Queues()
+	for i := range qs {
+		switch qs[i].Name {
+		case Inbound.Name:
+			qs[i].VisibilityTimeout = 6 * t.TurnTimeout()
+		case Outbound.Name:
+			qs[i].VisibilityTimeout = 6 * t.DeliveryTimeout()
+		}
+	}
+	return qs
+}
 
 // The functions.
 var (

@@ -3,7 +3,9 @@ package resources_test
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/shared/resources"
 )
@@ -59,11 +61,66 @@ func TestQueuesFitTheirConsumers(t *testing.T) {
 			if f.Consumes != nil || len(f.SendsTo) != 1 || f.SendsTo[0].Name != resources.Inbound.Name {
 				t.Errorf("%s: an ingress function must only send to %s", f.Name, resources.Inbound.Name)
 			}
+		case resources.Scheduled:
+			if f.Every < time.Minute {
+				t.Errorf("%s: runs every %s, EventBridge's least is a minute", f.Name, f.Every)
+			}
 		default:
 			t.Errorf("%s: unknown kind %q", f.Name, f.Kind)
 		}
 	}
 	if resources.ContentBasedDeduplication || !resources.FIFO {
 		t.Error("queues must be FIFO with content-based deduplication off")
+	}
+}
+
+// TestTimingSizesTheConsumers (finding 8.5): PARLEY_AGENT_TIMEOUT=60s made
+// the turn's minimum start time exceed its function's 60 s budget, so every
+// batch was handed back untouched and reached the DLQ; PARLEY_SEND_TIMEOUT of
+// 26 s did the same to delivery. The timeouts (and the visibility timeouts
+// after them) are sized from the settings, and what no function can hold is
+// refused, naming the variable.
+func TestTimingSizesTheConsumers(t *testing.T) {
+	for _, tc := range []resources.Timing{
+		{}, {AgentTimeout: 60 * time.Second}, {AgentTimeout: 14 * time.Minute, SendTimeout: 26 * time.Second}, {SendTimeout: 10 * time.Minute},
+	} {
+		if err := tc.Validate(); err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		d := tc.WithDefaults()
+		turn, deliv := tc.TurnTimeout(), tc.DeliveryTimeout()
+		// The consumers' own arithmetic: the turn starts a record only
+		// with agent timeout + 5 s left, and keeps 2 s to report; delivery
+		// needs its send timeout + 2 s, and pauses up to 5 s in place.
+		if turn < d.AgentTimeout+7*time.Second || turn > resources.MaxFunctionTimeout || turn%time.Second != 0 {
+			t.Errorf("%+v: turn timeout %s cannot hold one agent call", tc, turn)
+		}
+		if deliv < d.SendTimeout+9*time.Second || deliv > resources.MaxFunctionTimeout || deliv%time.Second != 0 {
+			t.Errorf("%+v: delivery timeout %s cannot hold one send", tc, deliv)
+		}
+		fns, qs := resources.FunctionsFor(tc), resources.QueuesFor(tc)
+		byName := map[string]resources.QueueSpec{}
+		for _, q := range qs {
+			byName[q.Name] = q
+		}
+		for _, f := range fns {
+			if f.Kind == resources.Consumer && byName[f.Consumes.Name].VisibilityTimeout < 6*f.Timeout {
+				t.Errorf("%+v: %s visibility %s < 6 x %s", tc, f.Consumes.Name, byName[f.Consumes.Name].VisibilityTimeout, f.Timeout)
+			}
+		}
+	}
+	if got := (resources.Timing{}).TurnTimeout(); got != resources.Turn.Timeout {
+		t.Errorf("default turn timeout %s, want the declared %s", got, resources.Turn.Timeout)
+	}
+	for name, env := range map[string]map[string]string{
+		"PARLEY_AGENT_TIMEOUT": {"PARLEY_AGENT_TIMEOUT": "15m"},
+		"PARLEY_SEND_TIMEOUT":  {"PARLEY_SEND_TIMEOUT": "20m"},
+	} {
+		if _, err := resources.TimingFromEnv(env); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%v: %v, want refused naming %s", env, err, name)
+		}
+	}
+	if tm, err := resources.TimingFromEnv(map[string]string{"PARLEY_AGENT_TIMEOUT": "60s"}); err != nil || tm.AgentTimeout != time.Minute || tm.TurnTimeout() != 75*time.Second {
+		t.Errorf("60s agent timeout: %+v, %v; want a 75 s turn", tm, err)
 	}
 }
