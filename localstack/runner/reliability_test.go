@@ -105,3 +105,18 @@ func TestFourteenHourDeferralIsDeliveredAtItsTime(t *testing.T) {
 		t.Fatalf("delivered %+v", got[0])
 	}
 }
+
+// TestAgentTextIsInertOnSlack (finding 9.3): an agent's reply holding Slack
+// control sequences reached the API verbatim, so <!channel> pinged a whole
+// channel and <url|label> disguised a link. It reaches Slack escaped.
+func TestAgentTextIsInertOnSlack(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	if status, body := h.postSlack(slackDM("D0DM000093", "1764432200.000100", "/one <!channel> <@U1> <https://x|y>")); status != http.StatusOK {
+		t.Fatalf("webhook: %d %s", status, body)
+	}
+	got := h.waitDelivered(1, 30*time.Second)
+	if want := "&lt;!channel&gt; &lt;@U1&gt; &lt;https://x|y&gt;"; got[0].Text != want {
+		t.Fatalf("Slack received %q, want %q", got[0].Text, want)
+	}
+}

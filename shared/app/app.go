@@ -141,7 +141,7 @@ func SlackIngress(d Deps) (http.Handler, error) {
 // the turn needs their capabilities either way.
 func (d Deps) platformClients() (*telegram.Client, *slack.Client) {
 	return &telegram.Client{Token: d.Config.Telegram.BotToken, BaseURL: d.Config.Telegram.APIBaseURL, HTTP: d.HTTP},
-		&slack.Client{Token: d.Config.Slack.BotToken, BaseURL: d.Config.Slack.APIBaseURL, HTTP: d.HTTP}
+		&slack.Client{Token: d.Config.Slack.BotToken, BaseURL: d.Config.Slack.APIBaseURL, HTTP: d.HTTP, TrustMarkup: d.Config.Slack.TrustAgentMarkup}
 }
 
 // Turn is the inbound.fifo consumer.

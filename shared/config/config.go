@@ -121,6 +121,11 @@ type Slack struct {
 	// (SLACK_REPLY_IN_THREAD). Defaults to true. Direct messages are
 	// always answered inline.
 	ReplyInThread bool
+	// TrustAgentMarkup sends the agent's text to Slack as written, so its
+	// mentions, links and formatting render (SLACK_TRUST_AGENT_MARKUP).
+	// Defaults to false: the text is escaped and renders as written, so
+	// nothing in it can ping a channel or disguise a link.
+	TrustAgentMarkup bool
 }
 
 // Getenv looks a variable up; empty means unset.
@@ -202,10 +207,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 			APIBaseURL:    getenv("TELEGRAM_API_BASE_URL"),
 		},
 		Slack: Slack{
-			SigningSecret: getenv(resources.SecretSlackSigningSecret),
-			BotToken:      getenv(resources.SecretSlackBotToken),
-			APIBaseURL:    getenv("SLACK_API_BASE_URL"),
-			ReplyInThread: p.bool("SLACK_REPLY_IN_THREAD", true),
+			SigningSecret:    getenv(resources.SecretSlackSigningSecret),
+			BotToken:         getenv(resources.SecretSlackBotToken),
+			APIBaseURL:       getenv("SLACK_API_BASE_URL"),
+			ReplyInThread:    p.bool("SLACK_REPLY_IN_THREAD", true),
+			TrustAgentMarkup: p.bool("SLACK_TRUST_AGENT_MARKUP", false),
 		},
 	}
 	c.Events = Events{

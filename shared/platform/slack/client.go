@@ -42,7 +42,17 @@ type Client struct {
 	// HTTP sends the requests. Defaults to a client with a 30-second
 	// timeout; deadlines normally come from ctx.
 	HTTP *http.Client
+	// TrustMarkup sends the text as written, so Slack renders the agent's
+	// markup: mentions (<!channel>, <@U…>), links (<url|label>) and
+	// formatting. Defaults to false: & < > are escaped and nothing the agent
+	// (or a sender whose words it repeats) writes can ping a channel or
+	// disguise a link (SLACK_TRUST_AGENT_MARKUP).
+	TrustMarkup bool
 }
+
+// inert escapes the three characters Slack parses as control sequences, as
+// Slack documents: &amp; &lt; &gt;. What remains renders as written.
+var inert = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // Capabilities: 4000 runes, no idempotency key (chat.postMessage has none).
 func (c *Client) Capabilities() message.Capabilities {
@@ -92,7 +102,12 @@ func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt,
 	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
 		return message.Receipt{}, &message.SendError{Class: message.FailAuth, Reason: "invalid Web API base URL " + strconv.Quote(base)}
 	}
-	body, err := json.Marshal(SlackPostMessage{Channel: m.Thread.Chat, Text: m.Text, ThreadTS: m.Thread.Thread})
+	msg := SlackPostMessage{Channel: m.Thread.Chat, Text: m.Text, ThreadTS: m.Thread.Thread}
+	if !c.TrustMarkup {
+		off := false
+		msg.Text, msg.LinkNames = inert.Replace(m.Text), &off
+	}
+	body, err := json.Marshal(msg)
 	if err != nil {
 		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "arguments do not encode", Err: err}
 	}

@@ -92,9 +92,13 @@ func TestSendRequest(t *testing.T) {
 		want map[string]any
 	}{
 		{"DM", message.Outgoing{Thread: dm, Text: "You have 3 meetings", ReplyTo: "1764432000.000100"},
-			map[string]any{"channel": "D0DM000001", "text": "You have 3 meetings"}},
+			map[string]any{"channel": "D0DM000001", "text": "You have 3 meetings", "link_names": false}},
+		// Finding 9.3: agent text is inert: & < > escaped, so no
+		// <!channel>, <@U…> or masked link renders live; link_names off.
 		{"Thread", message.Outgoing{Thread: channel("1764432060.000200"), Text: "Draft: *launch* moves <soon>"},
-			map[string]any{"channel": "C0CHAN0001", "text": "Draft: *launch* moves <soon>", "thread_ts": "1764432060.000200"}},
+			map[string]any{"channel": "C0CHAN0001", "text": "Draft: *launch* moves &lt;soon&gt;", "thread_ts": "1764432060.000200", "link_names": false}},
+		{"MentionsAndMaskedLinks", message.Outgoing{Thread: dm, Text: "<!channel> <@U1> <!subteam^S1> <https://x|y> & co"},
+			map[string]any{"channel": "D0DM000001", "text": "&lt;!channel&gt; &lt;@U1&gt; &lt;!subteam^S1&gt; &lt;https://x|y&gt; &amp; co", "link_names": false}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,6 +124,22 @@ func TestSendRequest(t *testing.T) {
 				t.Fatalf("body\n got %v\nwant %v", got.body, tc.want)
 			}
 		})
+	}
+}
+
+// TestTrustedMarkupIsSentAsWritten: an operator who opted in to the agent's
+// Slack markup (SLACK_TRUST_AGENT_MARKUP) gets it verbatim.
+func TestTrustedMarkupIsSentAsWritten(t *testing.T) {
+	t.Parallel()
+	api := newWebAPI(t)
+	c := api.client()
+	c.TrustMarkup = true
+	if _, err := c.Send(context.Background(), message.Outgoing{Thread: dm, Text: "*deploy* done <https://ci.example|build 42>"}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"channel": "D0DM000001", "text": "*deploy* done <https://ci.example|build 42>"}
+	if got := api.all()[0].body; !reflect.DeepEqual(got, want) {
+		t.Fatalf("body %v, want %v", got, want)
 	}
 }
 

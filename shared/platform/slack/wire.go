@@ -88,9 +88,10 @@ type SlackMessageEvent struct {
 
 // SlackPostMessage is the body of chat.postMessage.
 type SlackPostMessage struct {
-	Channel  string `json:"channel"`
-	Text     string `json:"text"`
-	ThreadTS string `json:"thread_ts,omitempty"`
+	Channel   string `json:"channel"`
+	Text      string `json:"text"`
+	ThreadTS  string `json:"thread_ts,omitempty"`
+	LinkNames *bool  `json:"link_names,omitempty"`
 }
 
 // SlackPostMessageResponse is chat.postMessage's answer: TS of the new
