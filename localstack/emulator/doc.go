@@ -6,8 +6,8 @@
 //
 // # Model
 //
-// Start launches both emulators on free loopback ports and returns once each
-// answers a real API call (ListTables, ListQueues). Provision creates the state
+// Start launches both emulators on free ports and returns once each answers a
+// real API call (ListTables, ListQueues). Provision creates the state
 // table and the FIFO queues with their FIFO dead-letter queues exactly as
 // package resources declares them, under a name prefix, so several sets can
 // live side by side in one emulator. Env and Resources.Env are the environment
@@ -52,8 +52,25 @@
 //
 // # Details
 //
-//   - The emulators listen on all interfaces (neither can be told otherwise);
-//     every endpoint this package hands out is on 127.0.0.1.
+//   - Every endpoint this package hands out is on 127.0.0.1, and Parley only
+//     ever connects to the emulators there.
+//   - fauxqs listens on 127.0.0.1 only. Its own startFauxqs (and its CLI)
+//     listens on 0.0.0.0 whatever FAUXQS_HOST says, so node runs a small
+//     launcher instead, fauxqs.mjs (embedded, passed with --eval), which
+//     builds the same app with fauxqs's exported buildApp and listens on
+//     loopback.
+//   - DynamoDB Local listens on all interfaces (its socket is bound to the
+//     wildcard address, :: or 0.0.0.0): its jar has no option to bind one
+//     address (-help lists only -port, -inMemory, -dbPath, -sharedDb, -cors,
+//     -delayTransientStatuses, -optimizeDbBeforeStartup, -disableTelemetry,
+//     -version and -help, and the jar builds its Jetty server from the port
+//     alone). It does so on a random high port (one the kernel picks from its
+//     ephemeral range) for as long as the Stack runs: the life of the test
+//     process, or of `make run`. It verifies no credentials, so while it runs
+//     anyone who can reach this machine on that port can read and change its
+//     tables. To close that, have a host firewall refuse inbound connections
+//     from other machines (ufw's default "deny incoming" policy does, and
+//     still accepts loopback traffic).
 //   - Ports are picked free, and Start checks that the process answering on a
 //     port is its own (via /proc), so parallel test processes never share an
 //     emulator; a lost race for a port is retried on another.

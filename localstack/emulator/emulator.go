@@ -3,6 +3,7 @@ package emulator
 import (
 	"cmp"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -90,8 +91,8 @@ type Stack struct {
 	stopErr  error
 }
 
-// Start launches DynamoDB Local and fauxqs concurrently on free loopback ports
-// and returns once each has answered a real API call (ListTables, ListQueues),
+// Start launches DynamoDB Local and fauxqs concurrently on free ports and
+// returns once each has answered a real API call (ListTables, ListQueues),
 // or with a *StartError carrying the emulator's last output. If ctx ends
 // first, Start stops what it started and returns ctx's error (wrapped).
 // Missing emulators or runtimes give an error wrapping ErrNotInstalled.
@@ -405,29 +406,23 @@ func dynamoDBLocal(in install) emulatorSpec {
 	}
 }
 
-// fauxqsMain starts fauxqs like its CLI does, minus the request log (one JSON
-// line per API call). Its argument is the file URL of fauxqs's app.js (which
-// also makes the process recognizable in ps); startFauxqs reads FAUXQS_PORT.
-const fauxqsMain = `const { startFauxqs } = await import(process.argv[1]);
-await startFauxqs({ logger: false });
-`
+// fauxqsMain is the ES module that runs fauxqs on 127.0.0.1:PORT; fauxqs's own
+// startFauxqs always listens on 0.0.0.0. It is passed with --eval, so no file
+// needs to exist next to the binary. Its first argument is the file URL of
+// fauxqs's app.js (which also makes the process recognizable in ps).
+//
+//go:embed fauxqs.mjs
+var fauxqsMain string
 
 func fauxqs(in install) emulatorSpec {
 	app := (&url.URL{Scheme: "file", Path: filepath.ToSlash(in.fauxqsApp)}).String()
 	return emulatorSpec{
 		name: "sqs",
 		command: func(port int) *exec.Cmd {
-			cmd := exec.Command(in.node, "--input-type=module", "--eval", fauxqsMain, app)
-			cmd.Env = append(os.Environ(),
-				"FAUXQS_PORT="+strconv.Itoa(port),
-				// FAUXQS_HOST only names the host in queue URLs (it listens on
-				// 0.0.0.0 regardless); set to an IP it builds
-				// sqs.REGION.127.0.0.1, so keep its default, localhost.
-				"FAUXQS_HOST=",
-				"FAUXQS_INIT=", // no resources from a developer's environment
-				"FAUXQS_DEFAULT_REGION="+Region,
-			)
-			return cmd
+			// Queue URLs keep fauxqs's default host, sqs.REGION.localhost:PORT.
+			// The launcher reads no FAUXQS_* variables, so a developer's own
+			// (FAUXQS_INIT, say) do not reach it.
+			return exec.Command(in.node, "--input-type=module", "--eval", fauxqsMain, app, strconv.Itoa(port), Region)
 		},
 		probe: func(endpoint string) func(context.Context) error {
 			c := sqs.New(sqs.Options{

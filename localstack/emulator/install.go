@@ -18,7 +18,7 @@ type install struct {
 	java, node string
 	// jarDir holds DynamoDBLocal.jar and DynamoDBLocal_lib.
 	jarDir string
-	// fauxqsApp is fauxqs's dist/app.js, which exports startFauxqs.
+	// fauxqsApp is fauxqs's dist/app.js, which exports buildApp.
 	fauxqsApp string
 }
 

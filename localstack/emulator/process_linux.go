@@ -3,9 +3,12 @@
 package emulator
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -35,56 +38,90 @@ func waitExited(pid int) bool {
 	}
 }
 
-// listensOn reports whether process pid holds a listening TCP socket on port:
-// the listening sockets for port in the process's network namespace
-// (/proc/PID/net/tcp{,6}) matched against its file descriptors.
+// listensOn reports whether process pid holds a listening TCP socket on port.
 func listensOn(pid, port int) (bool, error) {
-	sockets := map[string]bool{}
+	addrs, err := listenAddrs(pid, port)
+	return len(addrs) > 0, err
+}
+
+// listenAddrs returns the local addresses of the listening TCP sockets on
+// port that process pid holds (0.0.0.0 or :: for all interfaces): the
+// listeners for port in the process's network namespace (/proc/PID/net/tcp{,6})
+// matched against its file descriptors.
+func listenAddrs(pid, port int) ([]netip.Addr, error) {
+	sockets := map[string]netip.Addr{}
 	for _, table := range []string{"tcp", "tcp6"} {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // no IPv6, or the process is gone
 		}
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		for _, s := range listeningSockets(data, port) {
-			sockets[s] = true
+			sockets[s.link] = s.addr
 		}
 	}
 	if len(sockets) == 0 {
-		return false, nil
+		return nil, nil
 	}
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	fds, err := os.ReadDir(dir)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
+	var addrs []netip.Addr
 	for _, fd := range fds {
-		if link, err := os.Readlink(dir + "/" + fd.Name()); err == nil && sockets[link] {
-			return true, nil
+		link, err := os.Readlink(dir + "/" + fd.Name())
+		if addr, ok := sockets[link]; err == nil && ok {
+			addrs = append(addrs, addr)
+			delete(sockets, link) // a socket held by several fds counts once
 		}
 	}
-	return false, nil
+	return addrs, nil
 }
 
-// listeningSockets returns, as the fd link targets "socket:[INODE]", the
-// sockets listening on port in a /proc/net/tcp or tcp6 table.
-func listeningSockets(table []byte, port int) []string {
-	var sockets []string
+// listenSocket is a listening socket from a /proc/net/tcp or tcp6 table.
+type listenSocket struct {
+	link string     // its fd link target, "socket:[INODE]"
+	addr netip.Addr // its local address
+}
+
+// listeningSockets returns the sockets listening on port in a /proc/net/tcp or
+// tcp6 table.
+func listeningSockets(table []byte, port int) []listenSocket {
+	var sockets []listenSocket
 	for i, line := range strings.Split(string(table), "\n") {
 		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
 		f := strings.Fields(line)
 		if i == 0 || len(f) < 10 || f[3] != "0A" { // header; 0A: TCP_LISTEN
 			continue
 		}
-		_, hexPort, ok := strings.Cut(f[1], ":")
+		hexAddr, hexPort, ok := strings.Cut(f[1], ":")
 		if !ok {
 			continue
 		}
-		if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil && int(p) == port {
-			sockets = append(sockets, "socket:["+f[9]+"]")
+		p, err := strconv.ParseUint(hexPort, 16, 16)
+		if err != nil || int(p) != port {
+			continue
+		}
+		if addr, ok := procAddr(hexAddr); ok {
+			sockets = append(sockets, listenSocket{link: "socket:[" + f[9] + "]", addr: addr})
 		}
 	}
 	return sockets
+}
+
+// procAddr decodes an address from /proc/net/tcp{,6}: 8 or 32 hex digits,
+// each group of 8 a 32-bit word of the address printed in host byte order
+// (127.0.0.1 is 0100007F on a little-endian machine).
+func procAddr(h string) (netip.Addr, bool) {
+	b, err := hex.DecodeString(h)
+	if err != nil || (len(b) != 4 && len(b) != 16) {
+		return netip.Addr{}, false
+	}
+	for i := 0; i < len(b); i += 4 {
+		binary.NativeEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
+	}
+	return netip.AddrFromSlice(b)
 }

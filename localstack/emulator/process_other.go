@@ -2,7 +2,11 @@
 
 package emulator
 
-import "syscall"
+import (
+	"errors"
+	"net/netip"
+	"syscall"
+)
 
 // sysProcAttr puts the child in its own process group. Outside Linux there is
 // no parent-death signal: a process killed without calling Stop leaves its
@@ -15,3 +19,6 @@ func waitExited(int) bool { return false }
 
 // listensOn cannot look up socket owners here and trusts the answer.
 func listensOn(int, int) (bool, error) { return true, nil }
+
+// listenAddrs cannot look up socket owners here.
+func listenAddrs(int, int) ([]netip.Addr, error) { return nil, errors.ErrUnsupported }

@@ -2,10 +2,13 @@ package emulator
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,6 +162,48 @@ func TestStack(t *testing.T) {
 		t.Fatalf("endpoints are not distinct: %v", endpoints)
 	}
 	procsA, procsB := running(t, a.PIDs()), running(t, b.PIDs())
+
+	t.Run("FauxqsListensOnLoopbackOnly", func(t *testing.T) {
+		for _, s := range stacks {
+			fauxqs := s.procs[1]
+			addrs := boundAddrs(t, fauxqs)
+			if want := []netip.Addr{netip.MustParseAddr("127.0.0.1")}; !slices.Equal(addrs, want) {
+				t.Errorf("fauxqs (pid %d) listens on %v port %d, want %v only", fauxqs.pid, addrs, fauxqs.port, want)
+			}
+			// From the outside, as another machine would try it.
+			if ext, ok := externalAddr(t); ok {
+				target := netip.AddrPortFrom(ext, uint16(fauxqs.port)).String()
+				if c, err := net.DialTimeout("tcp", target, 2*time.Second); err == nil {
+					c.Close()
+					t.Errorf("fauxqs answers on %s, a non-loopback address", target)
+				}
+			}
+		}
+	})
+
+	t.Run("DynamoDBLocalListensOnAllInterfaces", func(t *testing.T) {
+		// DynamoDB Local has no option to bind one address (see doc.go). This
+		// checks that doc.go and localstack/README.md still say what is true:
+		// if it fails because the jar learnt to bind loopback, use that and
+		// update both.
+		for _, s := range stacks {
+			ddb := s.procs[0]
+			addrs := boundAddrs(t, ddb)
+			if len(addrs) == 0 || slices.ContainsFunc(addrs, func(a netip.Addr) bool { return !a.IsUnspecified() }) {
+				t.Errorf("DynamoDB Local (pid %d) listens on %v port %d, want the wildcard address (0.0.0.0 or ::)", ddb.pid, addrs, ddb.port)
+			}
+			if ext, ok := externalAddr(t); ok {
+				// Logged, not asserted: a host firewall (the mitigation the
+				// docs suggest) may refuse it.
+				target := netip.AddrPortFrom(ext, uint16(ddb.port)).String()
+				c, err := net.DialTimeout("tcp", target, 2*time.Second)
+				if err == nil {
+					c.Close()
+				}
+				t.Logf("DynamoDB Local listens on %v port %d; connect to %s: err = %v", addrs, ddb.port, target, err)
+			}
+		}
+	})
 
 	ca, cb := connect(t, a), connect(t, b)
 	ctx := t.Context()
@@ -447,6 +492,47 @@ func keys(ks []dbtypes.KeySchemaElement) string {
 		parts = append(parts, aws.ToString(k.AttributeName)+"/"+string(k.KeyType))
 	}
 	return strings.Join(parts, " ")
+}
+
+// boundAddrs returns the local addresses p's listening sockets on its port are
+// bound to; it skips the test where that cannot be looked up.
+func boundAddrs(t *testing.T, p *process) []netip.Addr {
+	t.Helper()
+	addrs, err := listenAddrs(p.pid, p.port)
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("listening addresses are read from /proc (Linux only)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addrs
+}
+
+// externalAddr returns an address of this machine other than loopback (and
+// IPv6 link-local, which needs a zone), IPv4 first, if it has one.
+func externalAddr(t *testing.T) (netip.Addr, bool) {
+	t.Helper()
+	ifaddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []netip.Addr
+	for _, ia := range ifaddrs {
+		n, ok := ia.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		a, ok := netip.AddrFromSlice(n.IP)
+		if a = a.Unmap(); ok && !a.IsLoopback() && !a.IsLinkLocalUnicast() && !a.IsUnspecified() {
+			found = append(found, a)
+		}
+	}
+	slices.SortStableFunc(found, func(x, y netip.Addr) int { return cmp.Compare(x.BitLen(), y.BitLen()) })
+	if len(found) == 0 {
+		t.Log("no non-loopback address to connect to")
+		return netip.Addr{}, false
+	}
+	return found[0], true
 }
 
 // proc identifies a process across pid reuse: pid plus start time.
