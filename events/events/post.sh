@@ -6,11 +6,12 @@
 #
 # URL defaults to $PARLEY_EVENTS_URL, else http://127.0.0.1:8787/events (the
 # local runner). github-<event>[-...].json files are sent as GitHub deliveries
-# of <event>, signed with $GITHUB_WEBHOOK_SECRET; add ?target=<thread key> to
-# the URL (or set TARGET) unless the function has PARLEY_GITHUB_TARGET. Every
-# other file is a Standard Webhooks payload, signed with the first secret of
-# $PARLEY_EVENTS_SECRETS under the payload's "id". Both secrets default to the
-# test values in events/events/README.md. Needs bash, curl, openssl.
+# of <event>, signed with $GITHUB_WEBHOOK_SECRET; they go to the github
+# source's one configured target (PARLEY_GITHUB_TARGET). Every other file is a
+# Standard Webhooks payload, signed under the payload's "id" with
+# $EVENTS_SECRET, the secret of the source the payload names. Both secrets
+# default to the test values in events/events/README.md. Needs bash, curl,
+# openssl.
 set -euo pipefail
 
 file=${1:?usage: $0 FILE [URL]}
@@ -28,17 +29,13 @@ github-*)
 	h=$(printf '%s' "$name" | sha256sum | cut -c1-32)
 	delivery=${DELIVERY:-${h:0:8}-${h:8:4}-${h:12:4}-${h:16:4}-${h:20:12}}
 	sig=$(openssl dgst -sha256 -hmac "$secret" <"$file" | sed 's/^.*= //')
-	if [[ -n ${TARGET:-} ]]; then
-		url="$url?target=$TARGET"
-	fi
 	exec curl -sS -X POST "$url" -H 'Content-Type: application/json' \
 		-H "X-GitHub-Event: $event" -H "X-GitHub-Delivery: $delivery" \
 		-H "X-Hub-Signature-256: sha256=$sig" --data-binary @"$file"
 	;;
 esac
 
-secrets=${PARLEY_EVENTS_SECRETS:-whsec_cGFybGV5LWV2ZW50cy10ZXN0LWtleS0wMDAx}
-secret=${secrets%%[, ]*}
+secret=${EVENTS_SECRET:-whsec_cGFybGV5LWV2ZW50cy10ZXN0LWtleS0wMDAx}
 # The payload's top-level "id" is the first "id" key in the samples.
 id=${ID:-$(grep -o '"id": *"[^"]*"' "$file" | head -n1 | sed 's/.*: *"\(.*\)"/\1/')}
 if [[ -z $id ]]; then

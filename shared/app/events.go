@@ -6,15 +6,14 @@ import (
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
-	"github.com/parleyhq/parley/shared/resources"
-	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/triage"
 )
 
 // EventsIngress is the proactive events webhook handler: Standard Webhooks
-// or GitHub signatures, then dedupe, triage (quiet hours, cooldown, daily
-// cap) and enqueue.
+// or GitHub signatures, each source reaching only its configured targets,
+// then dedupe, triage (quiet hours, cooldown, daily cap) and enqueue.
 func EventsIngress(d Deps) (http.Handler, error) {
 	r, err := d.eventsReceiver()
 	if err != nil {
@@ -32,38 +31,31 @@ func EventsIngress(d Deps) (http.Handler, error) {
 	return p, nil
 }
 
-// eventsReceiver builds the events receiver. Events may target the chat
-// platforms Parley can send on: Telegram (its bot's account only) when a
-// bot token is set, Slack (any workspace) when a bot token is set.
+// EventsTargets are the chat platforms an events source may target, each
+// with the rules that put a target in its canonical form. The events
+// function reads no bot token: the accounts are the operator's, in the
+// sources' targets (and SLACK_TEAM_ID).
+func (d Deps) EventsTargets() map[message.Platform]events.Canonicalizer {
+	return map[message.Platform]events.Canonicalizer{
+		message.Telegram: telegram.CanonicalTarget,
+		message.Slack:    slack.CanonicalTarget(d.Config.Slack.TeamID),
+	}
+}
+
+// eventsReceiver builds the events receiver from its sources' configuration.
 func (d Deps) eventsReceiver() (*events.Receiver, error) {
 	cfg := d.Config.Events
-	r := &events.Receiver{GitHubSecret: cfg.GitHubSecret, Targets: map[message.Platform][]string{}}
-	for i, s := range cfg.Secrets {
-		secret, err := standardwebhooks.ParseSecret(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s: secret %d: %w", resources.SecretEventsSecrets, i+1, err)
-		}
-		r.Secrets = append(r.Secrets, secret)
+	canon := d.EventsTargets()
+	sources, err := events.ParseSources(cfg.Sources, cfg.Secrets, cfg.GitHubSecret, cfg.GitHubTarget, canon)
+	if err != nil {
+		return nil, err
 	}
-	if tok := d.Config.Telegram.BotToken; tok != "" {
-		id, err := telegram.BotIDFromToken(tok)
-		if err != nil {
-			return nil, err
-		}
-		r.Targets[message.Telegram] = []string{id}
-	}
-	if d.Config.Slack.BotToken != "" {
-		r.Targets[message.Slack] = nil
-	}
-	if cfg.GitHubTarget != "" {
-		t, err := events.ParseTarget(cfg.GitHubTarget)
-		if err != nil {
-			return nil, fmt.Errorf("PARLEY_GITHUB_TARGET: %w", err)
-		}
-		r.GitHubTarget = t
-	}
+	r := &events.Receiver{Sources: sources, Canonical: canon}
 	if err := r.Validate(); err != nil {
 		return nil, err
+	}
+	if len(sources) == 0 {
+		d.Log.Warn("no events source is configured: every request to the events webhook is refused (PARLEY_EVENTS_SOURCES)")
 	}
 	return r, nil
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -62,21 +61,23 @@ type Config struct {
 	Triage triage.Config
 }
 
-// Events configures the proactive events webhook.
+// Events configures the proactive events webhook. The events function
+// parses it (events.ParseSources): each source is bound to its secrets and to
+// the targets it may reach.
 type Events struct {
-	// Secrets verify Standard Webhooks requests (PARLEY_EVENTS_SECRETS,
-	// secret): one or more secrets separated by commas or spaces, each
-	// "whsec_<base64>" or any string. A signature by any of them is
-	// accepted: list the new and the old one while rotating. Without any,
-	// Standard Webhooks requests are refused.
-	Secrets []string
-	// GitHubSecret verifies GitHub deliveries' X-Hub-Signature-256
-	// (GITHUB_WEBHOOK_SECRET, secret). Empty: GitHub deliveries are refused.
+	// Sources declares the senders (PARLEY_EVENTS_SOURCES): a JSON object of
+	// source names to {"scheme": "standard"|"github", "targets": [thread
+	// keys, whose last part may be *]}. Defaults to none.
+	Sources string
+	// Secrets are the sources' secrets (PARLEY_EVENTS_SECRETS, secret): a
+	// JSON object of source names to a secret or a list of secrets (the new
+	// one first while rotating), each "whsec_<base64>" or a string of at
+	// least 24 bytes.
+	Secrets string
+	// GitHubSecret and GitHubTarget (GITHUB_WEBHOOK_SECRET, secret;
+	// PARLEY_GITHUB_TARGET) declare a source named "github" with GitHub's
+	// signature scheme and that one target thread key.
 	GitHubSecret string
-	// GitHubTarget is the conversation, as a thread key
-	// "platform:account:chat[:thread]", that GitHub deliveries go to when
-	// the webhook URL has no ?target= (PARLEY_GITHUB_TARGET). Empty: such
-	// deliveries are refused (422).
 	GitHubTarget string
 }
 
@@ -121,6 +122,10 @@ type Slack struct {
 	// (SLACK_REPLY_IN_THREAD). Defaults to true. Direct messages are
 	// always answered inline.
 	ReplyInThread bool
+	// TeamID is the bot's workspace, the team_id auth.test returns for
+	// BotToken (SLACK_TEAM_ID): the account of every Slack events target.
+	// Required to target Slack from the events webhook.
+	TeamID string
 	// TrustAgentMarkup sends the agent's text to Slack as written, so its
 	// mentions, links and formatting render (SLACK_TRUST_AGENT_MARKUP).
 	// Defaults to false: the text is escaped and renders as written, so
@@ -210,12 +215,14 @@ func FromEnv(getenv Getenv) (Config, error) {
 			SigningSecret:    getenv(resources.SecretSlackSigningSecret),
 			BotToken:         getenv(resources.SecretSlackBotToken),
 			APIBaseURL:       getenv("SLACK_API_BASE_URL"),
+			TeamID:           getenv("SLACK_TEAM_ID"),
 			ReplyInThread:    p.bool("SLACK_REPLY_IN_THREAD", true),
 			TrustAgentMarkup: p.bool("SLACK_TRUST_AGENT_MARKUP", false),
 		},
 	}
 	c.Events = Events{
-		Secrets:      strings.FieldsFunc(getenv(resources.SecretEventsSecrets), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }),
+		Sources:      getenv("PARLEY_EVENTS_SOURCES"),
+		Secrets:      getenv(resources.SecretEventsSecrets),
 		GitHubSecret: getenv(resources.SecretGitHubWebhookSecret),
 		GitHubTarget: getenv("PARLEY_GITHUB_TARGET"),
 	}

@@ -20,8 +20,11 @@ var (
 	// ErrTooLarge: a body over the size limit. 413.
 	ErrTooLarge = errors.New("request body too large")
 	// ErrUnprocessable: well-formed, but names something Parley cannot
-	// act on (an unknown target conversation). 422.
+	// act on. 422.
 	ErrUnprocessable = errors.New("unprocessable request")
+	// ErrForbidden: authentic, but asks for what its sender may not do (a
+	// target outside the ones its secret was configured for). 403.
+	ErrForbidden = errors.New("forbidden")
 )
 
 // StatusOf maps a refusal to its HTTP status; 0 when err is none of the
@@ -38,6 +41,8 @@ func StatusOf(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, ErrUnprocessable):
 		return http.StatusUnprocessableEntity
+	case errors.Is(err, ErrForbidden):
+		return http.StatusForbidden
 	}
 	return 0
 }

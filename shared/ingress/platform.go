@@ -19,6 +19,10 @@ type Request struct {
 	// Now is the pipeline's clock reading for this request (timestamp
 	// windows are checked against it).
 	Now time.Time
+	// Verified is what Verify learned about who signed the request (the
+	// events receiver: which sources' secrets verified it), for Parse.
+	// Parse must not trust anything Verify did not set here.
+	Verified any
 }
 
 // Receiver is the receive half of a platform adapter.

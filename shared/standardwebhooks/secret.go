@@ -1,6 +1,8 @@
 package standardwebhooks
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -61,6 +63,21 @@ func ParseSecret(s string) (Secret, error) {
 
 // IsZero reports whether s holds no key (it was never parsed).
 func (s Secret) IsZero() bool { return len(s.key) == 0 }
+
+// Equal reports whether two secrets hold the same key, in constant time.
+func (s Secret) Equal(o Secret) bool { return hmac.Equal(s.key, o.key) }
+
+// Len is the key's length in bytes: a key's strength, checked without
+// exposing it.
+func (s Secret) Len() int { return len(s.key) }
+
+// MAC is HMAC-SHA256 of msg under the key, for schemes that sign the body
+// alone (GitHub's X-Hub-Signature-256).
+func (s Secret) MAC(msg []byte) []byte {
+	m := hmac.New(sha256.New, s.key)
+	m.Write(msg)
+	return m.Sum(nil)
+}
 
 // String returns "[redacted]".
 func (s Secret) String() string { return redacted }

@@ -17,7 +17,8 @@
 //     day starts at local midnight.
 //
 // Quiet hours need no state. Cooldown and cap are one record per conversation
-// in the Counters store ("tri#<thread key>"), changed by one conditional
+// in the Counters store ("tri#<chat key>": every thread of a chat shares
+// one), changed by one conditional
 // write per accepted event that checks both rules and counts the event
 // atomically. A refused write changes nothing, so a suppressed event neither
 // uses up the cap nor restarts the cooldown, and concurrent Lambda instances

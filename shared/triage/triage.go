@@ -31,11 +31,18 @@ const (
 	ReasonDailyCap = "daily_cap"
 )
 
-// KeyPrefix starts every counter key: "tri#<thread key>".
+// KeyPrefix starts every counter key: "tri#<chat key>".
 const KeyPrefix = "tri#"
 
-// CounterKey is the counter key of the conversation t.
-func CounterKey(t message.Thread) string { return KeyPrefix + t.Key() }
+// CounterKey is the counter key of the conversation t: its chat, as the
+// platform knows it ("tri#platform:account:chat"). Every thread of a chat
+// shares it, so a sender cannot escape a chat's cooldown or daily cap by
+// naming another thread of it (the people who are woken are the chat's);
+// targets reach here canonical, so cosmetic variations of a chat share it too.
+func CounterKey(t message.Thread) string {
+	t.Thread = ""
+	return KeyPrefix + t.Key()
+}
 
 // DayLayout formats a local day, as Take.Day holds it.
 const DayLayout = "2006-01-02"

@@ -113,3 +113,60 @@ func TestMakeRun(t *testing.T) {
 		t.Fatalf("the duplicate was delivered again:\n%s", out)
 	}
 }
+
+// TestMakeRunWithYourOwnBots (findings 8.1 and 9.7): with a user's own bot
+// token, make run exited at once (a demo GitHub target named the demo bot).
+// Demo values that name the demo bot's chats are dropped with a notice, the
+// runner starts and answers, and a webhook secret the user set is never
+// printed.
+func TestMakeRunWithYourOwnBots(t *testing.T) {
+	out := &syncBuffer{}
+	env := map[string]string{
+		"PARLEY_LISTEN":           "127.0.0.1:0",
+		"PARLEY_LOCAL_LOG":        filepath.Join(t.TempDir(), "parley-local.log"),
+		"PARLEY_BUBBLE_DELAY":     "100ms",
+		"TELEGRAM_BOT_TOKEN":      "5550001234:AAUsersOwnTokenNotTheDemoOne_98765",
+		"TELEGRAM_WEBHOOK_SECRET": "my-own-webhook-secret-do-not-print",
+		"SLACK_BOT_TOKEN":         "xoxb-users-own-workspace",
+		"SLACK_SIGNING_SECRET":    "users-own-signing-secret",
+	}
+	getenv := func(k string) string { return env[k] }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, out, getenv, func(addr string) { addrc <- addr }) }()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("run ended before it was ready: %v\n%s", err, out)
+	case <-time.After(90 * time.Second):
+		t.Fatalf("not ready after 90 s:\n%s", out)
+	}
+	banner := out.String()
+	if strings.Contains(banner, env["TELEGRAM_WEBHOOK_SECRET"]) || !strings.Contains(banner, "<your TELEGRAM_WEBHOOK_SECRET>") {
+		t.Fatalf("the banner prints the user's webhook secret, or no placeholder:\n%s", banner)
+	}
+	for _, want := range []string{`demo events source "cron" dropped`, `demo events source "ci" dropped`, `demo events source "github" dropped`} {
+		if !strings.Contains(banner, want) {
+			t.Fatalf("banner lacks the notice %q:\n%s", want, banner)
+		}
+	}
+	env["PARLEY_LISTEN"] = addr
+	var ack syncBuffer
+	if err := post(ctx, &ack, getenv, []string{filepath.Join("..", "..", "..", "events", "telegram", "message.json")}); err != nil {
+		t.Fatalf("post: %v\n%s", err, ack.String())
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), "telegram chat=42 | 38 characters, via telegram") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "telegram chat=42 | echo: what's the weather in Lisbon tomorrow?") {
+		t.Fatalf("no answer with the user's own bot:\n%s", out)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
@@ -43,15 +43,11 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	case "slack":
 		hdr = fakeplatform.SignSlack(env(resources.SecretSlackSigningSecret), now, body)
 	case "events":
-		secrets := strings.FieldsFunc(env(resources.SecretEventsSecrets), func(r rune) bool { return r == ',' || r == ' ' })
-		if len(secrets) == 0 {
-			return fmt.Errorf("set %s to the secret the events function verifies with", resources.SecretEventsSecrets)
-		}
-		secret, err := standardwebhooks.ParseSecret(secrets[0])
+		secret, githubSecret, err := eventsSecrets(getenv, body)
 		if err != nil {
 			return err
 		}
-		hdr, err = events.SampleHeaders(filepath.Base(file), body, secret, env(resources.SecretGitHubWebhookSecret), now)
+		hdr, err = events.SampleHeaders(filepath.Base(file), body, secret, githubSecret, now)
 		if err != nil {
 			return err
 		}
@@ -77,4 +73,40 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 		return fmt.Errorf("%s answered %s", url, resp.Status)
 	}
 	return nil
+}
+
+// eventsSecrets finds the secrets to sign an events sample with: the one of
+// the source the payload names, from PARLEY_EVENTS_SECRETS (the demo secret
+// when unset), and GITHUB_WEBHOOK_SECRET (the demo one when unset).
+func eventsSecrets(getenv config.Getenv, body []byte) (secret, github standardwebhooks.Secret, err error) {
+	if github, err = standardwebhooks.ParseSecret(cmp.Or(getenv(resources.SecretGitHubWebhookSecret), demoGitHubSecret)); err != nil {
+		return secret, github, fmt.Errorf("%s: %w", resources.SecretGitHubWebhookSecret, err)
+	}
+	raw := getenv(resources.SecretEventsSecrets)
+	if raw == "" {
+		secret, err = standardwebhooks.ParseSecret(demoEventsSecret)
+		return secret, github, err
+	}
+	var p struct {
+		Source string `json:"source"`
+	}
+	_ = json.Unmarshal(body, &p)
+	var bySource map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &bySource); err != nil {
+		return secret, github, fmt.Errorf("%s is not a JSON object of source names to secrets", resources.SecretEventsSecrets)
+	}
+	v, ok := bySource[p.Source]
+	if !ok {
+		return secret, github, fmt.Errorf("%s has no secret for the sample's source %q", resources.SecretEventsSecrets, p.Source)
+	}
+	var one string
+	var many []string
+	if json.Unmarshal(v, &one) != nil {
+		if json.Unmarshal(v, &many) != nil || len(many) == 0 {
+			return secret, github, fmt.Errorf("%s: source %q: want a secret or a list of secrets", resources.SecretEventsSecrets, p.Source)
+		}
+		one = many[0]
+	}
+	secret, err = standardwebhooks.ParseSecret(one)
+	return secret, github, err
 }

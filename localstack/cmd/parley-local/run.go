@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,8 @@ import (
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
@@ -36,12 +39,81 @@ var demo = map[string]string{
 	resources.SecretTelegramWebhookSecret: "parley-telegram-test-secret",
 	resources.SecretSlackSigningSecret:    "8f742231b10e8888abcd99yyyzzz85a5",
 	resources.SecretSlackBotToken:         "xoxb-parley-local",
+	"SLACK_TEAM_ID":                       "T0TEAM0001",
 	resources.SecretAgentSecret:           "parley-local-agent-secret",
-	resources.SecretEventsSecrets:         "whsec_cGFybGV5LWV2ZW50cy10ZXN0LWtleS0wMDAx",
-	resources.SecretGitHubWebhookSecret:   "parley-github-test-secret",
-	// GitHub deliveries without ?target= go to the sample forum topic.
-	"PARLEY_GITHUB_TARGET": "telegram:7000000001:-1001000000002:77",
-	"PARLEY_BUBBLE_DELAY":  "1200ms",
+	resources.SecretGitHubWebhookSecret:   demoGitHubSecret,
+	"PARLEY_BUBBLE_DELAY":                 "1200ms",
+}
+
+// The demo events sources: the senders of the samples under events/events/,
+// each reaching the sample chats of the demo bot or workspace, all signing
+// with the test secret.
+const (
+	demoEventsSecret = "whsec_cGFybGV5LWV2ZW50cy10ZXN0LWtleS0wMDAx"
+	demoGitHubSecret = "parley-github-test-secret"
+)
+
+var demoSources = []struct {
+	name, target string
+	platform     message.Platform
+}{
+	{"alertmanager", "telegram:7000000001:-1001000000001:*", message.Telegram},
+	{"cron", "telegram:7000000001:42", message.Telegram},
+	{"ci", "slack:T0TEAM0001:C0CHAN0001:*", message.Slack},
+	// GitHub deliveries go to the sample forum topic.
+	{events.SourceGitHub, "telegram:7000000001:-1001000000002:77", message.Telegram},
+}
+
+// demoEvents adds the demo events sources to vars, except those that name
+// the demo bot's or workspace's chats when the user brought their own bot or
+// workspace: a demo default must never break a user's configuration. It
+// returns a notice per dropped source, and adds nothing when the user
+// configured any events source themselves.
+func demoEvents(vars map[string]string, getenv config.Getenv) []string {
+	for _, k := range []string{"PARLEY_EVENTS_SOURCES", resources.SecretEventsSecrets, resources.SecretGitHubWebhookSecret, "PARLEY_GITHUB_TARGET"} {
+		if getenv(k) != "" {
+			delete(vars, resources.SecretGitHubWebhookSecret)
+			return nil
+		}
+	}
+	own := map[message.Platform]string{}
+	if getenv(resources.SecretTelegramBotToken) != "" {
+		own[message.Telegram] = "TELEGRAM_BOT_TOKEN"
+	}
+	if getenv(resources.SecretSlackBotToken) != "" {
+		own[message.Slack] = "SLACK_BOT_TOKEN"
+		if getenv("SLACK_TEAM_ID") == "" {
+			delete(vars, "SLACK_TEAM_ID")
+		}
+	}
+	type src struct {
+		Targets []string `json:"targets"`
+	}
+	sources, secrets := map[string]src{}, map[string]string{}
+	var notices []string
+	for _, d := range demoSources {
+		if v, ok := own[d.platform]; ok {
+			notices = append(notices, fmt.Sprintf("demo events source %q dropped: it targets the demo %s chat %s, and %s is your own; set PARLEY_EVENTS_SOURCES to target yours",
+				d.name, d.platform, d.target, v))
+			continue
+		}
+		if d.name == events.SourceGitHub {
+			vars["PARLEY_GITHUB_TARGET"] = d.target
+			continue
+		}
+		sources[d.name] = src{Targets: []string{d.target}}
+		secrets[d.name] = demoEventsSecret
+	}
+	if _, ok := vars["PARLEY_GITHUB_TARGET"]; !ok {
+		delete(vars, resources.SecretGitHubWebhookSecret)
+	}
+	if len(sources) > 0 {
+		b, _ := json.Marshal(sources)
+		vars["PARLEY_EVENTS_SOURCES"] = string(b)
+		b, _ = json.Marshal(secrets)
+		vars[resources.SecretEventsSecrets] = string(b)
+	}
+	return notices
 }
 
 // ready is told the runner's address once it serves (tests wait on it).
@@ -83,6 +155,7 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 	for k, v := range demo {
 		vars[k] = v
 	}
+	notices := demoEvents(vars, getenv)
 	for _, kv := range res.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
@@ -125,7 +198,7 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 	})
 	wg.Go(func() { local.Run(ctx, log) })
 
-	banner(out, base, logPath, cfg, env)
+	banner(out, base, logPath, cfg, getenv, notices)
 	if onReady != nil {
 		onReady(ln.Addr().String())
 	}
@@ -151,8 +224,13 @@ func openLog(getenv config.Getenv) (string, *os.File, error) {
 	return path, f, nil
 }
 
-func banner(out io.Writer, base, logPath string, cfg config.Config, env config.Getenv) {
+func banner(out io.Writer, base, logPath string, cfg config.Config, getenv config.Getenv, notices []string) {
 	slackBody := "events/slack/message-im.json"
+	// A secret the user set is theirs: never printed.
+	hookSecret := demo[resources.SecretTelegramWebhookSecret]
+	if getenv(resources.SecretTelegramWebhookSecret) != "" {
+		hookSecret = "<your TELEGRAM_WEBHOOK_SECRET>"
+	}
 	fmt.Fprintf(out, `
 Parley is running locally.
 
@@ -176,6 +254,11 @@ sign one for you (make post FILE=… does the same):
 
 Delivered bubbles appear below, with the time since the previous one. Ctrl-C stops everything.
 
-`, base, cfg.Agent.URL, cfg.Telegram.APIBaseURL, cfg.Slack.APIBaseURL, logPath,
-		env(resources.SecretTelegramWebhookSecret), slackBody)
+`, base, cfg.Agent.URL, cfg.Telegram.APIBaseURL, cfg.Slack.APIBaseURL, logPath, hookSecret, slackBody)
+	for _, n := range notices {
+		fmt.Fprintln(out, "note:", n)
+	}
+	if len(notices) > 0 {
+		fmt.Fprintln(out)
+	}
 }

@@ -23,21 +23,23 @@ import (
 func TestEventsIngressFromEnv(t *testing.T) {
 	t.Parallel()
 	env := emulatortest.New(t)
+	// The events function reads no bot token (finding 9.5): the sources'
+	// targets and SLACK_TEAM_ID say which accounts they reach.
 	vars := map[string]string{
 		resources.EnvTable:                  env.Resources.Table,
 		resources.EnvInboundQueueURL:        env.Resources.InboundURL,
-		resources.SecretTelegramBotToken:    telegramToken,
-		resources.SecretSlackBotToken:       "xoxb-test",
-		resources.SecretEventsSecrets:       "whsec_b2xkLXNlY3JldA==, " + eventsSecret,
+		"SLACK_TEAM_ID":                     team,
+		"PARLEY_EVENTS_SOURCES":             testSources,
+		resources.SecretEventsSecrets:       testSecrets,
 		resources.SecretGitHubWebhookSecret: githubSecret,
-		"PARLEY_GITHUB_TARGET":              "telegram:7000000001:-1001000000002:77",
+		"PARLEY_GITHUB_TARGET":              githubTarget,
 		"PARLEY_TRIAGE":                     `{"time_zone":"Europe/Berlin","daily_cap":10,"conversations":{"telegram:7000000001:42":{"daily_cap":1}}}`,
 	}
 	cfg, err := config.FromEnv(func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Events.Secrets) != 2 || cfg.Triage.Default.DailyCap != 10 || cfg.Events.GitHubTarget == "" {
+	if cfg.Events.Sources != testSources || cfg.Triage.Default.DailyCap != 10 || cfg.Events.GitHubTarget == "" {
 		t.Fatalf("config = %+v", cfg.Events)
 	}
 	c := &clock{}
@@ -51,7 +53,7 @@ func TestEventsIngressFromEnv(t *testing.T) {
 	secret, _ := standardwebhooks.ParseSecret(eventsSecret)
 	post := func(name string) response {
 		body := readFile(t, filepath.Join("../../../events/events", name))
-		hdr, err := events.SampleHeaders(name, body, secret, githubSecret, c.Now())
+		hdr, err := events.SampleHeaders(name, body, secret, ghSecret, c.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,18 +79,13 @@ func TestEventsIngressFromEnv(t *testing.T) {
 
 	// What the function refuses to start with.
 	for name, mut := range map[string]func(map[string]string){
-		"no secrets": func(v map[string]string) {
-			delete(v, resources.SecretEventsSecrets)
-			delete(v, resources.SecretGitHubWebhookSecret)
+		"a source without a secret": func(v map[string]string) { delete(v, resources.SecretEventsSecrets) },
+		"bad secret":                func(v map[string]string) { v[resources.SecretEventsSecrets] = `{"alerts":"whsec_%%%"}` },
+		"the old list form": func(v map[string]string) {
+			v[resources.SecretEventsSecrets] = "whsec_b2xkLXNlY3JldA==, " + eventsSecret
 		},
-		"bad secret": func(v map[string]string) { v[resources.SecretEventsSecrets] = "whsec_%%%" },
-		"no chat platform": func(v map[string]string) {
-			delete(v, resources.SecretTelegramBotToken)
-			delete(v, resources.SecretSlackBotToken)
-		},
-		"bad github target": func(v map[string]string) {
-			v["PARLEY_GITHUB_TARGET"] = "telegram:7000000001"
-		},
+		"slack without its team":  func(v map[string]string) { delete(v, "SLACK_TEAM_ID") },
+		"bad github target":       func(v map[string]string) { v["PARLEY_GITHUB_TARGET"] = "telegram:7000000001" },
 		"github target elsewhere": func(v map[string]string) { v["PARLEY_GITHUB_TARGET"] = "discord:1:2" },
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -6,13 +6,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
-	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
 // Fuzz modes: how the fuzzed body is sent.
@@ -37,26 +37,24 @@ func FuzzReceiverParse(f *testing.F) {
 		if strings.HasPrefix(filepath.Base(file), "github-") {
 			mode = fuzzGitHub
 		}
-		f.Add(body, mode, "target=telegram:7000000001:42")
+		f.Add(body, mode, "")
 	}
-	f.Add([]byte(`{"text":"x","target":{"platform":"slack","account":"T","chat":"C","thread":"1.2"},"data":{"a":[1,{"b":null}]}}`), uint8(fuzzStandard), "")
+	f.Add([]byte(`{"source":"ci","text":"x","target":{"platform":"slack","account":"t0team0001","chat":"c0chan0001","thread":"1.2"},"data":{"a":[1,{"b":null}]}}`), uint8(fuzzStandard), "")
+	f.Add([]byte(`{"source":"cron","text":"x","target":{"platform":"telegram","account":"07000000001","chat":"+42"}}`), uint8(fuzzStandard), "")
 	f.Add([]byte(`{"action":"opened","issue":{"number":-1,"title":"\u0000"}}`), uint8(fuzzGitHub), "target=slack:T:C:")
 	f.Add([]byte(`{"data":{"n":1e400}}`), uint8(fuzzGarbage), "target=%zz")
 
-	r := &Receiver{
-		Secrets:      []standardwebhooks.Secret{secret(f, testSecret)},
-		GitHubSecret: testGitHubSecret,
-		Targets:      map[message.Platform][]string{message.Telegram: {testBotID}, message.Slack: nil},
-	}
+	r := newReceiver(f)
+	sw, gh := secret(f, testSecret), secret(f, testGitHubSecret)
 	f.Fuzz(func(t *testing.T, body []byte, mode uint8, query string) {
 		var h http.Header
 		switch mode % 3 {
 		case fuzzStandard:
-			h = SignRequest(r.Secrets[0], "msg_fuzz", sampleTime, body)
+			h = SignRequest(sw, "msg_fuzz", sampleTime, body)
 		case fuzzGitHub:
-			h = SignGitHub(testGitHubSecret, "d1f4e3a0-fuzz", "push", body)
+			h = SignGitHub(gh, "d1f4e3a0-fuzz", "push", body)
 		default:
-			h = SignRequest(r.Secrets[0], "msg_fuzz", sampleTime, body)
+			h = SignRequest(sw, "msg_fuzz", sampleTime, body)
 			h.Set(HeaderGitHubSignature, string(body))
 			h.Set("webhook-signature", "v1,"+string(body))
 		}
@@ -73,7 +71,7 @@ func FuzzReceiverParse(f *testing.F) {
 		}
 		p, err := r.Parse(req)
 		if err != nil {
-			if !errors.Is(err, ingress.ErrMalformed) && !errors.Is(err, ingress.ErrUnprocessable) && !errors.Is(err, ingress.ErrTooLarge) {
+			if !errors.Is(err, ingress.ErrMalformed) && !errors.Is(err, ingress.ErrForbidden) && !errors.Is(err, ingress.ErrTooLarge) {
 				t.Fatalf("Parse error %v wraps no ingress sentinel", err)
 			}
 			return
@@ -86,8 +84,18 @@ func FuzzReceiverParse(f *testing.F) {
 				len(ev.Text) > MaxTextLen || !utf8.ValidString(ev.Text) || (ev.Text == "" && len(ev.Data) == 0) {
 				t.Fatalf("bad event %+v", ev)
 			}
-			if err := r.checkTarget(ev.Thread); err != nil {
-				t.Fatalf("event aimed at a bad target %+v: %v", ev.Thread, err)
+			// Whatever parses reaches one of its source's targets, canonical.
+			var src *Source
+			for i := range r.Sources {
+				if r.Sources[i].Name == ev.Account {
+					src = &r.Sources[i]
+				}
+			}
+			if src == nil || !slices.ContainsFunc(src.Targets, func(p Pattern) bool { return p.Match(ev.Thread) }) {
+				t.Fatalf("event of %q aimed outside its targets: %+v", ev.Account, ev.Thread)
+			}
+			if c, err := r.Canonical[ev.Thread.Platform](ev.Thread, false); err != nil || c != ev.Thread {
+				t.Fatalf("event target %+v is not canonical (%+v, %v)", ev.Thread, c, err)
 			}
 		}
 	})

@@ -2,6 +2,8 @@ package events
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -32,11 +34,20 @@ type githubItem struct {
 	Title  string `json:"title"`
 }
 
-func (r *Receiver) parseGitHub(req *ingress.Request) (ingress.Parsed, error) {
-	id := req.Header.Get(HeaderGitHubDelivery)
-	if !validID(id) {
-		return ingress.Parsed{}, fmt.Errorf("%w: %s must be 1-%d visible ASCII characters", ingress.ErrMalformed, HeaderGitHubDelivery, MaxIDLen)
+// parseGitHub reads a GitHub delivery. Its id is the hash of the body, what
+// GitHub's signature covers: X-GitHub-Delivery is not signed, so a captured
+// delivery re-posted under a new delivery id is the same event, a duplicate,
+// however late (GitHub sends no timestamp to refuse it by). Its target is its
+// source's one configured target: nothing unsigned (the URL, a header)
+// chooses it.
+func (r *Receiver) parseGitHub(req *ingress.Request, verified []*Source) (ingress.Parsed, error) {
+	src := verified[0] // GitHub sources never share a secret (Validate)
+	if req.Query.Has(QueryTarget) {
+		return ingress.Parsed{}, fmt.Errorf("%w: ?%s is not accepted: GitHub's signature does not cover the URL; the source's target is configured (PARLEY_GITHUB_TARGET, PARLEY_EVENTS_SOURCES)",
+			ingress.ErrMalformed, QueryTarget)
 	}
+	sum := sha256.Sum256(req.Body)
+	id := hex.EncodeToString(sum[:16])
 	kind := req.Header.Get(HeaderGitHubEvent)
 	if !validSource(kind) {
 		return ingress.Parsed{}, fmt.Errorf("%w: %s must name the event (push, issues, ...)", ingress.ErrMalformed, HeaderGitHubEvent)
@@ -60,27 +71,13 @@ func (r *Receiver) parseGitHub(req *ingress.Request) (ingress.Parsed, error) {
 	if err != nil {
 		return ingress.Parsed{}, err
 	}
-
-	target := r.GitHubTarget
-	if q := req.Query.Get(QueryTarget); q != "" {
-		if target, err = ParseTarget(q); err != nil {
-			return ingress.Parsed{}, err
-		}
-	}
-	if target == (message.Thread{}) {
-		return ingress.Parsed{}, fmt.Errorf("%w: no target: add ?%s=platform:account:chat[:thread] to the webhook URL, or configure a default",
-			ingress.ErrUnprocessable, QueryTarget)
-	}
-	if err := r.checkTarget(target); err != nil {
-		return ingress.Parsed{}, err
-	}
-	sender := message.Sender{ID: SourceGitHub, Name: SourceGitHub}
+	sender := message.Sender{ID: src.Name, Name: src.Name}
 	if summary.Sender != nil && summary.Sender.Login != "" {
 		sender.Name = summary.Sender.Login
 	}
 	return ingress.Parsed{Events: []message.Event{{
-		Platform: message.Events, Account: SourceGitHub, EventID: id, Kind: message.KindProactive,
-		Thread: target, Sender: sender, Text: summary.text(kind), Time: req.Now.UTC(),
+		Platform: message.Events, Account: src.Name, EventID: id, Kind: message.KindProactive,
+		Thread: src.Targets[0].Thread, Sender: sender, Text: summary.text(kind), Time: req.Now.UTC(),
 		Data: map[string]any{"github_event": kind, "payload": data},
 	}}}, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
@@ -38,17 +40,35 @@ func secret(t testing.TB, s string) standardwebhooks.Secret {
 	return sec
 }
 
-func newReceiver(t testing.TB) *Receiver {
+// The test sources: the senders of the samples, each reaching the sample
+// chats. alertmanager's secret is being rotated: the old one still verifies.
+var (
+	testSources = `{"alertmanager":{"targets":["telegram:7000000001:-1001000000001:*"]},` +
+		`"cron":{"targets":["telegram:7000000001:42"]},"ci":{"targets":["slack:T0TEAM0001:C0CHAN0001:*"]}}`
+	testSecrets = `{"alertmanager":["` + testSecret + `","` + testOldSecret + `"],"cron":"` + testSecret + `","ci":"` + testSecret + `"}`
+	// testGitHubTarget is where the github source's deliveries go.
+	testGitHubTarget = message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1001000000002", Thread: "77"}
+	testCanonical    = map[message.Platform]Canonicalizer{message.Telegram: telegram.CanonicalTarget, message.Slack: slack.CanonicalTarget(testTeam)}
+)
+
+// receiverFor builds a receiver from sources' configuration, as the events
+// function does.
+func receiverFor(t testing.TB, sources, secrets, githubSecret, githubTarget string) *Receiver {
 	t.Helper()
-	r := &Receiver{
-		Secrets:      []standardwebhooks.Secret{secret(t, testSecret), secret(t, testOldSecret)},
-		GitHubSecret: testGitHubSecret,
-		Targets:      map[message.Platform][]string{message.Telegram: {testBotID}, message.Slack: nil},
+	src, err := ParseSources(sources, secrets, githubSecret, githubTarget, testCanonical)
+	if err != nil {
+		t.Fatal(err)
 	}
+	r := &Receiver{Sources: src, Canonical: testCanonical}
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+func newReceiver(t testing.TB) *Receiver {
+	t.Helper()
+	return receiverFor(t, testSources, testSecrets, testGitHubSecret, testGitHubTarget.Key())
 }
 
 func sample(t testing.TB, name string) []byte {

@@ -30,6 +30,7 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
@@ -47,6 +48,18 @@ const (
 	telegramSecret = "parley-telegram-test-secret"
 	telegramToken  = "7000000001:AAFakeTokenForParleyTests_0123456789"
 	botID          = "7000000001"
+	team           = "T0TEAM0001"
+	githubTarget   = "telegram:7000000001:-1001000000002:77"
+)
+
+// The events sources of the tests: the samples' senders, and "alerts", the
+// sender of the events the tests make up, all signing with the test secret.
+var (
+	testSources = `{"alerts":{"targets":["telegram:7000000001:*","slack:T0TEAM0001:*"]},` +
+		`"alertmanager":{"targets":["telegram:7000000001:-1001000000001:*"]},"cron":{"targets":["telegram:7000000001:42"]},` +
+		`"ci":{"targets":["slack:T0TEAM0001:C0CHAN0001:*"]}}`
+	testSecrets = `{"alerts":"` + eventsSecret + `","alertmanager":"` + eventsSecret + `","cron":"` + eventsSecret + `","ci":"` + eventsSecret + `"}`
+	canonical   = map[message.Platform]events.Canonicalizer{message.Telegram: telegram.CanonicalTarget, message.Slack: slack.CanonicalTarget(team)}
 )
 
 // ada is Ada's private chat with the test bot: the conversation the
@@ -123,11 +136,11 @@ func (h *harness) start() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &events.Receiver{
-		Secrets:      []standardwebhooks.Secret{h.secret},
-		GitHubSecret: githubSecret,
-		Targets:      map[message.Platform][]string{message.Telegram: {botID}, message.Slack: nil},
+	sources, err := events.ParseSources(testSources, testSecrets, githubSecret, githubTarget, canonical)
+	if err != nil {
+		t.Fatal(err)
 	}
+	rec := &events.Receiver{Sources: sources, Canonical: canonical}
 	if err := rec.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +178,22 @@ func (r response) outcome() string {
 		return e.Result + "/" + e.Reason
 	}
 	return e.Result
+}
+
+// ghSecret is githubSecret, parsed.
+var ghSecret = func() standardwebhooks.Secret {
+	s, err := standardwebhooks.ParseSecret(githubSecret)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
+// cronTo is a payload of the cron source for a Telegram chat of the test bot.
+func cronTo(id, chat string) []byte {
+	b, _ := json.Marshal(map[string]any{"id": id, "source": "cron", "text": "tick",
+		"target": map[string]string{"platform": "telegram", "account": botID, "chat": chat}})
+	return b
 }
 
 func payload(id, text string, th message.Thread) []byte {
@@ -535,14 +564,20 @@ func TestBadRequestsAreRefusedWithoutWrites(t *testing.T) {
 		"future":          {req(sign("r1", now.Add(5*time.Minute+time.Second), good), good), http.StatusUnauthorized},
 		"unsigned":        {req(http.Header{}, good), http.StatusUnauthorized},
 		"unknown platform": {req(sign("r2", now, payload("r2", "x", message.Thread{Platform: "discord", Account: "1", Chat: "2"})),
-			payload("r2", "x", message.Thread{Platform: "discord", Account: "1", Chat: "2"})), http.StatusUnprocessableEntity},
-		"unknown account": {req(sign("r3", now, payload("r3", "x", message.Thread{Platform: message.Telegram, Account: "999", Chat: "2"})),
-			payload("r3", "x", message.Thread{Platform: message.Telegram, Account: "999", Chat: "2"})), http.StatusUnprocessableEntity},
-		"malformed":     {req(sign("r4", now, []byte(`{"text":`)), []byte(`{"text":`)), http.StatusBadRequest},
-		"unknown field": {req(sign("r5", now, []byte(`{"txt":"x"}`)), []byte(`{"txt":"x"}`)), http.StatusBadRequest},
-		"GET":           {httptest.NewRequest(http.MethodGet, "/events", nil), http.StatusMethodNotAllowed},
-		"github no target": {req(events.SignGitHub(githubSecret, "g1", "push", readFile(t, "../../../events/events/github-push.json")),
-			readFile(t, "../../../events/events/github-push.json")), http.StatusUnprocessableEntity},
+			payload("r2", "x", message.Thread{Platform: "discord", Account: "1", Chat: "2"})), http.StatusForbidden},
+		// Finding 9.2: a secret reaches only its source's targets.
+		"another bot": {req(sign("r3", now, payload("r3", "x", message.Thread{Platform: message.Telegram, Account: "999", Chat: "2"})),
+			payload("r3", "x", message.Thread{Platform: message.Telegram, Account: "999", Chat: "2"})), http.StatusForbidden},
+		"outside its targets": {req(sign("r6", now, cronTo("r6", "-1001000000001")), cronTo("r6", "-1001000000001")), http.StatusForbidden},
+		"malformed":           {req(sign("r4", now, []byte(`{"text":`)), []byte(`{"text":`)), http.StatusBadRequest},
+		"unknown field":       {req(sign("r5", now, []byte(`{"txt":"x"}`)), []byte(`{"txt":"x"}`)), http.StatusBadRequest},
+		"GET":                 {httptest.NewRequest(http.MethodGet, "/events", nil), http.StatusMethodNotAllowed},
+		"github target in the URL": {func() *http.Request {
+			b := readFile(t, "../../../events/events/github-push.json")
+			r := req(events.SignGitHub(ghSecret, "g1", "push", b), b)
+			r.URL.RawQuery = "target=telegram:7000000001:42"
+			return r
+		}(), http.StatusBadRequest},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h.calls.Reset()
@@ -621,11 +656,11 @@ func TestSamplesThroughThePipeline(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		body := readFile(t, f)
-		hdr, err := events.SampleHeaders(name, body, h.secret, githubSecret, h.clock.Now())
+		hdr, err := events.SampleHeaders(name, body, h.secret, ghSecret, h.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := httptest.NewRequest(http.MethodPost, "/events?target=telegram:7000000001:-1001000000002:77", bytes.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, "/events", bytes.NewReader(body))
 		req.Header = hdr
 		r := serve(h.events, req)
 		want := "enqueued"
@@ -635,5 +670,59 @@ func TestSamplesThroughThePipeline(t *testing.T) {
 		if r.status != http.StatusOK || len(r.ack.Events) != 1 || r.ack.Events[0].Result != want {
 			t.Errorf("%s: %d %s, want %s", name, r.status, r.body, want)
 		}
+	}
+}
+
+// TestCapturedGitHubDeliveryCannotBeReplayed (finding 9.1): anyone who saw a
+// delivery (repo admins on "Recent deliveries", logs, proxies) could re-post
+// its body with a new X-GitHub-Delivery and any ?target=, into any chat,
+// forever. The same body is a duplicate however its headers change, and no
+// URL chooses a target.
+func TestCapturedGitHubDeliveryCannotBeReplayed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, triage.Config{})
+	body := readFile(t, "../../../events/events/github-issues-opened.json")
+	post := func(delivery, event, query string) response {
+		req := httptest.NewRequest(http.MethodPost, "/events"+query, bytes.NewReader(body))
+		req.Header = events.SignGitHub(ghSecret, delivery, event, body)
+		return serve(h.events, req)
+	}
+	h.want(post("d1f4e3a0-0000-4000-8000-000000000010", "issues", ""), "enqueued")
+	h.want(post("ffffffff-0000-4000-8000-00000000dead", "issues", ""), "duplicate/duplicate")
+	h.want(post("ffffffff-0000-4000-8000-00000000beef", "push", ""), "duplicate/duplicate")
+	h.calls.Reset()
+	if r := post("ffffffff-0000-4000-8000-00000000f00d", "issues", "?target=slack:T0TEAM0001:C0CHAN0001"); r.status != http.StatusBadRequest {
+		t.Fatalf("a replay with ?target= = %d %s, want 400", r.status, r.body)
+	}
+	if n := h.calls.Total(nil); n != 0 {
+		t.Fatalf("the refused replay made AWS calls: %s", h.calls)
+	}
+	if n := h.queued(); n != 1 {
+		t.Fatalf("%d messages enqueued, want the one delivery", n)
+	}
+}
+
+// TestVariedTargetsShareOneCooldown (finding 9.2): varying a Slack target's
+// account spelling, channel case or thread gave a fresh cooldown, daily cap
+// and policy. The target is put in canonical form and the counters are the
+// chat's: one policy, one set of counters.
+func TestVariedTargetsShareOneCooldown(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, triage.Config{Default: triage.Policy{Cooldown: 10 * time.Minute}})
+	send := func(id string, target map[string]string) response {
+		b, _ := json.Marshal(map[string]any{"id": id, "source": "ci", "text": "deploy failed", "target": target})
+		return h.postBody(id, b)
+	}
+	h.want(send("v1", map[string]string{"platform": "slack", "account": team, "chat": "C0CHAN0001", "thread": "1764432060.000200"}), "enqueued")
+	for i, target := range []map[string]string{
+		{"platform": "slack", "account": "t0team0001", "chat": "c0chan0001", "thread": "1764432060.0002"},
+		{"platform": "slack", "account": team, "chat": "C0CHAN0001", "thread": "1764432999.000100"},
+		{"platform": "slack", "account": team, "chat": "C0CHAN0001"},
+	} {
+		id := fmt.Sprint("v", i+2)
+		h.want(send(id, target), "suppressed/cooldown")
+	}
+	if n := h.queued(); n != 1 {
+		t.Fatalf("%d messages enqueued, want the first only", n)
 	}
 }

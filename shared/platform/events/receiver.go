@@ -28,18 +28,15 @@ const (
 	HeaderGitHubEvent     = "X-GitHub-Event"
 )
 
-// QueryTarget names the query parameter that gives a GitHub delivery its
-// target conversation, as a thread key: ?target=telegram:7000000001:42.
+// QueryTarget is the query parameter older configurations used to give a
+// GitHub delivery its target. GitHub's signature does not cover the URL, so
+// it is refused: a source's target is configured.
 const QueryTarget = "target"
 
 // Sources: the Account of an events Event, which scopes its event id.
 const (
-	// SourceGitHub is the source of every GitHub delivery. A Standard
-	// Webhooks payload may not claim it.
+	// SourceGitHub is the source GITHUB_WEBHOOK_SECRET declares.
 	SourceGitHub = "github"
-	// DefaultSource is the source of a Standard Webhooks payload that names
-	// none.
-	DefaultSource = "webhook"
 )
 
 // Limits on a payload's fields, in bytes.
@@ -56,130 +53,187 @@ const reasonPing = "ping"
 
 var _ ingress.Receiver = (*Receiver)(nil)
 
-// Receiver is the events webhook's receive half.
+// Receiver is the events webhook's receive half. A request is a source's
+// when that source's secret verifies it; it may reach only the targets that
+// source was configured for.
 type Receiver struct {
-	// Secrets verify Standard Webhooks requests; a signature by any of them
-	// is accepted (list the new and the old one while rotating). Without
-	// any, Standard Webhooks requests are refused.
-	Secrets []standardwebhooks.Secret
+	// Sources are the senders accepted (ParseSources). None: every
+	// request is refused.
+	Sources []Source
 	// Tolerance is how far webhook-timestamp may be from now. Defaults to 5
 	// minutes.
 	Tolerance time.Duration
-	// GitHubSecret verifies X-Hub-Signature-256. Empty: GitHub deliveries
-	// are refused.
-	GitHubSecret string
-	// GitHubTarget is where GitHub deliveries go when the URL has no
-	// ?target=. Zero: such deliveries are refused (422).
-	GitHubTarget message.Thread
-	// Targets lists the platforms an event may target, each with the
-	// accounts it may name (nil or empty: any account). A target outside
-	// it is refused as unknown (422). Required.
-	Targets map[message.Platform][]string
+	// Canonical puts a payload's target in its platform's canonical form,
+	// per chat platform Parley sends on. A target on any other platform is
+	// refused.
+	Canonical map[message.Platform]Canonicalizer
 }
 
 // Validate reports every configuration problem at once.
 func (r *Receiver) Validate() error {
 	var errs []error
-	if len(r.Secrets) == 0 && r.GitHubSecret == "" {
-		errs = append(errs, errors.New("events: no Standard Webhooks secret and no GitHub secret: every request would be refused"))
-	}
-	for i, s := range r.Secrets {
-		if s.IsZero() {
-			errs = append(errs, fmt.Errorf("events: secret %d is empty", i+1))
+	for i, s := range r.Sources {
+		if len(s.Secrets) == 0 || len(s.Targets) == 0 {
+			errs = append(errs, fmt.Errorf("events: source %q needs a secret and a target", s.Name))
 		}
-	}
-	if len(r.Targets) == 0 {
-		errs = append(errs, errors.New("events: no target platform configured"))
-	}
-	if r.GitHubTarget != (message.Thread{}) {
-		if err := r.checkTarget(r.GitHubTarget); err != nil {
-			errs = append(errs, fmt.Errorf("events: GitHub target: %w", err))
+		for _, o := range r.Sources[:i] {
+			if o.Name == s.Name {
+				errs = append(errs, fmt.Errorf("events: source %q is declared twice", s.Name))
+			}
+			if o.Scheme == SchemeGitHub && s.Scheme == SchemeGitHub && shareSecret(o, s) {
+				// A delivery verified by both could go to either target.
+				errs = append(errs, fmt.Errorf("events: GitHub sources %q and %q share a secret: give each its own", o.Name, s.Name))
+			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
+func shareSecret(a, b Source) bool {
+	for _, x := range a.Secrets {
+		for _, y := range b.Secrets {
+			if x.Equal(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Platform returns message.Events.
 func (r *Receiver) Platform() message.Platform { return message.Events }
 
-type scheme int
-
-const (
-	schemeNone scheme = iota
-	schemeStandard
-	schemeGitHub
-)
-
-func schemeOf(h http.Header) scheme {
+func schemeOf(h http.Header) Scheme {
 	switch {
 	case h.Get(standardwebhooks.HeaderID) != "" || h.Get(standardwebhooks.HeaderSignature) != "" || h.Get(standardwebhooks.HeaderTimestamp) != "":
-		return schemeStandard
+		return SchemeStandard
 	case h.Get(HeaderGitHubSignature) != "":
-		return schemeGitHub
+		return SchemeGitHub
 	}
-	return schemeNone
+	return ""
 }
 
-// Verify authenticates a request by either scheme.
+// Verify authenticates a request by either scheme and records, in
+// req.Verified, the sources whose secrets verified it.
 func (r *Receiver) Verify(req *ingress.Request) error {
+	var (
+		verified []*Source
+		err      error
+	)
 	switch schemeOf(req.Header) {
-	case schemeStandard:
-		return r.verifyStandard(req)
-	case schemeGitHub:
-		return r.verifyGitHub(req)
+	case SchemeStandard:
+		verified, err = r.verifyStandard(req)
+	case SchemeGitHub:
+		verified, err = r.verifyGitHub(req)
+	default:
+		return fmt.Errorf("%w: send webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks) or %s (GitHub)",
+			ingress.ErrUnauthorized, HeaderGitHubSignature)
 	}
-	return fmt.Errorf("%w: send webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks) or %s (GitHub)",
-		ingress.ErrUnauthorized, HeaderGitHubSignature)
+	if err != nil {
+		return err
+	}
+	req.Verified = verified
+	return nil
 }
 
-func (r *Receiver) verifyStandard(req *ingress.Request) error {
-	if len(r.Secrets) == 0 {
-		return fmt.Errorf("%w: no Standard Webhooks secret configured", ingress.ErrUnauthorized)
+func (r *Receiver) verifyStandard(req *ingress.Request) ([]*Source, error) {
+	var verified []*Source
+	var stale error
+	any := false
+	for i := range r.Sources {
+		s := &r.Sources[i]
+		if s.Scheme != SchemeStandard {
+			continue
+		}
+		any = true
+		v := standardwebhooks.Verifier{Secrets: s.Secrets, Tolerance: r.Tolerance}
+		_, err := v.Verify(req.Header, req.Body, req.Now)
+		switch {
+		case err == nil:
+			verified = append(verified, s)
+		case errors.Is(err, standardwebhooks.ErrStale):
+			stale = fmt.Errorf("%w: %w", ingress.ErrStale, err)
+		case errors.Is(err, standardwebhooks.ErrBadTimestamp):
+			return nil, fmt.Errorf("%w: %w", ingress.ErrMalformed, err)
+		}
 	}
-	v := standardwebhooks.Verifier{Secrets: r.Secrets, Tolerance: r.Tolerance}
-	_, err := v.Verify(req.Header, req.Body, req.Now)
 	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, standardwebhooks.ErrStale):
-		return fmt.Errorf("%w: %w", ingress.ErrStale, err)
-	case errors.Is(err, standardwebhooks.ErrBadTimestamp):
-		return fmt.Errorf("%w: %w", ingress.ErrMalformed, err)
+	case !any:
+		return nil, fmt.Errorf("%w: no Standard Webhooks source is configured", ingress.ErrUnauthorized)
+	case len(verified) > 0:
+		return verified, nil
+	case stale != nil:
+		return nil, stale
 	}
-	return fmt.Errorf("%w: %w", ingress.ErrUnauthorized, err)
+	return nil, fmt.Errorf("%w: no configured source's secret matches webhook-signature", ingress.ErrUnauthorized)
 }
 
-func (r *Receiver) verifyGitHub(req *ingress.Request) error {
-	if r.GitHubSecret == "" {
-		return fmt.Errorf("%w: no GitHub secret configured", ingress.ErrUnauthorized)
-	}
+func (r *Receiver) verifyGitHub(req *ingress.Request) ([]*Source, error) {
 	got := req.Header.Values(HeaderGitHubSignature)
 	hexSig, ok := strings.CutPrefix(got[0], "sha256=")
 	sig, err := hex.DecodeString(hexSig)
 	if len(got) != 1 || !ok || err != nil || len(sig) != sha256.Size {
-		return fmt.Errorf("%w: %s must be sha256=<64 hex digits>", ingress.ErrUnauthorized, HeaderGitHubSignature)
+		return nil, fmt.Errorf("%w: %s must be sha256=<64 hex digits>", ingress.ErrUnauthorized, HeaderGitHubSignature)
 	}
-	if !hmac.Equal(sig, githubMAC(r.GitHubSecret, req.Body)) {
-		return fmt.Errorf("%w: wrong %s", ingress.ErrUnauthorized, HeaderGitHubSignature)
+	var verified []*Source
+	any := false
+	for i := range r.Sources {
+		s := &r.Sources[i]
+		if s.Scheme != SchemeGitHub {
+			continue
+		}
+		any = true
+		for _, k := range s.Secrets {
+			if hmac.Equal(sig, k.MAC(req.Body)) {
+				verified = append(verified, s)
+				break
+			}
+		}
 	}
-	return nil
-}
-
-func githubMAC(secret string, body []byte) []byte {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write(body)
-	return m.Sum(nil)
+	switch {
+	case !any:
+		return nil, fmt.Errorf("%w: no GitHub source is configured", ingress.ErrUnauthorized)
+	case len(verified) == 0:
+		return nil, fmt.Errorf("%w: no configured GitHub source's secret matches %s", ingress.ErrUnauthorized, HeaderGitHubSignature)
+	}
+	return verified, nil
 }
 
 // Parse decodes a verified request into one proactive event.
 func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
+	verified, _ := req.Verified.([]*Source)
+	if len(verified) == 0 {
+		return ingress.Parsed{}, fmt.Errorf("%w: request not verified", ingress.ErrUnauthorized)
+	}
 	switch schemeOf(req.Header) {
-	case schemeStandard:
-		return r.parseStandard(req)
-	case schemeGitHub:
-		return r.parseGitHub(req)
+	case SchemeStandard:
+		return r.parseStandard(req, verified)
+	case SchemeGitHub:
+		return r.parseGitHub(req, verified)
 	}
 	return ingress.Parsed{}, fmt.Errorf("%w: no signature headers", ingress.ErrMalformed)
+}
+
+// target canonicalizes t and checks it against src's targets.
+func (r *Receiver) target(src *Source, t message.Thread) (message.Thread, error) {
+	if !validKeyPart(string(t.Platform)) || !validKeyPart(t.Account) || !validKeyPart(t.Chat) || (t.Thread != "" && !validKeyPart(t.Thread)) {
+		return message.Thread{}, fmt.Errorf("%w: target needs platform, account and chat (and optionally thread): 1-%d visible ASCII characters each, without ':'",
+			ingress.ErrMalformed, MaxKeyPart)
+	}
+	canon, ok := r.Canonical[t.Platform]
+	if !ok || t.Platform == message.Events {
+		return message.Thread{}, fmt.Errorf("%w: source %q may not reach %s: not a platform Parley sends on here", ingress.ErrForbidden, src.Name, t.Platform)
+	}
+	c, err := canon(t, false)
+	if err != nil {
+		return message.Thread{}, fmt.Errorf("%w: target: %v", ingress.ErrMalformed, err)
+	}
+	for _, p := range src.Targets {
+		if p.Match(c) {
+			return c, nil
+		}
+	}
+	return message.Thread{}, fmt.Errorf("%w: source %q may not reach %s: it is outside the targets configured for its secret", ingress.ErrForbidden, src.Name, c.Key())
 }
 
 // Payload is the JSON body of a Standard Webhooks proactive event.
@@ -187,11 +241,13 @@ type Payload struct {
 	// ID is optional; when present it must equal webhook-id, which is the
 	// event id (the idempotency key the signature covers).
 	ID string `json:"id,omitempty"`
-	// Source names the sender ("alertmanager", "cron"): 1-64 of a-z 0-9
-	// . _ -, starting with a letter or digit. It scopes event ids, and is
-	// the event's Account. Defaults to DefaultSource.
+	// Source names the sender ("alertmanager", "cron"). It is optional:
+	// the source is the one whose secret signed the request, and a payload
+	// may only name one of those (several sources may share a secret). It
+	// scopes event ids, and is the event's Account.
 	Source string `json:"source,omitempty"`
-	// Target is the conversation the agent acts in. Required.
+	// Target is the conversation the agent acts in, one of those its
+	// source was configured to reach. Required.
 	Target *Target `json:"target"`
 	// Text is the content for the agent, at most MaxTextLen bytes of UTF-8.
 	// Text or Data is required.
@@ -209,7 +265,7 @@ type Target struct {
 	Thread   string `json:"thread,omitempty"`
 }
 
-func (r *Receiver) parseStandard(req *ingress.Request) (ingress.Parsed, error) {
+func (r *Receiver) parseStandard(req *ingress.Request, verified []*Source) (ingress.Parsed, error) {
 	id := req.Header.Get(standardwebhooks.HeaderID)
 	if !validID(id) {
 		return ingress.Parsed{}, fmt.Errorf("%w: %s must be 1-%d visible ASCII characters", ingress.ErrMalformed, standardwebhooks.HeaderID, MaxIDLen)
@@ -221,21 +277,29 @@ func (r *Receiver) parseStandard(req *ingress.Request) (ingress.Parsed, error) {
 	if p.ID != "" && p.ID != id {
 		return ingress.Parsed{}, fmt.Errorf("%w: body id differs from %s", ingress.ErrMalformed, standardwebhooks.HeaderID)
 	}
-	source := p.Source
-	if source == "" {
-		source = DefaultSource
-	}
-	if !validSource(source) {
-		return ingress.Parsed{}, fmt.Errorf("%w: source must be 1-%d of a-z 0-9 . _ -, starting with a letter or digit", ingress.ErrMalformed, MaxSourceLen)
-	}
-	if source == SourceGitHub {
-		return ingress.Parsed{}, fmt.Errorf("%w: source %q is reserved for GitHub deliveries", ingress.ErrUnprocessable, SourceGitHub)
+	// The source is the one whose secret verified the request; a payload
+	// may only choose among those (sources that share a secret).
+	var src *Source
+	switch {
+	case p.Source != "":
+		for _, v := range verified {
+			if v.Name == p.Source {
+				src = v
+			}
+		}
+		if src == nil {
+			return ingress.Parsed{}, fmt.Errorf("%w: source %q is not one this request's secret belongs to", ingress.ErrForbidden, truncate(p.Source, MaxSourceLen))
+		}
+	case len(verified) == 1:
+		src = verified[0]
+	default:
+		return ingress.Parsed{}, fmt.Errorf("%w: several sources share this secret: name yours in \"source\"", ingress.ErrMalformed)
 	}
 	if p.Target == nil {
 		return ingress.Parsed{}, fmt.Errorf("%w: target is required", ingress.ErrMalformed)
 	}
-	th := message.Thread{Platform: message.Platform(p.Target.Platform), Account: p.Target.Account, Chat: p.Target.Chat, Thread: p.Target.Thread}
-	if err := r.checkTarget(th); err != nil {
+	th, err := r.target(src, message.Thread{Platform: message.Platform(p.Target.Platform), Account: p.Target.Account, Chat: p.Target.Chat, Thread: p.Target.Thread})
+	if err != nil {
 		return ingress.Parsed{}, err
 	}
 	if len(p.Text) > MaxTextLen || !utf8.ValidString(p.Text) {
@@ -250,10 +314,17 @@ func (r *Receiver) parseStandard(req *ingress.Request) (ingress.Parsed, error) {
 	}
 	ts, _ := strconv.ParseInt(req.Header.Get(standardwebhooks.HeaderTimestamp), 10, 64) // verified
 	return ingress.Parsed{Events: []message.Event{{
-		Platform: message.Events, Account: source, EventID: id, Kind: message.KindProactive,
-		Thread: th, Sender: message.Sender{ID: source, Name: source},
+		Platform: message.Events, Account: src.Name, EventID: id, Kind: message.KindProactive,
+		Thread: th, Sender: message.Sender{ID: src.Name, Name: src.Name},
 		Text: p.Text, Time: time.Unix(ts, 0).UTC(), Data: data,
 	}}}, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.ToValidUTF8(s, "?")
 }
 
 // payloadFields and targetFields are the keys a payload may hold.
@@ -349,23 +420,6 @@ func decodeData(raw json.RawMessage) (map[string]any, error) {
 		return nil, fmt.Errorf("%w: data must be a JSON object", ingress.ErrMalformed)
 	}
 	return m, nil
-}
-
-// checkTarget refuses a malformed target (400) and one Parley does not serve
-// (422).
-func (r *Receiver) checkTarget(t message.Thread) error {
-	if !validKeyPart(string(t.Platform)) || !validKeyPart(t.Account) || !validKeyPart(t.Chat) || (t.Thread != "" && !validKeyPart(t.Thread)) {
-		return fmt.Errorf("%w: target needs platform, account and chat (and optionally thread): 1-%d visible ASCII characters each, without ':'",
-			ingress.ErrMalformed, MaxKeyPart)
-	}
-	accounts, ok := r.Targets[t.Platform]
-	if !ok || t.Platform == message.Events {
-		return fmt.Errorf("%w: unknown target: platform %q is not configured", ingress.ErrUnprocessable, t.Platform)
-	}
-	if len(accounts) > 0 && !slices.Contains(accounts, t.Account) {
-		return fmt.Errorf("%w: unknown target: account %q is not configured for %s", ingress.ErrUnprocessable, t.Account, t.Platform)
-	}
-	return nil
 }
 
 // ParseTarget reads a target written as a thread key,

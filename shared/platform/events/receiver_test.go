@@ -1,6 +1,8 @@
 package events
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -28,7 +30,6 @@ func parse(t *testing.T, r *Receiver, req *ingress.Request) (ingress.Parsed, err
 // it and compares the event; a file without an expectation fails.
 func TestSamples(t *testing.T) {
 	r := newReceiver(t)
-	r.GitHubTarget = message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1001000000002", Thread: "77"}
 	tg := func(chat string) message.Thread {
 		return message.Thread{Platform: message.Telegram, Account: testBotID, Chat: chat}
 	}
@@ -50,13 +51,13 @@ func TestSamples(t *testing.T) {
 			thread: message.Thread{Platform: message.Slack, Account: testTeam, Chat: "C0CHAN0001", Thread: "1764432060.000200"},
 			text:   "Deploy #42 of parley to production failed at the smoke test step.",
 			data:   func(d map[string]any) bool { return d["run"] == json.Number("42") }},
-		"github-push.json": {source: SourceGitHub, thread: r.GitHubTarget,
+		"github-push.json": {source: SourceGitHub, thread: testGitHubTarget,
 			text: "GitHub push in parleyhq/hello: 1 commit(s) to refs/heads/main",
 			data: func(d map[string]any) bool {
 				p, _ := d["payload"].(map[string]any)
 				return d["github_event"] == "push" && p["after"] == "9fceb02d0ae598e95dc970b74767f19372d61af8"
 			}},
-		"github-issues-opened.json": {source: SourceGitHub, thread: r.GitHubTarget,
+		"github-issues-opened.json": {source: SourceGitHub, thread: testGitHubTarget,
 			text: "GitHub issues opened in parleyhq/hello: #12 Crash on start when PARLEY_TRIAGE is empty",
 			data: func(d map[string]any) bool { return d["github_event"] == "issues" }},
 		"github-ping.json": {ignored: reasonPing},
@@ -73,7 +74,7 @@ func TestSamples(t *testing.T) {
 				t.Fatalf("no expectation for %s: add one", name)
 			}
 			body := sample(t, name)
-			h, err := SampleHeaders(name, body, secret(t, testSecret), testGitHubSecret, sampleTime)
+			h, err := SampleHeaders(name, body, secret(t, testSecret), secret(t, testGitHubSecret), sampleTime)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +94,9 @@ func TestSamples(t *testing.T) {
 			ev := p.Events[0]
 			id := w.id
 			if id == "" {
-				id = h.Get(HeaderGitHubDelivery)
+				// A GitHub delivery's id is its signed body's hash.
+				sum := sha256.Sum256(body)
+				id = hex.EncodeToString(sum[:16])
 			}
 			if ev.Platform != message.Events || ev.Kind != message.KindProactive || !ev.Proactive() || ev.EventID != id ||
 				ev.Account != w.source || ev.Thread != w.thread || ev.Text != w.text || !w.data(ev.Data) || ev.Time.IsZero() {
@@ -133,7 +136,7 @@ func TestVerifyRefuses(t *testing.T) {
 
 	gh := func(mut func(h http.Header)) *ingress.Request {
 		b := sample(t, "github-push.json")
-		h := SignGitHub(testGitHubSecret, "d1f4e3a0-0000-4000-8000-000000000001", "push", b)
+		h := SignGitHub(secret(t, testGitHubSecret), "d1f4e3a0-0000-4000-8000-000000000001", "push", b)
 		mut(h)
 		return &ingress.Request{Method: http.MethodPost, Header: h, Body: b, Now: sampleTime}
 	}
@@ -150,7 +153,7 @@ func TestVerifyRefuses(t *testing.T) {
 		"bad timestamp":        {badTS, ingress.ErrMalformed},
 		"no webhook-signature": {noSig, ingress.ErrUnauthorized},
 		"github wrong secret": {gh(func(h http.Header) {
-			h.Set(HeaderGitHubSignature, SignGitHub("nope", "x", "push", []byte("{}")).Get(HeaderGitHubSignature))
+			h.Set(HeaderGitHubSignature, SignGitHub(secret(t, "a-wrong-secret-of-24-bytes-or-more"), "x", "push", []byte("{}")).Get(HeaderGitHubSignature))
 		}), ingress.ErrUnauthorized},
 		"github sha1 only":   {gh(func(h http.Header) { h.Set(HeaderGitHubSignature, "sha1=0123") }), ingress.ErrUnauthorized},
 		"github not hex":     {gh(func(h http.Header) { h.Set(HeaderGitHubSignature, "sha256="+strings.Repeat("z", 64)) }), ingress.ErrUnauthorized},
@@ -178,19 +181,29 @@ func TestVerifyRefuses(t *testing.T) {
 	if err := r.Verify(old); err != nil {
 		t.Fatalf("signed with the previous secret: %v", err)
 	}
-	onlyGH := &Receiver{GitHubSecret: testGitHubSecret, Targets: r.Targets}
+	onlyGH := receiverFor(t, "", "", testGitHubSecret, testGitHubTarget.Key())
 	if err := onlyGH.Verify(signed(t, "msg_alert_0001", sampleTime, body)); !errors.Is(err, ingress.ErrUnauthorized) {
-		t.Fatalf("no Standard Webhooks secret: %v", err)
+		t.Fatalf("no Standard Webhooks source: %v", err)
 	}
-	onlySW := &Receiver{Secrets: r.Secrets, Targets: r.Targets}
+	onlySW := receiverFor(t, testSources, testSecrets, "", "")
 	if err := onlySW.Verify(gh(func(http.Header) {})); !errors.Is(err, ingress.ErrUnauthorized) {
-		t.Fatalf("no GitHub secret: %v", err)
+		t.Fatalf("no GitHub source: %v", err)
+	}
+	none := &Receiver{Canonical: testCanonical}
+	if err := none.Verify(signed(t, "msg_alert_0001", sampleTime, body)); !errors.Is(err, ingress.ErrUnauthorized) {
+		t.Fatalf("no source at all: %v", err)
+	}
+	// The old secret is alertmanager's alone.
+	cron := []byte(`{"source":"cron","text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`)
+	oldCron := &ingress.Request{Method: http.MethodPost, Header: SignRequest(secret(t, testOldSecret), "msg_c", sampleTime, cron), Body: cron, Now: sampleTime}
+	if _, err := parse(t, r, oldCron); !errors.Is(err, ingress.ErrForbidden) {
+		t.Fatalf("alertmanager's secret claiming to be cron: %v, want 403", err)
 	}
 }
 
 func TestParseRefuses(t *testing.T) {
 	r := newReceiver(t)
-	target := `"target":{"platform":"telegram","account":"7000000001","chat":"42"}`
+	target := `"source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42"}`
 	for name, c := range map[string]struct {
 		body string
 		want error
@@ -202,24 +215,30 @@ func TestParseRefuses(t *testing.T) {
 		"truncated":          {`{"text":"x",` + target, ingress.ErrMalformed},
 		"trailing data":      {`{"text":"x",` + target + `} {}`, ingress.ErrMalformed},
 		"unknown field":      {`{"text":"x","txt":"y",` + target + `}`, ingress.ErrMalformed},
-		"unknown target key": {`{"text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42","topic":"1"}}`, ingress.ErrMalformed},
+		"unknown target key": {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","topic":"1"}}`, ingress.ErrMalformed},
 		"wrong type":         {`{"text":5,` + target + `}`, ingress.ErrMalformed},
 		"id differs":         {`{"id":"other","text":"x",` + target + `}`, ingress.ErrMalformed},
-		"bad source":         {`{"source":"Alert Manager","text":"x",` + target + `}`, ingress.ErrMalformed},
-		"reserved source":    {`{"source":"github","text":"x",` + target + `}`, ingress.ErrUnprocessable},
-		"no target":          {`{"text":"x"}`, ingress.ErrMalformed},
-		"null target":        {`{"text":"x","target":null}`, ingress.ErrMalformed},
-		"target not object":  {`{"text":"x","target":"telegram:1:2"}`, ingress.ErrMalformed},
-		"no chat":            {`{"text":"x","target":{"platform":"telegram","account":"7000000001"}}`, ingress.ErrMalformed},
-		"colon in chat":      {`{"text":"x","target":{"platform":"telegram","account":"7000000001","chat":"4:2"}}`, ingress.ErrMalformed},
-		"space in thread":    {`{"text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42","thread":"7 "}}`, ingress.ErrMalformed},
-		"unknown platform":   {`{"text":"x","target":{"platform":"discord","account":"1","chat":"2"}}`, ingress.ErrUnprocessable},
-		"events platform":    {`{"text":"x","target":{"platform":"events","account":"1","chat":"2"}}`, ingress.ErrUnprocessable},
-		"unknown account":    {`{"text":"x","target":{"platform":"telegram","account":"123","chat":"42"}}`, ingress.ErrUnprocessable},
-		"no content":         {`{"text":"  ",` + target + `}`, ingress.ErrMalformed},
-		"data not object":    {`{"data":[1],` + target + `}`, ingress.ErrMalformed},
-		"text too long":      {`{"text":"` + strings.Repeat("a", MaxTextLen+1) + `",` + target + `}`, ingress.ErrMalformed},
-		"data too large":     {`{"data":{"x":"` + strings.Repeat("a", MaxDataLen) + `"},` + target + `}`, ingress.ErrMalformed},
+		"source not its own": {`{"source":"Alert Manager","text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, ingress.ErrForbidden},
+		"github source":      {`{"source":"github","text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, ingress.ErrForbidden},
+		"no source, shared":  {`{"text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, ingress.ErrMalformed},
+		"no target":          {`{"text":"x","source":"cron"}`, ingress.ErrMalformed},
+		"null target":        {`{"text":"x","source":"cron","target":null}`, ingress.ErrMalformed},
+		"target not object":  {`{"text":"x","source":"cron","target":"telegram:1:2"}`, ingress.ErrMalformed},
+		"no chat":            {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001"}}`, ingress.ErrMalformed},
+		"colon in chat":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"4:2"}}`, ingress.ErrMalformed},
+		"space in thread":    {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","thread":"7 "}}`, ingress.ErrMalformed},
+		"username chat":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"@ada"}}`, ingress.ErrMalformed},
+		// Finding 9.2: a source reaches only its configured targets.
+		"unknown platform": {`{"text":"x","source":"cron","target":{"platform":"discord","account":"1","chat":"2"}}`, ingress.ErrForbidden},
+		"events platform":  {`{"text":"x","source":"cron","target":{"platform":"events","account":"1","chat":"2"}}`, ingress.ErrForbidden},
+		"another bot":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"123","chat":"42"}}`, ingress.ErrForbidden},
+		"another chat":     {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"-1001000000001"}}`, ingress.ErrForbidden},
+		"a thread of it":   {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","thread":"5"}}`, ingress.ErrForbidden},
+		"another team":     {`{"text":"x","source":"ci","target":{"platform":"slack","account":"T0OTHER001","chat":"C0CHAN0001"}}`, ingress.ErrMalformed},
+		"no content":       {`{"text":"  ",` + target + `}`, ingress.ErrMalformed},
+		"data not object":  {`{"data":[1],` + target + `}`, ingress.ErrMalformed},
+		"text too long":    {`{"text":"` + strings.Repeat("a", MaxTextLen+1) + `",` + target + `}`, ingress.ErrMalformed},
+		"data too large":   {`{"data":{"x":"` + strings.Repeat("a", MaxDataLen) + `"},` + target + `}`, ingress.ErrMalformed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := parse(t, r, signed(t, "msg_1", sampleTime, []byte(c.body)))
@@ -230,8 +249,24 @@ func TestParseRefuses(t *testing.T) {
 	}
 	// Data alone is content enough; a body id equal to webhook-id is fine.
 	p, err := parse(t, r, signed(t, "msg_1", sampleTime, []byte(`{"id":"msg_1","data":{"n":1},`+target+`}`)))
-	if err != nil || p.Events[0].Account != DefaultSource || p.Events[0].Text != "" {
+	if err != nil || p.Events[0].Account != "cron" || p.Events[0].Text != "" {
 		t.Fatalf("data-only payload = %+v, %v", p, err)
+	}
+	// Cosmetic variations of a target are the conversation as the platform
+	// knows it (finding 9.2): one key, one triage policy and counters.
+	for _, tgt := range []string{
+		`{"platform":"slack","account":"t0team0001","chat":"c0chan0001","thread":"1764432060.0002"}`,
+		`{"platform":"slack","account":"T0TEAM0001","chat":"C0CHAN0001","thread":"1764432060.000200"}`,
+	} {
+		p, err := parse(t, r, signed(t, "msg_v", sampleTime, []byte(`{"source":"ci","text":"x","target":`+tgt+`}`)))
+		want := message.Thread{Platform: message.Slack, Account: testTeam, Chat: "C0CHAN0001", Thread: "1764432060.000200"}
+		if err != nil || p.Events[0].Thread != want {
+			t.Fatalf("target %s = %+v, %v; want %+v", tgt, p, err, want)
+		}
+	}
+	if p, err := parse(t, r, signed(t, "msg_z", sampleTime, []byte(`{"source":"alertmanager","text":"x","target":{"platform":"telegram","account":"07000000001","chat":"-01001000000001","thread":"+77"}}`))); err != nil ||
+		p.Events[0].Thread != (message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1001000000001", Thread: "77"}) {
+		t.Fatalf("telegram variations = %+v, %v", p, err)
 	}
 	// Invalid UTF-8 in a JSON string is replaced, as encoding/json does:
 	// the agent always gets valid text.
@@ -245,38 +280,37 @@ func TestParseRefuses(t *testing.T) {
 	}
 }
 
-func TestGitHubTargets(t *testing.T) {
+// TestGitHubDeliveries (finding 9.1): GitHub signs only the body, so the
+// delivery id, the event name and the URL are the sender's to choose. A
+// captured delivery re-posted under a new X-GitHub-Delivery is the same event,
+// and no ?target= chooses where it goes: its source's configured target does.
+func TestGitHubDeliveries(t *testing.T) {
 	r := newReceiver(t)
 	body := sample(t, "github-issues-opened.json")
 	req := func(query string, mut func(http.Header)) *ingress.Request {
-		h := SignGitHub(testGitHubSecret, "d1f4e3a0-0000-4000-8000-000000000002", "issues", body)
+		h := SignGitHub(secret(t, testGitHubSecret), "d1f4e3a0-0000-4000-8000-000000000002", "issues", body)
 		if mut != nil {
 			mut(h)
 		}
 		q, _ := url.ParseQuery(query)
 		return &ingress.Request{Method: http.MethodPost, Header: h, Query: q, Body: body, Now: sampleTime}
 	}
-	if _, err := parse(t, r, req("", nil)); !errors.Is(err, ingress.ErrUnprocessable) || !strings.Contains(err.Error(), "?target=") {
-		t.Fatalf("no target anywhere: %v", err)
+	p, err := parse(t, r, req("", nil))
+	if err != nil || p.Events[0].Thread != testGitHubTarget || p.Events[0].Sender.Name != "grace" || p.Events[0].Account != SourceGitHub {
+		t.Fatalf("delivery = %+v, %v", p, err)
 	}
-	p, err := parse(t, r, req("target=slack:T0TEAM0001:C0CHAN0001", nil))
-	if err != nil || p.Events[0].Thread != (message.Thread{Platform: message.Slack, Account: testTeam, Chat: "C0CHAN0001"}) || p.Events[0].Sender.Name != "grace" {
-		t.Fatalf("?target= = %+v, %v", p, err)
-	}
-	r.GitHubTarget = message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "42"}
-	if p, err := parse(t, r, req("", nil)); err != nil || p.Events[0].Thread.Chat != "42" {
-		t.Fatalf("default target = %+v, %v", p, err)
+	replay, err := parse(t, r, req("", func(h http.Header) { h.Set(HeaderGitHubDelivery, "ffffffff-ffff-4fff-8fff-ffffffffffff") }))
+	if err != nil || replay.Events[0].Key() != p.Events[0].Key() {
+		t.Fatalf("a replay under a new delivery id = %+v, %v; want the same event key %s", replay, err, p.Events[0].Key())
 	}
 	for name, c := range map[string]struct {
 		req  *ingress.Request
 		want error
 	}{
-		"bad target":       {req("target=telegram:7000000001", nil), ingress.ErrMalformed},
-		"empty thread":     {req("target=telegram:7000000001:42:", nil), ingress.ErrMalformed},
-		"unknown platform": {req("target=line:U1:C1", nil), ingress.ErrUnprocessable},
-		"no delivery":      {req("", func(h http.Header) { h.Del(HeaderGitHubDelivery) }), ingress.ErrMalformed},
-		"no event":         {req("", func(h http.Header) { h.Del(HeaderGitHubEvent) }), ingress.ErrMalformed},
-		"odd event":        {req("", func(h http.Header) { h.Set(HeaderGitHubEvent, "Push Event") }), ingress.ErrMalformed},
+		"a target in the URL": {req("target=slack:T0TEAM0001:C0CHAN0001", nil), ingress.ErrMalformed},
+		"an empty target":     {req("target=", nil), ingress.ErrMalformed},
+		"no event":            {req("", func(h http.Header) { h.Del(HeaderGitHubEvent) }), ingress.ErrMalformed},
+		"odd event":           {req("", func(h http.Header) { h.Set(HeaderGitHubEvent, "Push Event") }), ingress.ErrMalformed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := parse(t, r, c.req); !errors.Is(err, c.want) {
@@ -285,20 +319,65 @@ func TestGitHubTargets(t *testing.T) {
 		})
 	}
 	form := []byte("payload=%7B%7D")
-	h := SignGitHub(testGitHubSecret, "d1", "push", form)
+	h := SignGitHub(secret(t, testGitHubSecret), "d1", "push", form)
 	if _, err := parse(t, r, &ingress.Request{Method: http.MethodPost, Header: h, Body: form, Now: sampleTime}); !errors.Is(err, ingress.ErrMalformed) {
 		t.Fatalf("form-encoded delivery: %v", err)
 	}
 }
 
-func TestValidate(t *testing.T) {
-	err := (&Receiver{Secrets: []standardwebhooks.Secret{{}}, GitHubTarget: message.Thread{Platform: "x", Account: "a", Chat: "c"}}).Validate()
-	for _, want := range []string{"secret 1 is empty", "no target platform", "GitHub target"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Validate = %v, want it to mention %q", err, want)
-		}
+// TestSourcesConfiguration: what a deployment may configure, and every
+// problem reported at once, naming the variable or source and never a secret.
+func TestSourcesConfiguration(t *testing.T) {
+	good := `{"a":{"targets":["telegram:7000000001:42"]}}`
+	cases := []struct {
+		name                                 string
+		sources, secrets, ghSecret, ghTarget string
+		want                                 []string
+	}{
+		// Finding 9.9: a comma-separated list split secrets holding a comma.
+		{"OldListForm", good, "whsec_a, whsec_b", "", "", []string{"PARLEY_EVENTS_SECRETS", "JSON object"}},
+		{"ShortSecret", good, `{"a":"too-short"}`, "", "", []string{`source "a": secret 1 is 9 bytes; at least 24`}},
+		{"ShortGitHubSecret", "", "", "gh", testGitHubTarget.Key(), []string{`source "github": secret 1 is 2 bytes`}},
+		{"NoSecret", good, "", "", "", []string{`source "a" has no secret`}},
+		{"UndeclaredSecret", good, `{"a":"` + testOldSecret + `","b":"` + testOldSecret + `"}`, "", "", []string{`names the source "b"`}},
+		{"NoTargets", `{"a":{"targets":[]}}`, `{"a":"` + testOldSecret + `"}`, "", "", []string{`source "a" has no targets`}},
+		{"UnknownField", `{"a":{"target":["telegram:1:2"]}}`, `{"a":"` + testOldSecret + `"}`, "", "", []string{"PARLEY_EVENTS_SOURCES"}},
+		{"BadScheme", `{"a":{"scheme":"hmac","targets":["telegram:7000000001:42"]}}`, `{"a":"` + testOldSecret + `"}`, "", "", []string{`scheme "hmac"`}},
+		{"BadName", `{"Alert Manager":{"targets":["telegram:7000000001:42"]}}`, `{"Alert Manager":"` + testOldSecret + `"}`, "", "", []string{"source name"}},
+		{"AccountWildcard", `{"a":{"targets":["telegram:*:42"]}}`, `{"a":"` + testOldSecret + `"}`, "", "", []string{"never the account"}},
+		{"InnerWildcard", `{"a":{"targets":["telegram:7000000001:*:5"]}}`, `{"a":"` + testOldSecret + `"}`, "", "", []string{"only the last part"}},
+		{"NotAPlatform", `{"a":{"targets":["discord:1:2"]}}`, `{"a":"` + testOldSecret + `"}`, "", "", []string{`"discord" is not a chat platform`}},
+		{"SlackElsewhere", `{"a":{"targets":["slack:T0OTHER001:C1:*"]}}`, `{"a":"` + testOldSecret + `"}`, "", "", []string{"SLACK_TEAM_ID"}},
+		{"GitHubWithoutTarget", "", "", testGitHubSecret, "", []string{"PARLEY_GITHUB_TARGET is not"}},
+		{"GitHubTargetWildcard", `{"gh":{"scheme":"github","targets":["telegram:7000000001:42:*"]}}`, `{"gh":"` + testOldSecret + `"}`, "", "", []string{"exactly one target"}},
+		{"GitHubTwice", `{"github":{"scheme":"github","targets":["telegram:7000000001:42"]}}`, `{"github":"` + testOldSecret + `"}`, testGitHubSecret, "telegram:7000000001:42", []string{"declares too"}},
 	}
-	if err := (&Receiver{Targets: map[message.Platform][]string{message.Telegram: nil}}).Validate(); err == nil {
-		t.Error("Validate accepted a receiver with no secret")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSources(tc.sources, tc.secrets, tc.ghSecret, tc.ghTarget, testCanonical)
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Fatalf("ParseSources = %v, want it to say %q", err, w)
+				}
+			}
+			for _, secret := range []string{"whsec_a", "too-short", testOldSecret, testGitHubSecret} {
+				if err != nil && strings.Contains(err.Error(), secret) {
+					t.Fatalf("the error quotes a secret: %v", err)
+				}
+			}
+		})
+	}
+	// Two GitHub sources cannot share a secret: a delivery would match both.
+	src, err := ParseSources(`{"a":{"scheme":"github","targets":["telegram:7000000001:42"]},"b":{"scheme":"github","targets":["telegram:7000000001:43"]}}`,
+		`{"a":"`+testOldSecret+`","b":"`+testOldSecret+`"}`, "", "", testCanonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Receiver{Sources: src}).Validate(); err == nil || !strings.Contains(err.Error(), "share a secret") {
+		t.Fatalf("Validate = %v", err)
+	}
+	// No source at all is a valid, closed webhook.
+	if src, err := ParseSources("", "", "", "", testCanonical); err != nil || len(src) != 0 {
+		t.Fatalf("empty configuration = %v, %v", src, err)
 	}
 }

@@ -34,8 +34,7 @@ func TestPostScript(t *testing.T) {
 		}
 		for _, again := range []bool{false, true} {
 			cmd := exec.Command("bash", "../../../events/events/post.sh", f, srv.URL+"/events")
-			cmd.Env = append(os.Environ(), "TARGET=telegram:7000000001:-1001000000002:77",
-				"PARLEY_EVENTS_SECRETS="+eventsSecret, "GITHUB_WEBHOOK_SECRET="+githubSecret)
+			cmd.Env = append(os.Environ(), "EVENTS_SECRET="+eventsSecret, "GITHUB_WEBHOOK_SECRET="+githubSecret)
 			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("post.sh %s: %v", name, err)

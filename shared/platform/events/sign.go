@@ -25,12 +25,12 @@ func SignRequest(secret standardwebhooks.Secret, id string, now time.Time, body 
 // SignGitHub returns the headers GitHub sends with a delivery: the
 // X-Hub-Signature-256 of body under secret, X-GitHub-Delivery, X-GitHub-Event
 // and Content-Type.
-func SignGitHub(secret, delivery, event string, body []byte) http.Header {
+func SignGitHub(secret standardwebhooks.Secret, delivery, event string, body []byte) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set(HeaderGitHubDelivery, delivery)
 	h.Set(HeaderGitHubEvent, event)
-	h.Set(HeaderGitHubSignature, "sha256="+hex.EncodeToString(githubMAC(secret, body)))
+	h.Set(HeaderGitHubSignature, "sha256="+hex.EncodeToString(secret.MAC(body)))
 	return h
 }
 
@@ -39,11 +39,11 @@ func SignGitHub(secret, delivery, event string, body []byte) http.Header {
 // events/events/, signed at now:
 //
 //   - github-<event>[-<more>].json is a GitHub delivery of <event>, signed
-//     with githubSecret, with a delivery id fixed by the file name (so
-//     posting it twice shows the dedupe). Post it to a URL with
-//     ?target=<thread key> unless the function has a default GitHub target.
+//     with githubSecret, with a delivery id fixed by the file name. (Posting
+//     it twice shows the dedupe either way: a GitHub delivery's id is its
+//     body's hash.)
 //   - any other file is a Payload, signed with secret under its "id".
-func SampleHeaders(name string, body []byte, secret standardwebhooks.Secret, githubSecret string, now time.Time) (http.Header, error) {
+func SampleHeaders(name string, body []byte, secret, githubSecret standardwebhooks.Secret, now time.Time) (http.Header, error) {
 	if rest, ok := strings.CutPrefix(name, "github-"); ok {
 		event, _, _ := strings.Cut(strings.TrimSuffix(rest, ".json"), "-")
 		sum := sha256.Sum256([]byte(name))

@@ -15,7 +15,7 @@ import (
 	"github.com/parleyhq/parley/shared/triage"
 )
 
-// Triage counter records ("tri#<thread key>"): one item per conversation,
+// Triage counter records ("tri#<chat key>"): one item per conversation,
 // holding
 //
 //	last        N  Unix ms of the last accepted proactive event
