@@ -11,13 +11,14 @@ import (
 
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/functionurl"
+	"github.com/parleyhq/parley/shared/resources"
 
 	// Quiet hours read IANA time zones; provided.al2023 may lack zoneinfo.
 	_ "time/tzdata"
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	deps, err := app.Load(context.Background(), resources.Events)
 	if err != nil {
 		app.Fatal(nil, err)
 	}

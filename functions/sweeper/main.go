@@ -11,11 +11,12 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/sweeper"
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	deps, err := app.Load(context.Background(), resources.Sweeper)
 	if err != nil {
 		app.Fatal(nil, err)
 	}

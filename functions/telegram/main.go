@@ -10,10 +10,11 @@ import (
 
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/functionurl"
+	"github.com/parleyhq/parley/shared/resources"
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	deps, err := app.Load(context.Background(), resources.Telegram)
 	if err != nil {
 		app.Fatal(nil, err)
 	}

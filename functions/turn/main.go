@@ -10,10 +10,11 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/resources"
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	deps, err := app.Load(context.Background(), resources.Turn)
 	if err != nil {
 		app.Fatal(nil, err)
 	}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/mail"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/aws/constructs-go/constructs/v10"
@@ -22,9 +24,22 @@ const (
 	// ContextAssetDir is the folder holding <function>.zip for every function
 	// (make build writes them).
 	ContextAssetDir = "parley:assetDir"
-	// ContextSecretARN imports an existing secret (its complete ARN, with
-	// the six-character suffix) instead of creating one.
-	ContextSecretARN = "parley:secretArn"
+	// ContextSecretPrefix starts the name of every secret the operator
+	// creates, one per key: <prefix><KEY>, e.g. Parley/TELEGRAM_BOT_TOKEN.
+	// Defaults to "<stack name>/". Secrets Manager's name characters only
+	// (A-Za-z0-9/_+=.@-), at most 400 of them.
+	ContextSecretPrefix = "parley:secretPrefix"
+	// ContextIngressConcurrency is the reserved concurrency of each ingress
+	// function (a public Function URL), a non-negative integer: an
+	// unauthenticated flood then throttles that webhook (the platform
+	// retries) instead of draining the account's concurrency and starving
+	// turn and delivery. Defaults to 10; 0 reserves none (and sets no
+	// ReservedConcurrentExecutions at all). Lambda keeps 100 of the
+	// account's concurrency unreserved, so the account's quota must be at
+	// least 100 plus the sum of the reservations (one per webhook): a new
+	// account's low quota refuses them at deploy. Set 0 there, or ask for a
+	// higher quota.
+	ContextIngressConcurrency = "parley:ingressConcurrency"
 	// ContextAgentURL is the agent endpoint the turn function calls.
 	ContextAgentURL = "parley:agentUrl"
 	// ContextAlarmEmail subscribes an email address to the alarm topic.
@@ -46,6 +61,10 @@ const (
 	DefaultAgentURL = "builtin:echo"
 	// DefaultStackName is the stack's name.
 	DefaultStackName = "Parley"
+	// DefaultIngressConcurrency is each ingress function's reserved
+	// concurrency: a webhook only verifies, records and enqueues before it
+	// answers, so at under 100 ms a request 10 serve over 100 a second.
+	DefaultIngressConcurrency = 10
 )
 
 // EnvAgentURL carries Config.AgentURL to the turn function.
@@ -57,9 +76,13 @@ type Config struct {
 	// AssetDir holds one <name>.zip per function, each with a bootstrap
 	// executable at its root. Defaults to DefaultAssetDir.
 	AssetDir string
-	// SecretARN, when set, is the complete ARN of an existing secret to use.
-	// Defaults to empty: the stack creates the secret.
-	SecretARN string
+	// SecretPrefix starts the names of the secrets the operator creates,
+	// one per key: SecretName(SecretPrefix, key). Defaults to empty, which
+	// the stack reads as "<stack name>/".
+	SecretPrefix string
+	// IngressConcurrency is the reserved concurrency of each ingress
+	// function; 0 reserves none. Defaults to DefaultIngressConcurrency.
+	IngressConcurrency *int
 	// AgentURL is the turn function's agent: an http(s) URL or "builtin:echo".
 	// Defaults to DefaultAgentURL.
 	AgentURL string
@@ -74,17 +97,17 @@ type Config struct {
 // envName is a plain environment variable name.
 var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
-// reservedEnv is what Env may not set: secrets (they live in the secret),
-// and the variables the stack sets itself.
+// reservedEnv is what Env may not set: secrets (they live in Secrets
+// Manager), and the variables the stack sets itself.
 func reservedEnv() map[string]string {
 	r := map[string]string{
 		resources.EnvTable: "set by the stack", resources.EnvInboundQueueURL: "set by the stack",
-		resources.EnvOutboundQueueURL: "set by the stack", resources.EnvSecretARN: "set by the stack",
+		resources.EnvOutboundQueueURL: "set by the stack", resources.EnvSecrets: "set by the stack",
 		resources.EnvInboundDLQURL: "set by the stack", resources.EnvOutboundDLQURL: "set by the stack",
 		EnvAgentURL: "use " + ContextAgentURL,
 	}
 	for _, k := range resources.SecretKeys() {
-		r[k] = "a secret: put it in the Secrets Manager secret"
+		r[k] = "a secret: put it in its Secrets Manager secret"
 	}
 	return r
 }
@@ -97,19 +120,36 @@ func (c Config) WithDefaults() Config {
 	if c.AgentURL == "" {
 		c.AgentURL = DefaultAgentURL
 	}
+	if c.IngressConcurrency == nil {
+		n := DefaultIngressConcurrency
+		c.IngressConcurrency = &n
+	}
 	return c
 }
 
-// A complete secret ARN ends in -XXXXXX, the suffix Secrets Manager appends;
-// a partial ARN would make grants fall back to a wildcard.
-var secretARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$`)
+// secretPrefixPattern is what a secret name may hold (Secrets Manager allows
+// 512 characters; 400 leave room for the longest key). It also keeps the
+// names safe to write into PARLEY_SECRETS' JSON unescaped.
+var secretPrefixPattern = regexp.MustCompile(`^[A-Za-z0-9/_+=.@-]*$`)
+
+// maxSecretPrefix is the longest SecretPrefix accepted.
+const maxSecretPrefix = 400
+
+// SecretName is the name of the secret the operator creates for key.
+func SecretName(prefix, key string) string { return prefix + key }
 
 // Validate reports every problem with c, including missing function zips,
 // so that `cdk synth` fails with a hint instead of a CDK asset error.
 func (c Config) Validate() error {
 	var errs []error
-	if c.SecretARN != "" && !secretARNPattern.MatchString(c.SecretARN) {
-		errs = append(errs, fmt.Errorf("%s: want the complete secret ARN (ending in -XXXXXX), got %q", ContextSecretARN, c.SecretARN))
+	if !secretPrefixPattern.MatchString(c.SecretPrefix) {
+		errs = append(errs, fmt.Errorf("%s: %q holds a character Secrets Manager does not allow in a name (want A-Za-z0-9/_+=.@-)", ContextSecretPrefix, c.SecretPrefix))
+	}
+	if n := len(c.SecretPrefix); n > maxSecretPrefix {
+		errs = append(errs, fmt.Errorf("%s: %d characters, at most %d", ContextSecretPrefix, n, maxSecretPrefix))
+	}
+	if c.IngressConcurrency != nil && *c.IngressConcurrency < 0 {
+		errs = append(errs, fmt.Errorf("%s: want a non-negative integer (0: none), got %d", ContextIngressConcurrency, *c.IngressConcurrency))
 	}
 	if c.AgentURL != DefaultAgentURL && !strings.HasPrefix(c.AgentURL, "https://") && !strings.HasPrefix(c.AgentURL, "http://") {
 		errs = append(errs, fmt.Errorf("%s: want an http(s) URL or %q, got %q", ContextAgentURL, DefaultAgentURL, c.AgentURL))
@@ -162,11 +202,17 @@ func ConfigFromContext(node constructs.Node) (Config, error) {
 		return strings.TrimSpace(s)
 	}
 	c := Config{
-		AssetDir:   str(ContextAssetDir),
-		SecretARN:  str(ContextSecretARN),
-		AgentURL:   str(ContextAgentURL),
-		AlarmEmail: str(ContextAlarmEmail),
-	}.WithDefaults()
+		AssetDir:     str(ContextAssetDir),
+		SecretPrefix: str(ContextSecretPrefix),
+		AgentURL:     str(ContextAgentURL),
+		AlarmEmail:   str(ContextAlarmEmail),
+	}
+	n, err := concurrencyFromContext(node.TryGetContext(jsii.String(ContextIngressConcurrency)))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.IngressConcurrency = n
+	c = c.WithDefaults()
 	env, err := envFromContext(node.TryGetContext(jsii.String(ContextEnv)))
 	if err != nil {
 		errs = append(errs, err)
@@ -176,6 +222,36 @@ func ConfigFromContext(node constructs.Node) (Config, error) {
 		return c, err
 	}
 	return c, c.Validate()
+}
+
+// concurrencyFromContext reads ContextIngressConcurrency: a JSON number in
+// cdk.json, or its text from -c on the command line. nil: not set.
+func concurrencyFromContext(v any) (*int, error) {
+	refuse := fmt.Errorf("%s: want a non-negative integer (0: none), got %v", ContextIngressConcurrency, v)
+	var f float64
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case float64:
+		f = v
+	case string:
+		s := strings.TrimSpace(v)
+		if s == "" {
+			return nil, nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, refuse
+		}
+		f = float64(n)
+	default:
+		return nil, refuse
+	}
+	if f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		return nil, refuse
+	}
+	n := int(f)
+	return &n, nil
 }
 
 // envFromContext reads ContextEnv: a JSON object in cdk.json, or its JSON

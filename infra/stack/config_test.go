@@ -20,12 +20,19 @@ func TestConfigValidate(t *testing.T) {
 		want []string // substrings of the error; none: valid
 	}{
 		{name: "Defaults", cfg: Config{AssetDir: assets}},
-		{name: "ImportedSecretAndAgent", cfg: Config{
-			AssetDir: assets, SecretARN: "arn:aws:secretsmanager:us-east-1:123456789012:secret:parley-AbC123",
+		{name: "SecretPrefixAndAgent", cfg: Config{
+			AssetDir: assets, SecretPrefix: "parley/prod_1+a=b.c@d-", IngressConcurrency: ptr(25),
 			AgentURL: "https://agent.example.com", AlarmEmail: "ops@example.com",
 		}},
-		{name: "PartialSecretARN", cfg: Config{AssetDir: assets, SecretARN: "arn:aws:secretsmanager:us-east-1:123456789012:secret:parley"},
-			want: []string{ContextSecretARN}},
+		{name: "LongestSecretPrefix", cfg: Config{AssetDir: assets, SecretPrefix: strings.Repeat("p", 400)}},
+		{name: "SecretPrefixTooLong", cfg: Config{AssetDir: assets, SecretPrefix: strings.Repeat("p", 401)},
+			want: []string{ContextSecretPrefix, "401", "400"}},
+		{name: "SecretPrefixSpace", cfg: Config{AssetDir: assets, SecretPrefix: "parley prod/"}, want: []string{ContextSecretPrefix}},
+		{name: "SecretPrefixQuote", cfg: Config{AssetDir: assets, SecretPrefix: `parley"/`}, want: []string{ContextSecretPrefix}},
+		{name: "SecretPrefixWildcard", cfg: Config{AssetDir: assets, SecretPrefix: "parley/*"}, want: []string{ContextSecretPrefix}},
+		{name: "NoIngressConcurrency", cfg: Config{AssetDir: assets, IngressConcurrency: ptr(0)}},
+		{name: "NegativeIngressConcurrency", cfg: Config{AssetDir: assets, IngressConcurrency: ptr(-1)},
+			want: []string{ContextIngressConcurrency}},
 		{name: "AgentNotAURL", cfg: Config{AssetDir: assets, AgentURL: "agent.example.com"}, want: []string{ContextAgentURL}},
 		{name: "BadEmail", cfg: Config{AssetDir: assets, AlarmEmail: "not an address"}, want: []string{ContextAlarmEmail}},
 		{name: "Settings", cfg: Config{AssetDir: assets, Env: map[string]string{"PARLEY_TRIAGE": `{"daily_cap":3}`, "SLACK_REPLY_IN_THREAD": "false"}}},
@@ -33,6 +40,8 @@ func TestConfigValidate(t *testing.T) {
 			want: []string{ContextEnv, resources.SecretSlackBotToken, "Secrets Manager"}},
 		{name: "StackOwnedSetting", cfg: Config{AssetDir: assets, Env: map[string]string{resources.EnvTable: "t", EnvAgentURL: "x"}},
 			want: []string{resources.EnvTable, ContextAgentURL}},
+		{name: "SecretsAsSetting", cfg: Config{AssetDir: assets, Env: map[string]string{resources.EnvSecrets: `{"SLACK_BOT_TOKEN":"x"}`}},
+			want: []string{ContextEnv, resources.EnvSecrets, "set by the stack"}},
 		{name: "NotAVariableName", cfg: Config{AssetDir: assets, Env: map[string]string{"bad-name": "x"}}, want: []string{"bad-name"}},
 		{name: "EveryProblemAtOnce", cfg: Config{AssetDir: t.TempDir(), AgentURL: "ftp://x", AlarmEmail: "@"},
 			want: append([]string{ContextAgentURL, ContextAlarmEmail, "make build"}, functionNames()...)},
@@ -58,6 +67,8 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
+func ptr[T any](v T) *T { return &v }
+
 func functionNames() []string {
 	var names []string
 	for _, fn := range resources.Functions() {
@@ -68,11 +79,12 @@ func functionNames() []string {
 
 func TestConfigDefaults(t *testing.T) {
 	c := Config{}.WithDefaults()
-	if c.AssetDir != DefaultAssetDir || c.AgentURL != DefaultAgentURL || c.SecretARN != "" || c.AlarmEmail != "" {
+	if c.AssetDir != DefaultAssetDir || c.AgentURL != DefaultAgentURL || c.SecretPrefix != "" || c.AlarmEmail != "" ||
+		c.IngressConcurrency == nil || *c.IngressConcurrency != 10 {
 		t.Errorf("defaults: %+v", c)
 	}
-	c = Config{AssetDir: "x", AgentURL: "https://a"}.WithDefaults()
-	if c.AssetDir != "x" || c.AgentURL != "https://a" {
+	c = Config{AssetDir: "x", AgentURL: "https://a", SecretPrefix: "p/", IngressConcurrency: ptr(0)}.WithDefaults()
+	if c.AssetDir != "x" || c.AgentURL != "https://a" || c.SecretPrefix != "p/" || *c.IngressConcurrency != 0 {
 		t.Errorf("WithDefaults overrode set fields: %+v", c)
 	}
 }
@@ -115,6 +127,33 @@ func TestConfigFromContext(t *testing.T) {
 		envApp := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{ContextAssetDir: assets, ContextEnv: v}})
 		if _, err := ConfigFromContext(envApp.Node()); err == nil || !strings.Contains(err.Error(), ContextEnv) {
 			t.Errorf("%s %v: err = %v, want a refusal naming the key", ContextEnv, v, err)
+		}
+	}
+	// parley:secretPrefix as given; parley:ingressConcurrency as a number
+	// (cdk.json) or its text (-c), 0 included.
+	for v, want := range map[any]int{25: 25, float64(7): 7, "25": 25, " 0 ": 0, 0: 0} {
+		app := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{
+			ContextAssetDir: assets, ContextSecretPrefix: " parley/dev/ ", ContextIngressConcurrency: v,
+		}})
+		c, err := ConfigFromContext(app.Node())
+		if err != nil {
+			t.Errorf("%s %#v: %v", ContextIngressConcurrency, v, err)
+			continue
+		}
+		if c.SecretPrefix != "parley/dev/" || c.IngressConcurrency == nil || *c.IngressConcurrency != want {
+			t.Errorf("%s %#v: prefix %q, concurrency %v, want %d", ContextIngressConcurrency, v, c.SecretPrefix, c.IngressConcurrency, want)
+		}
+	}
+	for _, v := range []any{-1, "-1", 2.5, "2.5", "ten", true, 1e12, map[string]any{"n": 1}} {
+		app := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{ContextAssetDir: assets, ContextIngressConcurrency: v}})
+		if _, err := ConfigFromContext(app.Node()); err == nil || !strings.Contains(err.Error(), ContextIngressConcurrency) {
+			t.Errorf("%s %#v: err = %v, want a refusal naming the key", ContextIngressConcurrency, v, err)
+		}
+	}
+	for _, v := range []any{"parley prod/", 42} {
+		app := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{ContextAssetDir: assets, ContextSecretPrefix: v}})
+		if _, err := ConfigFromContext(app.Node()); err == nil || !strings.Contains(err.Error(), ContextSecretPrefix) {
+			t.Errorf("%s %#v: err = %v, want a refusal naming the key", ContextSecretPrefix, v, err)
 		}
 	}
 	// A setting no Lambda timeout can hold fails the synth, naming it.

@@ -1,8 +1,11 @@
 // Package stack defines Parley's one CloudFormation stack with the AWS CDK:
 // the state table, the FIFO queues and their dead-letter queues, one Lambda
-// function per entry of resources.Functions(), Function URLs for the ingress
-// functions, SQS event source mappings for the consumers, one Secrets Manager
-// secret, least-privilege roles, alarms and a dashboard.
+// function per entry of resources.Functions(), Function URLs (with reserved
+// concurrency) for the ingress functions, SQS event source mappings for the
+// consumers, one Secrets Manager secret per secret key (the generated agent
+// secret, and references by name to the ones the operator creates), roles
+// that may read only their function's own secrets and otherwise hold least
+// privilege, alarms and a dashboard.
 //
 // Everything that also exists outside AWS (names, keys, timeouts, batch
 // sizes, which function sends to which queue) comes from package

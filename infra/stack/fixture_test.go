@@ -259,3 +259,43 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func hasWildcard(s string) bool { return strings.Contains(s, "*") }
+
+// render flattens a template value of literal strings, Refs and Fn::Joins
+// into one string, each Ref written as ${LogicalId}: what the value reads as
+// at deploy time, with placeholders for what only CloudFormation knows.
+func render(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case map[string]any:
+		if len(v) != 1 {
+			break
+		}
+		if id, ok := v["Ref"].(string); ok {
+			return "${" + id + "}", nil
+		}
+		if j, ok := v["Fn::Join"].([]any); ok && len(j) == 2 {
+			sep, ok1 := j[0].(string)
+			parts, ok2 := j[1].([]any)
+			if !ok1 || !ok2 {
+				break
+			}
+			out := make([]string, len(parts))
+			for i, p := range parts {
+				s, err := render(p)
+				if err != nil {
+					return "", err
+				}
+				out[i] = s
+			}
+			return strings.Join(out, sep), nil
+		}
+	}
+	return "", fmt.Errorf("cannot render %s", asJSON(v))
+}
+
+// secretARNPattern is the ARN pattern a grant on the operator's secret name
+// covers: the name and the six random characters Secrets Manager appends.
+func secretARNPattern(name string) string {
+	return "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:" + name + "-??????"
+}

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -29,9 +30,14 @@ const defaultOldestMessageAlarm = 15 * time.Minute
 // Outputs the stack declares besides the Function URLs (<Function>Url).
 const (
 	OutputAlarmTopicARN = "AlarmTopicArn"
-	OutputSecretARN     = "SecretArn"
-	OutputTableName     = "TableName"
-	OutputDashboard     = "DashboardName"
+	// OutputAgentSecretARN is the generated PARLEY_AGENT_SECRET's ARN: read
+	// its value and give it to the agent.
+	OutputAgentSecretARN = "AgentSecretArn"
+	// OutputSecretNames lists, comma-separated, the names of the secrets
+	// the operator creates (<prefix><KEY>), one per platform credential.
+	OutputSecretNames = "SecretNames"
+	OutputTableName   = "TableName"
+	OutputDashboard   = "DashboardName"
 	// Queue URLs are output as <Queue>QueueUrl, e.g. InboundQueueUrl,
 	// InboundDlqQueueUrl.
 )
@@ -112,9 +118,12 @@ func (s *Stack) monitor(cfg Config) {
 		alarm(id+"Errors", spec.Name+"-errors",
 			"The "+spec.Name+" function failed or timed out: see its log group.",
 			fn.MetricErrors(sumOver(5)), 0)
-		alarm(id+"Throttles", spec.Name+"-throttles",
-			"The "+spec.Name+" function was throttled: raise the account's concurrency or lower the event sources' maximum concurrency.",
-			fn.MetricThrottles(sumOver(5)), 0)
+		throttled := "The " + spec.Name + " function was throttled: raise the account's concurrency or lower the event sources' maximum concurrency."
+		if spec.Kind == resources.Ingress && *cfg.IngressConcurrency > 0 {
+			throttled = "The " + spec.Name + " webhook was throttled at its reserved concurrency (" + ContextIngressConcurrency +
+				"): a flood, or more traffic than it allows; the platform retries."
+		}
+		alarm(id+"Throttles", spec.Name+"-throttles", throttled, fn.MetricThrottles(sumOver(5)), 0)
 		errs = append(errs, fn.MetricErrors(sumOver(5)))
 		throttles = append(throttles, fn.MetricThrottles(sumOver(5)))
 		p99 = append(p99, fn.MetricDuration(&awscloudwatch.MetricOptions{Statistic: jsii.String("p99"), Period: minutes(5)}))
@@ -145,7 +154,13 @@ func (s *Stack) monitor(cfg Config) {
 		awscdk.NewCfnOutput(s.Stack, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(description)})
 	}
 	output(OutputAlarmTopicARN, s.AlarmTopic.TopicArn(), "SNS topic the alarms notify: subscribe to it")
-	output(OutputSecretARN, s.Secret.SecretArn(), "Secret holding the credentials JSON: put-secret-value it")
+	if s.AgentSecret != nil {
+		output(OutputAgentSecretARN, s.AgentSecret.SecretArn(), "Generated "+resources.SecretAgentSecret+": get-secret-value it and give it to your agent")
+	}
+	if names := s.OperatorSecretNames(); len(names) > 0 {
+		output(OutputSecretNames, jsii.String(strings.Join(names, ",")),
+			"Secrets to create, one plain string each, for the platforms you use: aws secretsmanager create-secret --name NAME --secret-string VALUE")
+	}
 	output(OutputTableName, s.Table.TableName(), "State table")
 	output(OutputDashboard, dash.DashboardName(), "CloudWatch dashboard")
 	for _, q := range resources.Queues() {

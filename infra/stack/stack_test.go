@@ -2,6 +2,7 @@ package stack
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
@@ -152,11 +154,14 @@ func TestQueues(t *testing.T) {
 }
 
 // wantEnvironment is what fn's environment must hold: names of the resources
-// it uses, the secret's ARN, and its settings.
-func wantEnvironment(fx *fixture, fn resources.FunctionSpec, agentURL string) map[string]any {
+// it uses, where its secrets are (PARLEY_SECRETS, as wantSecrets) and its
+// settings.
+func wantEnvironment(t *testing.T, fx *fixture, fn resources.FunctionSpec, agentURL, secretPrefix string) map[string]any {
 	env := map[string]any{
-		resources.EnvTable:     ref(fx.logicalID(fx.stack.Table)),
-		resources.EnvSecretARN: secretRef(fx),
+		resources.EnvTable: ref(fx.logicalID(fx.stack.Table)),
+	}
+	if w := wantSecrets(t, fx, fn, secretPrefix); w != nil {
+		env[resources.EnvSecrets] = w
 	}
 	var qs []*resources.QueueSpec
 	qs = append(qs, fn.SendsTo...)
@@ -175,14 +180,86 @@ func wantEnvironment(fx *fixture, fn resources.FunctionSpec, agentURL string) ma
 	return env
 }
 
-// secretRef is how the template names the secret: a Ref to the created one,
-// or the imported ARN.
-func secretRef(fx *fixture) any {
-	if s := fx.resourcesOf("AWS::SecretsManager::Secret"); len(s) == 1 {
-		return ref(sortedKeys(s)[0])
+// agentSecretID is the logical id of the one secret the template creates.
+func agentSecretID(t *testing.T, fx *fixture) string {
+	t.Helper()
+	s := fx.resourcesOf("AWS::SecretsManager::Secret")
+	if len(s) != 1 {
+		t.Fatalf("%d secrets in the template, want 1 (the agent secret)", len(s))
 	}
-	return *fx.stack.Secret.SecretArn()
+	return sortedKeys(s)[0]
 }
+
+// wantSecrets is fn's PARLEY_SECRETS as it reads at deploy time, decoded:
+// exactly the keys of its FunctionSpec.Secrets, the agent secret's to its ARN
+// (${logical id}), every other to its name, <prefix><KEY>. nil: fn reads no
+// secret, and has no PARLEY_SECRETS.
+func wantSecrets(t *testing.T, fx *fixture, fn resources.FunctionSpec, prefix string) map[string]any {
+	if len(fn.Secrets) == 0 {
+		return nil
+	}
+	m := map[string]any{}
+	for _, k := range fn.Secrets {
+		if k == resources.SecretAgentSecret {
+			m[k] = "${" + agentSecretID(t, fx) + "}"
+		} else {
+			m[k] = prefix + k
+		}
+	}
+	return m
+}
+
+// wantSecretGrants is what fn's role may read secrets on, rendered: exactly
+// one ARN or ARN pattern per key of its FunctionSpec.Secrets.
+func wantSecretGrants(t *testing.T, fx *fixture, fn resources.FunctionSpec, prefix string) []string {
+	var want []string
+	for _, k := range fn.Secrets {
+		if k == resources.SecretAgentSecret {
+			want = append(want, "${"+agentSecretID(t, fx)+"}")
+		} else {
+			want = append(want, secretARNPattern(prefix+k))
+		}
+	}
+	slices.Sort(want)
+	return want
+}
+
+// decodeSecrets reads a PARLEY_SECRETS value from the template: a string, or
+// an Fn::Join around the agent secret's Ref, either of which must be a JSON
+// object of strings once CloudFormation resolves it.
+func decodeSecrets(t *testing.T, v any) map[string]any {
+	t.Helper()
+	s, err := render(v)
+	if err != nil {
+		t.Fatalf("%s: %v", resources.EnvSecrets, err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("%s = %s is not a JSON object of strings at deploy: %v", resources.EnvSecrets, s, err)
+	}
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// environmentOf is fn's environment in the template, PARLEY_SECRETS decoded.
+func environmentOf(t *testing.T, fx *fixture, fn resources.FunctionSpec) map[string]any {
+	t.Helper()
+	env := props(fx.resource(t, fx.logicalID(fx.stack.Functions[fn.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)
+	out := map[string]any{}
+	for k, v := range env {
+		out[k] = v
+	}
+	if v, ok := env[resources.EnvSecrets]; ok {
+		out[resources.EnvSecrets] = decodeSecrets(t, v)
+	}
+	return out
+}
+
+// Default fixture values derived from the stack name.
+const defaultSecretPrefix = DefaultStackName + "/"
 
 func TestFunctions(t *testing.T) {
 	fx := defaultFixture(t)
@@ -204,8 +281,8 @@ func TestFunctions(t *testing.T) {
 					t.Errorf("%s = %s, want %s", k, asJSON(p[k]), asJSON(want))
 				}
 			}
-			env := p["Environment"].(map[string]any)["Variables"]
-			if want := wantEnvironment(fx, fn, DefaultAgentURL); !equalJSON(env, want) {
+			env := environmentOf(t, fx, fn)
+			if want := wantEnvironment(t, fx, fn, DefaultAgentURL, defaultSecretPrefix); !equalJSON(env, want) {
 				t.Errorf("environment:\n got %s\nwant %s", asJSON(env), asJSON(want))
 			}
 
@@ -374,10 +451,17 @@ func TestNoWildcardActions(t *testing.T) {
 						}
 					}
 				}
-				// Identity policies name their resources exactly.
+				// Identity policies name their resources exactly; the one
+				// pattern is a secret name's random -?????? suffix.
 				if fx.resource(t, id)["Type"] == "AWS::IAM::Policy" {
 					for _, r := range list(s["Resource"]) {
-						if str, ok := r.(string); ok && hasWildcard(str) {
+						str, err := render(r)
+						if err != nil {
+							continue // a GetAtt: an ARN CloudFormation knows
+						}
+						secretName := strings.Contains(str, ":secretsmanager:") && strings.HasSuffix(str, "-??????")
+						if hasWildcard(str) || (strings.Contains(str, "?") && !secretName) ||
+							strings.Contains(strings.TrimSuffix(str, "-??????"), "?") {
 							t.Errorf("%s: %s grants on %s", name, id, str)
 						}
 					}
@@ -417,7 +501,7 @@ func TestLeastPrivilege(t *testing.T) {
 		for _, ix := range resources.Table.Indexes {
 			table = append(table, asJSON(map[string]any{"Fn::Join": []any{"", []any{getAtt(tableID, "Arn"), "/index/" + ix.Name}}}))
 		}
-		secret := []string{asJSON(secretRef(fx))}
+		prefix := map[string]string{"default": defaultSecretPrefix, "options": optSecretPrefix}[name]
 		queue := func(q *resources.QueueSpec) []string {
 			return []string{asJSON(getAtt(fx.logicalID(fx.stack.Queues[q.Name]), "Arn"))}
 		}
@@ -429,10 +513,13 @@ func TestLeastPrivilege(t *testing.T) {
 					t.Errorf("role has managed or inline policies: %s", asJSON(role))
 				}
 				want := map[string][]string{
-					"logs:CreateLogStream":          {asJSON(getAtt(fx.logicalID(fx.stack.Functions[fn.Name].LogGroup()), "Arn"))},
-					"logs:PutLogEvents":             {asJSON(getAtt(fx.logicalID(fx.stack.Functions[fn.Name].LogGroup()), "Arn"))},
-					"secretsmanager:GetSecretValue": secret,
-					"secretsmanager:DescribeSecret": secret,
+					"logs:CreateLogStream": {asJSON(getAtt(fx.logicalID(fx.stack.Functions[fn.Name].LogGroup()), "Arn"))},
+					"logs:PutLogEvents":    {asJSON(getAtt(fx.logicalID(fx.stack.Functions[fn.Name].LogGroup()), "Arn"))},
+				}
+				// Its own keys' secrets, and no other (compared rendered).
+				if secrets := wantSecretGrants(t, fx, fn, prefix); len(secrets) > 0 {
+					want["secretsmanager:GetSecretValue"] = secrets
+					want["secretsmanager:DescribeSecret"] = secrets
 				}
 				for _, a := range TableActions {
 					want[a] = table
@@ -451,6 +538,11 @@ func TestLeastPrivilege(t *testing.T) {
 					add("sqs:SendMessage", []string{asJSON(getAtt(fx.logicalID(fx.stack.DLQs[fn.Consumes.Name]), "Arn"))})
 				}
 				got := grants(t, fx, roleID)
+				for a, rs := range got {
+					if strings.HasPrefix(a, "secretsmanager:") {
+						got[a] = renderedGrants(t, rs)
+					}
+				}
 				for _, m := range []map[string][]string{got, want} {
 					for k := range m {
 						slices.Sort(m[k])
@@ -472,8 +564,30 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 }
 
+// renderedGrants renders grants' resources (in JSON form).
+func renderedGrants(t *testing.T, rs []string) []string {
+	t.Helper()
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		var v any
+		if err := json.Unmarshal([]byte(r), &v); err != nil {
+			t.Fatal(err)
+		}
+		s, err := render(v)
+		if err != nil {
+			t.Fatalf("grant on %s: %v", r, err)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// TestSecrets (security finding): one secret per key, and each function
+// may read, and is told about, only its own keys' secrets
+// (FunctionSpec.Secrets); no secret value is in the template.
 func TestSecrets(t *testing.T) {
 	fx := defaultFixture(t)
+	agent := agentSecretID(t, fx)
 	keys := map[string]bool{}
 	for _, k := range []string{
 		resources.SecretTelegramBotToken, resources.SecretTelegramWebhookSecret, resources.SecretSlackSigningSecret,
@@ -489,26 +603,141 @@ func TestSecrets(t *testing.T) {
 	for id, f := range fx.resourcesOf("AWS::Lambda::Function") {
 		env := props(f)["Environment"].(map[string]any)["Variables"].(map[string]any)
 		for name := range env {
+			if name == resources.EnvSecrets {
+				continue // ids, checked below
+			}
 			if keys[name] || strings.Contains(name, "TOKEN") || strings.HasSuffix(name, "SECRET") || strings.HasSuffix(name, "SECRETS") {
 				t.Errorf("%s: environment variable %s looks like a secret", id, name)
 			}
 		}
-		if !equalJSON(env[resources.EnvSecretARN], secretRef(fx)) {
-			t.Errorf("%s: %s = %s, want the secret", id, resources.EnvSecretARN, asJSON(env[resources.EnvSecretARN]))
+	}
+	for _, fn := range resources.Functions() {
+		t.Run(fn.Name, func(t *testing.T) {
+			env := environmentOf(t, fx, fn)
+			want := wantSecrets(t, fx, fn, defaultSecretPrefix)
+			got, ok := env[resources.EnvSecrets]
+			if want == nil {
+				if ok {
+					t.Errorf("%s = %v on a function that reads no secret", resources.EnvSecrets, got)
+				}
+			} else if !equalJSON(got, want) {
+				// Ids only: a name or the agent secret's ARN, never a value.
+				t.Errorf("%s = %s, want %s", resources.EnvSecrets, asJSON(got), asJSON(want))
+			}
+			role := fx.logicalID(fx.stack.Functions[fn.Name].Role())
+			gr := grants(t, fx, role)
+			for a, rs := range gr {
+				if !strings.HasPrefix(a, "secretsmanager:") {
+					continue
+				}
+				if a != "secretsmanager:GetSecretValue" && a != "secretsmanager:DescribeSecret" {
+					t.Errorf("unexpected %s on %v", a, rs)
+				}
+			}
+			wantGrants := wantSecretGrants(t, fx, fn, defaultSecretPrefix)
+			for _, a := range []string{"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"} {
+				got := renderedGrants(t, gr[a])
+				slices.Sort(got)
+				if !slices.Equal(slices.Compact(got), wantGrants) {
+					t.Errorf("%s on\n  %v\nwant exactly its keys' secrets\n  %v", a, got, wantGrants)
+				}
+			}
+		})
+	}
+
+	// The finding itself: the public Slack webhook reads its signing secret
+	// and nothing else.
+	slack := renderedGrants(t, grants(t, fx, fx.logicalID(fx.stack.Functions[resources.Slack.Name].Role()))["secretsmanager:GetSecretValue"])
+	if want := []string{secretARNPattern("Parley/SLACK_SIGNING_SECRET")}; !slices.Equal(slack, want) {
+		t.Errorf("slack reads secrets on %v, want %v", slack, want)
+	}
+
+	// PARLEY_SECRETS in the template, for the turn function: valid JSON once
+	// CloudFormation puts the agent secret's ARN in, keys sorted.
+	turn := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Turn.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
+	wantTurn := map[string]any{"Fn::Join": []any{"", []any{
+		`{"PARLEY_AGENT_SECRET":"`, ref(agent), `","SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN"}`,
+	}}}
+	if !equalJSON(turn, wantTurn) {
+		t.Errorf("turn %s:\n got %s\nwant %s", resources.EnvSecrets, asJSON(turn), asJSON(wantTurn))
+	}
+	delivery := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Delivery.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
+	if want := `{"SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN"}`; delivery != want {
+		t.Errorf("delivery %s = %s, want %s", resources.EnvSecrets, asJSON(delivery), want)
+	}
+
+	// The agent secret: a generated plain string, named by CloudFormation.
+	p := props(fx.resource(t, agent))
+	for _, k := range []string{"SecretString", "Name"} {
+		if _, ok := p[k]; ok {
+			t.Errorf("agent secret has %s = %v", k, p[k])
 		}
 	}
-	for id, s := range fx.resourcesOf("AWS::SecretsManager::Secret") {
-		p := props(s)
-		if _, ok := p["SecretString"]; ok {
-			t.Errorf("%s carries a SecretString in the template", id)
-		}
-		gen, _ := p["GenerateSecretString"].(map[string]any)
-		if gen["GenerateStringKey"] != resources.SecretAgentSecret || gen["SecretStringTemplate"] != "{}" {
-			t.Errorf("%s: GenerateSecretString = %s, want a generated %s in a JSON object", id, asJSON(gen), resources.SecretAgentSecret)
+	if gen := p["GenerateSecretString"]; !equalJSON(gen, map[string]any{"ExcludePunctuation": true, "PasswordLength": 48}) {
+		t.Errorf("agent secret GenerateSecretString = %s, want 48 characters without punctuation, no JSON", asJSON(gen))
+	}
+	if n := len(fx.resourcesOf("AWS::SecretsManager::ResourcePolicy")); n != 0 {
+		t.Errorf("%d secret resource policies", n)
+	}
+
+	must(t, func() {
+		fx.template.HasOutput(jsii.String(OutputAgentSecretARN), map[string]any{"Value": ref(agent)})
+	})
+	must(t, func() {
+		fx.template.HasOutput(jsii.String(OutputSecretNames), map[string]any{
+			"Value": "Parley/TELEGRAM_BOT_TOKEN,Parley/TELEGRAM_WEBHOOK_SECRET,Parley/SLACK_SIGNING_SECRET," +
+				"Parley/SLACK_BOT_TOKEN,Parley/PARLEY_EVENTS_SECRETS,Parley/GITHUB_WEBHOOK_SECRET",
+		})
+	})
+	if _, ok := fx.json["Outputs"].(map[string]any)["SecretArn"]; ok {
+		t.Error("the old SecretArn output is still there")
+	}
+	if fx.stack.SecretPrefix != *fx.stack.Stack.StackName()+"/" {
+		t.Errorf("default secret prefix %q, want <stack name>/", fx.stack.SecretPrefix)
+	}
+}
+
+// TestIngressConcurrency (security finding): every public Function URL
+// function has reserved concurrency, so a flood cannot drain the account's
+// concurrency; nothing else reserves any.
+func TestIngressConcurrency(t *testing.T) {
+	for name, want := range map[string]int{"default": DefaultIngressConcurrency, "options": optIngressConcurrency} {
+		fx := fixtures(t)[name]
+		for _, fn := range resources.Functions() {
+			got, ok := props(fx.resource(t, fx.logicalID(fx.stack.Functions[fn.Name])))["ReservedConcurrentExecutions"]
+			switch {
+			case fn.Kind == resources.Ingress && !equalJSON(got, want):
+				t.Errorf("%s: %s ReservedConcurrentExecutions = %v, want %d", name, fn.Name, got, want)
+			case fn.Kind != resources.Ingress && ok:
+				t.Errorf("%s: %s (%s) reserves %v", name, fn.Name, fn.Kind, got)
+			}
 		}
 	}
-	if _, ok := fx.json["Outputs"].(map[string]any)[OutputSecretARN]; !ok {
-		t.Errorf("no %s output", OutputSecretARN)
+	if DefaultIngressConcurrency != 10 {
+		t.Errorf("default %d, want 10", DefaultIngressConcurrency)
+	}
+}
+
+// 0 reserves nothing (ReservedConcurrentExecutions 0 would throttle every
+// request).
+func TestNoIngressConcurrency(t *testing.T) {
+	assets := t.TempDir()
+	if err := writeZips(assets); err != nil {
+		t.Fatal(err)
+	}
+	app := awscdk.NewApp(nil)
+	zero := 0
+	s, err := New(app, "Parley", nil, Config{AssetDir: assets, IngressConcurrency: &zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpl map[string]any
+	must(t, func() { tpl = *assertions.Template_FromStack(s.Stack, nil).ToJSON() })
+	for id, r := range tpl["Resources"].(map[string]any) {
+		r := r.(map[string]any)
+		if _, ok := props(r)["ReservedConcurrentExecutions"]; r["Type"] == "AWS::Lambda::Function" && ok {
+			t.Errorf("%s reserves concurrency with %s=0", id, ContextIngressConcurrency)
+		}
 	}
 }
 
@@ -581,23 +810,25 @@ func TestAlarms(t *testing.T) {
 	}
 }
 
-// The options fixture sets every context key: an imported secret, an agent,
-// an alarm email and a stack name.
+// The options fixture sets every context key: a secret prefix, an ingress
+// concurrency, an agent, an alarm email and a stack name.
 const (
-	optSecretARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:parley/prod-AbC123"
-	optAgentURL  = "https://agent.example.com/turn"
-	optEmail     = "oncall@example.com"
-	optStack     = "ParleyStaging"
+	optSecretPrefix       = "parley/staging/"
+	optIngressConcurrency = 25
+	optAgentURL           = "https://agent.example.com/turn"
+	optEmail              = "oncall@example.com"
+	optStack              = "ParleyStaging"
 )
 
 func optionsFixture(t *testing.T) *fixture {
 	t.Helper()
 	optionsOnce.Do(func() {
 		optionsFx, optionsErr = synthesize("options", map[string]any{
-			ContextSecretARN:  optSecretARN,
-			ContextAgentURL:   optAgentURL,
-			ContextAlarmEmail: optEmail,
-			ContextStackName:  optStack,
+			ContextSecretPrefix:       optSecretPrefix,
+			ContextIngressConcurrency: optIngressConcurrency,
+			ContextAgentURL:           optAgentURL,
+			ContextAlarmEmail:         optEmail,
+			ContextStackName:          optStack,
 			ContextEnv: `{"PARLEY_BUBBLE_DELAY":"800ms","PARLEY_TRIAGE":"{\"quiet_hours\":\"22:00-07:00\"}",` +
 				`"PARLEY_AGENT_TIMEOUT":"300s","PARLEY_SEND_TIMEOUT":"26s"}`,
 		})
@@ -621,26 +852,38 @@ func TestOptions(t *testing.T) {
 	if got := *fx.stack.Stack.StackName(); got != optStack {
 		t.Errorf("stack name %s, want %s", got, optStack)
 	}
-	if n := len(fx.resourcesOf("AWS::SecretsManager::Secret")); n != 0 {
-		t.Errorf("%d secrets created with %s set", n, ContextSecretARN)
+	if n := len(fx.resourcesOf("AWS::SecretsManager::Secret")); n != 1 {
+		t.Errorf("%d secrets created, want the agent secret only", n)
 	}
 	for _, fn := range resources.Functions() {
-		env := props(fx.resource(t, fx.logicalID(fx.stack.Functions[fn.Name])))["Environment"].(map[string]any)["Variables"]
-		want := wantEnvironment(fx, fn, optAgentURL)
+		env := environmentOf(t, fx, fn)
+		// PARLEY_SECRETS names the operator's secrets with the prefix.
+		want := wantEnvironment(t, fx, fn, optAgentURL, optSecretPrefix)
 		want["PARLEY_BUBBLE_DELAY"] = "800ms"
 		want["PARLEY_TRIAGE"] = `{"quiet_hours":"22:00-07:00"}`
 		want["PARLEY_AGENT_TIMEOUT"], want["PARLEY_SEND_TIMEOUT"] = "300s", "26s"
 		if !equalJSON(env, want) {
 			t.Errorf("%s environment:\n got %s\nwant %s", fn.Name, asJSON(env), asJSON(want))
 		}
-		if got := grants(t, fx, fx.logicalID(fx.stack.Functions[fn.Name].Role()))["secretsmanager:GetSecretValue"]; !slices.Equal(got, []string{asJSON(optSecretARN)}) {
-			t.Errorf("%s reads the secret on %v, want exactly %s", fn.Name, got, optSecretARN)
+		// And so do the grants.
+		got := renderedGrants(t, grants(t, fx, fx.logicalID(fx.stack.Functions[fn.Name].Role()))["secretsmanager:GetSecretValue"])
+		slices.Sort(got)
+		if want := wantSecretGrants(t, fx, fn, optSecretPrefix); !slices.Equal(got, want) {
+			t.Errorf("%s reads secrets on %v, want exactly %v", fn.Name, got, want)
+		}
+		for _, g := range got {
+			if strings.Contains(g, ":secret:") && !strings.Contains(g, ":secret:"+optSecretPrefix) {
+				t.Errorf("%s reads %s, outside %s", fn.Name, g, optSecretPrefix)
+			}
 		}
 	}
 	for _, q := range resources.Queues() {
 		if got := props(fx.resource(t, fx.logicalID(fx.stack.Queues[q.Name])))["QueueName"]; got != QueueName(optStack, q.Name) {
 			t.Errorf("queue name %v, want %s", got, QueueName(optStack, q.Name))
 		}
+	}
+	if got := fx.json["Outputs"].(map[string]any)[OutputSecretNames].(map[string]any)["Value"]; !strings.HasPrefix(asJSON(got), `"`+optSecretPrefix+"TELEGRAM_BOT_TOKEN,") {
+		t.Errorf("%s = %v, want names under %s", OutputSecretNames, got, optSecretPrefix)
 	}
 	must(t, func() {
 		fx.template.HasResourceProperties(jsii.String("AWS::SNS::Subscription"), map[string]any{

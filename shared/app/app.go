@@ -43,21 +43,27 @@ type Deps struct {
 	HTTP *http.Client
 }
 
-// Load reads the configuration (and, in AWS, the secret), and builds the
-// logger and the AWS clients. The SDK finds its endpoints the standard way:
-// AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL for
-// emulators, the region's endpoints otherwise.
-func Load(ctx context.Context) (Deps, error) {
-	cfg, err := config.Load(ctx, func(ctx context.Context) (aws.Config, error) { return awsconfig.LoadDefaultConfig(ctx) })
-	if err != nil {
-		return Deps{}, err
-	}
+// Load reads the configuration (and, in AWS, fn's own secrets), and builds
+// the logger and the AWS clients, from one AWS configuration. The SDK finds
+// its endpoints the standard way: AWS_ENDPOINT_URL_DYNAMODB /
+// AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL for emulators, the region's
+// endpoints otherwise.
+func Load(ctx context.Context, fn resources.FunctionSpec) (Deps, error) {
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return Deps{}, fmt.Errorf("load AWS config: %w", err)
 	}
+	cfg, err := config.Load(ctx, func(context.Context) (aws.Config, error) { return awsCfg, nil }, fn.Secrets)
+	if err != nil {
+		return Deps{}, err
+	}
 	log := NewLogger(os.Stdout, cfg.LogLevel)
 	awsCfg.Logger = sdkLogger(log)
+	for _, u := range cfg.Unread {
+		// A platform the operator does not use has no secrets; one that is
+		// needed fails the start with its own message, after this line.
+		log.Warn("secret absent or not readable: its setting is unset", "key", u.Key, "secret_id", u.SecretID, "code", u.Code)
+	}
 	return Deps{
 		Config:   cfg,
 		Log:      log,

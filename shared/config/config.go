@@ -10,10 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/envelope"
@@ -59,6 +62,18 @@ type Config struct {
 	// triage.ParseConfig). Defaults to no quiet hours, no cooldown and no
 	// daily cap, in UTC.
 	Triage triage.Config
+
+	// Unread lists the function's secrets Load could not read because they
+	// do not exist (or, what AWS answers for a missing secret under a grant
+	// scoped to existing ones, because reading them was denied): their keys
+	// are unset. The function logs them at start-up.
+	Unread []UnreadSecret
+}
+
+// UnreadSecret is a secret Load found absent: the key it would have set, the
+// secret's id, and the error code Secrets Manager answered.
+type UnreadSecret struct {
+	Key, SecretID, Code string
 }
 
 // Events configures the proactive events webhook. The events function
@@ -136,40 +151,91 @@ type Slack struct {
 // Getenv looks a variable up; empty means unset.
 type Getenv func(key string) string
 
-// Load reads the environment and, when PARLEY_SECRET_ARN is set, overlays the
-// secret's JSON keys for every variable the environment leaves empty.
-func Load(ctx context.Context, awsCfg func(context.Context) (aws.Config, error)) (Config, error) {
+// Load reads the environment and, when PARLEY_SECRETS is set (in AWS), the
+// function's own secrets: each key in it is read from the Secrets Manager
+// secret it names, a plain string, with the keys' reads side by side, and
+// used for every variable the environment leaves empty. A secret that does
+// not exist leaves its key unset and is listed in Config.Unread (a platform
+// the operator does not use has no secrets); any other failure is an error
+// naming the key, never the value.
+// keys are the keys the function may read (its resources.FunctionSpec.Secrets):
+// PARLEY_SECRETS naming any other key is refused.
+func Load(ctx context.Context, awsCfg func(context.Context) (aws.Config, error), keys []string) (Config, error) {
 	getenv := os.Getenv
-	if arn := getenv(resources.EnvSecretARN); arn != "" {
+	if ids := getenv(resources.EnvSecrets); ids != "" {
+		var byKey map[string]string
+		if err := json.Unmarshal([]byte(ids), &byKey); err != nil {
+			return Config{}, fmt.Errorf("%s: want a JSON object of secret keys to secret ids: %v", resources.EnvSecrets, err)
+		}
+		for k := range byKey {
+			if !slices.Contains(keys, k) {
+				return Config{}, fmt.Errorf("%s names %s, which this function does not read", resources.EnvSecrets, k)
+			}
+		}
 		cfg, err := awsCfg(ctx)
 		if err != nil {
 			return Config{}, fmt.Errorf("load AWS config: %w", err)
 		}
-		secrets, err := fetchSecret(ctx, secretsmanager.NewFromConfig(cfg), arn)
+		secrets, unread, err := fetchSecrets(ctx, secretsmanager.NewFromConfig(cfg), byKey)
 		if err != nil {
 			return Config{}, err
 		}
-		getenv = func(k string) string {
+		c, err := FromEnv(func(k string) string {
 			if v := os.Getenv(k); v != "" {
 				return v
 			}
 			return secrets[k]
-		}
+		})
+		c.Unread = unread
+		return c, err
 	}
 	return FromEnv(getenv)
 }
 
-func fetchSecret(ctx context.Context, sm *secretsmanager.Client, arn string) (map[string]string, error) {
-	out, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
-	if err != nil {
-		return nil, fmt.Errorf("read secret %s: %w", arn, err)
+// fetchSecrets reads each key's secret, side by side.
+func fetchSecrets(ctx context.Context, sm *secretsmanager.Client, byKey map[string]string) (map[string]string, []UnreadSecret, error) {
+	var (
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+		out    = map[string]string{}
+		unread []UnreadSecret
+		errs   []error
+	)
+	for key, id := range byKey {
+		wg.Go(func() {
+			v, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
+			mu.Lock()
+			defer mu.Unlock()
+			switch code := absent(err); {
+			case code != "":
+				unread = append(unread, UnreadSecret{Key: key, SecretID: id, Code: code})
+			case err != nil:
+				errs = append(errs, fmt.Errorf("read the secret of %s (%s): %w", key, id, err))
+			default:
+				out[key] = aws.ToString(v.SecretString)
+			}
+		})
 	}
-	var m map[string]string
-	if err := json.Unmarshal([]byte(aws.ToString(out.SecretString)), &m); err != nil {
-		// Never echo the secret's content.
-		return nil, fmt.Errorf("secret %s is not a JSON object of strings", arn)
+	wg.Wait()
+	slices.SortFunc(unread, func(a, b UnreadSecret) int { return strings.Compare(a.Key, b.Key) })
+	return out, unread, errors.Join(errs...)
+}
+
+// absent returns the error code when err says the secret does not exist: not
+// found, or access denied, which is what AWS answers for a missing secret
+// when the grant names existing secrets only (<name>-??????), since there is
+// no full ARN to match it against. A secret that exists but is denied is
+// unset too: no value could have been read either way.
+func absent(err error) string {
+	var missing *smtypes.ResourceNotFoundException
+	if errors.As(err, &missing) {
+		return missing.ErrorCode()
 	}
-	return m, nil
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "AccessDeniedException" {
+		return api.ErrorCode()
+	}
+	return ""
 }
 
 // FromEnv builds a Config from variables, with defaults, and reports every

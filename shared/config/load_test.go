@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,11 +21,12 @@ import (
 )
 
 // Secrets Manager has no emulator on these machines. secretsServer speaks its
-// wire protocol (JSON 1.1, GetSecretValue only) so Load runs with the real SDK
+// wire protocol (JSON 1.1, GetSecretValue only; one secret per key) so Load runs with the real SDK
 // client end to end: request, response, error and all.
 type secretsServer struct {
 	mu       sync.Mutex
 	secrets  map[string]string // SecretId -> SecretString
+	fail     map[string]string // SecretId -> error type answered
 	requests []string          // SecretIds asked for
 }
 
@@ -38,8 +41,14 @@ func (s *secretsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, in.SecretId)
 	secret, ok := s.secrets[in.SecretId]
+	failure := s.fail[in.SecretId]
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	if failure != "" {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"__type":"` + failure + `","Message":"no"}`))
+		return
+	}
 	if !ok {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write([]byte(`{"__type":"ResourceNotFoundException","Message":"Secrets Manager can't find the specified secret."}`))
@@ -60,21 +69,31 @@ func awsConfigFor(srv *httptest.Server, calls *int) func(context.Context) (aws.C
 	}
 }
 
-const testARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:parley-AbC123"
+// secretID names a test secret the way the stack names one: <stack>/<KEY>.
+func secretID(key string) string { return "Parley/" + key }
 
 // clearEnv sets every variable Load may read to empty for this test, so the
 // developer's own environment cannot leak in.
 func clearEnv(t *testing.T) {
-	for _, k := range append(resources.SecretKeys(), resources.EnvSecretARN, resources.EnvTable,
+	for _, k := range append(resources.SecretKeys(), resources.EnvSecrets, resources.EnvTable,
 		resources.EnvInboundQueueURL, resources.EnvOutboundQueueURL, "PARLEY_AGENT_URL", "PARLEY_AGENT_TIMEOUT",
 		"PARLEY_LOG_LEVEL", "PARLEY_DEDUPE_TTL", "PARLEY_TRIAGE", "PARLEY_UNKNOWN_SEND_POLICY") {
 		t.Setenv(k, "")
 	}
 }
 
+func secretsEnv(t *testing.T, keys ...string) {
+	m := map[string]string{}
+	for _, k := range keys {
+		m[k] = secretID(k)
+	}
+	b, _ := json.Marshal(m)
+	t.Setenv(resources.EnvSecrets, string(b))
+}
+
 // Load reads the process environment, so these tests cannot run in parallel.
 
-func TestLoadWithoutSecretReadsTheEnvironmentOnly(t *testing.T) {
+func TestLoadWithoutSecretsReadsTheEnvironmentOnly(t *testing.T) {
 	clearEnv(t)
 	t.Setenv(resources.EnvTable, "parley-State")
 	t.Setenv(resources.SecretTelegramBotToken, "7000000001:env")
@@ -82,98 +101,124 @@ func TestLoadWithoutSecretReadsTheEnvironmentOnly(t *testing.T) {
 	c, err := config.Load(t.Context(), func(context.Context) (aws.Config, error) {
 		calls++
 		return aws.Config{}, errors.New("must not be called")
-	})
+	}, resources.Telegram.Secrets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if calls != 0 {
-		t.Fatalf("AWS config loaded %d times without %s", calls, resources.EnvSecretARN)
+		t.Fatalf("AWS config loaded %d times without %s", calls, resources.EnvSecrets)
 	}
 	if c.Table != "parley-State" || c.Telegram.BotToken != "7000000001:env" || c.DedupeTTL != 168*time.Hour {
 		t.Fatalf("config = table %q, token %q, ttl %v", c.Table, c.Telegram.BotToken, c.DedupeTTL)
 	}
 }
 
-func TestLoadOverlaysTheSecret(t *testing.T) {
-	secret, _ := json.Marshal(map[string]string{
-		resources.SecretTelegramBotToken: "7000000001:from-secret", // the environment wins
-		resources.SecretSlackBotToken:    "xoxb-from-secret",       // fills an empty variable
-		resources.SecretAgentSecret:      "agent-from-secret",
-		"PARLEY_AGENT_TIMEOUT":           "7s", // any variable may come from the secret
-	})
-	sm := &secretsServer{secrets: map[string]string{testARN: string(secret)}}
+// TestLoadReadsOnlyTheFunctionsOwnSecrets (finding 9.5): one secret per key,
+// so each function reads (and IAM lets it read) only its own.
+func TestLoadReadsOnlyTheFunctionsOwnSecrets(t *testing.T) {
+	sm := &secretsServer{secrets: map[string]string{
+		secretID(resources.SecretTelegramBotToken): "7000000001:from-secret", // the environment wins
+		secretID(resources.SecretSlackBotToken):    "xoxb-from-secret",       // fills an empty variable
+		secretID(resources.SecretAgentSecret):      "agent-from-secret",
+	}}
 	srv := httptest.NewServer(sm)
 	defer srv.Close()
 
 	clearEnv(t)
-	t.Setenv(resources.EnvSecretARN, testARN)
+	secretsEnv(t, resources.Turn.Secrets...) // the agent secret and both bot tokens
 	t.Setenv(resources.SecretTelegramBotToken, "7000000001:from-env")
 	calls := 0
-	c, err := config.Load(t.Context(), awsConfigFor(srv, &calls))
+	c, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Turn.Secrets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 1 || len(sm.requests) != 1 || sm.requests[0] != testARN {
-		t.Fatalf("AWS config loaded %d times, secrets asked for %v; want one read of %s", calls, sm.requests, testARN)
+	slices.Sort(sm.requests)
+	want := []string{secretID(resources.SecretAgentSecret), secretID(resources.SecretSlackBotToken), secretID(resources.SecretTelegramBotToken)}
+	if calls != 1 || !slices.Equal(sm.requests, want) {
+		t.Fatalf("AWS config loaded %d times, secrets asked for %v; want one config and %v", calls, sm.requests, want)
 	}
 	checks := []struct{ name, got, want string }{
 		{"Telegram.BotToken (environment wins)", c.Telegram.BotToken, "7000000001:from-env"},
-		{"Slack.BotToken (from the secret)", c.Slack.BotToken, "xoxb-from-secret"},
-		{"Agent.Secret (from the secret)", c.Agent.Secret, "agent-from-secret"},
-		{"Agent.Timeout (from the secret)", c.Agent.Timeout.String(), "7s"},
-		{"Slack.SigningSecret (in neither)", c.Slack.SigningSecret, ""},
+		{"Slack.BotToken (from its secret)", c.Slack.BotToken, "xoxb-from-secret"},
+		{"Agent.Secret (from its secret)", c.Agent.Secret, "agent-from-secret"},
+		{"Slack.SigningSecret (not this function's)", c.Slack.SigningSecret, ""},
 	}
 	for _, ck := range checks {
 		if ck.got != ck.want {
 			t.Errorf("%s = %q, want %q", ck.name, ck.got, ck.want)
 		}
 	}
+
+	// A key the function does not read is refused, before any read.
+	clearEnv(t)
+	secretsEnv(t, resources.SecretSlackSigningSecret)
+	sm.requests = nil
+	if _, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Telegram.Secrets); err == nil || !strings.Contains(err.Error(), resources.SecretSlackSigningSecret) {
+		t.Fatalf("a secret of another function: %v", err)
+	}
+	if len(sm.requests) != 0 {
+		t.Fatalf("read %v", sm.requests)
+	}
 }
 
 func TestLoadFailures(t *testing.T) {
 	const leaked = "s3cr3t-token-value"
 	sm := &secretsServer{secrets: map[string]string{
-		testARN + "-numbers": `{"TELEGRAM_BOT_TOKEN":"` + leaked + `","PARLEY_MAX_BUBBLES":4}`,
-		testARN + "-array":   `["` + leaked + `"]`,
-		testARN + "-bad":     `{"PARLEY_AGENT_TIMEOUT":"forever","SLACK_BOT_TOKEN":"` + leaked + `"}`,
+		secretID(resources.SecretAgentSecret): leaked,
+	}, fail: map[string]string{
+		secretID(resources.SecretTelegramBotToken): "AccessDeniedException",
+		secretID(resources.SecretSlackBotToken):    "DecryptionFailure",
 	}}
 	srv := httptest.NewServer(sm)
 	defer srv.Close()
 
-	cases := []struct {
-		name, arn string
-		want      []string
-	}{
-		{"SecretNotAnObjectOfStrings", testARN + "-numbers", []string{testARN + "-numbers", "not a JSON object of strings"}},
-		{"SecretNotAnObject", testARN + "-array", []string{"not a JSON object of strings"}},
-		{"SecretMissing", testARN + "-gone", []string{"read secret " + testARN + "-gone", "ResourceNotFoundException"}},
-		{"MalformedValueFromTheSecret", testARN + "-bad", []string{"PARLEY_AGENT_TIMEOUT", `"forever"`}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			clearEnv(t)
-			t.Setenv(resources.EnvSecretARN, tc.arn)
-			calls := 0
-			_, err := config.Load(t.Context(), awsConfigFor(srv, &calls))
-			if err == nil {
-				t.Fatal("Load succeeded")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error does not mention %q: %v", w, err)
-				}
-			}
-			if strings.Contains(err.Error(), leaked) {
-				t.Errorf("error holds the secret's content: %v", err)
-			}
-		})
-	}
-
+	// A platform the operator does not use has no secrets. Under a grant on
+	// <name>-?????? AWS answers a missing secret with AccessDeniedException
+	// (no full ARN exists to match), so both codes leave the key unset and
+	// are reported, never fatal.
+	t.Run("MissingSecretIsUnset", func(t *testing.T) {
+		clearEnv(t)
+		secretsEnv(t, resources.SecretTelegramBotToken, resources.SecretAgentSecret)
+		t.Setenv(resources.EnvSecrets, strings.Replace(os.Getenv(resources.EnvSecrets), "}",
+			`,"SLACK_BOT_TOKEN":"Parley/never-created"}`, 1))
+		calls := 0
+		c, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Turn.Secrets)
+		if err != nil || c.Slack.BotToken != "" || c.Telegram.BotToken != "" || c.Agent.Secret != leaked {
+			t.Fatalf("Load = %v; slack token %q, telegram token %q", err, c.Slack.BotToken, c.Telegram.BotToken)
+		}
+		want := []config.UnreadSecret{
+			{Key: resources.SecretSlackBotToken, SecretID: "Parley/never-created", Code: "ResourceNotFoundException"},
+			{Key: resources.SecretTelegramBotToken, SecretID: secretID(resources.SecretTelegramBotToken), Code: "AccessDeniedException"},
+		}
+		if !slices.Equal(c.Unread, want) {
+			t.Fatalf("Unread = %+v, want %+v", c.Unread, want)
+		}
+	})
+	t.Run("ReadFailureNamesTheKeyNotTheValue", func(t *testing.T) {
+		clearEnv(t)
+		secretsEnv(t, resources.SecretSlackBotToken, resources.SecretAgentSecret)
+		calls := 0
+		_, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Turn.Secrets)
+		if err == nil || !strings.Contains(err.Error(), resources.SecretSlackBotToken) || !strings.Contains(err.Error(), "DecryptionFailure") {
+			t.Fatalf("Load = %v", err)
+		}
+		if strings.Contains(err.Error(), leaked) {
+			t.Errorf("error holds a secret's content: %v", err)
+		}
+	})
+	t.Run("NotJSON", func(t *testing.T) {
+		clearEnv(t)
+		t.Setenv(resources.EnvSecrets, "Parley/TELEGRAM_BOT_TOKEN")
+		calls := 0
+		if _, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Turn.Secrets); err == nil || !strings.Contains(err.Error(), resources.EnvSecrets) {
+			t.Fatalf("Load = %v", err)
+		}
+	})
 	t.Run("AWSConfigFails", func(t *testing.T) {
 		clearEnv(t)
-		t.Setenv(resources.EnvSecretARN, testARN)
+		secretsEnv(t, resources.SecretAgentSecret)
 		cause := errors.New("no credentials")
-		_, err := config.Load(t.Context(), func(context.Context) (aws.Config, error) { return aws.Config{}, cause })
+		_, err := config.Load(t.Context(), func(context.Context) (aws.Config, error) { return aws.Config{}, cause }, resources.Turn.Secrets)
 		if !errors.Is(err, cause) || !strings.Contains(err.Error(), "load AWS config") {
 			t.Fatalf("err = %v, want the AWS config error wrapped", err)
 		}

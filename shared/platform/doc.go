@@ -9,4 +9,11 @@
 // was fully written and got no complete answer may have been delivered, and is
 // reported as message.FailUnknown so the delivery function never resends it
 // blindly.
+//
+// Text is inert. An adapter sends the agent's text so that it renders as
+// written: no markup parsing, no mentions, no channel pings, no disguised
+// links, unless the operator opted in with a documented setting
+// (SLACK_TRUST_AGENT_MARKUP, for one). A platform that parses by default is
+// told not to (Telegram: no parse_mode; Slack: & < > escaped and link_names
+// off), and the adapter's tests prove it.
 package platform

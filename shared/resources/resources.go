@@ -17,9 +17,11 @@ const (
 	// itself (see package consumer).
 	EnvInboundDLQURL  = "PARLEY_INBOUND_DLQ_URL"
 	EnvOutboundDLQURL = "PARLEY_OUTBOUND_DLQ_URL"
-	// EnvSecretARN names the Secrets Manager secret (a JSON object of the
-	// Secret keys below) a function reads at cold start in AWS.
-	EnvSecretARN = "PARLEY_SECRET_ARN"
+	// EnvSecrets tells a function, in AWS, where its secrets are: a JSON
+	// object of the Secret keys below that it reads (FunctionSpec.Secrets)
+	// to the Secrets Manager secret holding each one's value. One secret per
+	// key, so IAM lets each function read only its own.
+	EnvSecrets = "PARLEY_SECRETS"
 )
 
 // KeyType is a DynamoDB scalar attribute type.
@@ -98,8 +100,10 @@ var Sweep = Index{
 }
 
 // SweepShard is the one partition of the sweep index. Every write to the
-// index lands on it: about 1,000 index writes a second, two per message,
-// before it throttles (docs/capacity.md).
+// index lands on it, two per message (an intent entering and leaving the
+// list), and DynamoDB throttles a partition at about 1,000 writes a second:
+// about 500 messages a second before an index shard would be needed, which
+// Parley does not have yet.
 const SweepShard = "s0"
 
 // QueueSpec describes a FIFO queue and its FIFO dead-letter queue.
