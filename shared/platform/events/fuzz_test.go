@@ -100,3 +100,44 @@ func FuzzReceiverParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseSources feeds any sources and secrets configuration to
+// ParseSources: it never panics, and whatever it accepts is usable: every
+// source has a name, at least one secret of MinSecretBytes or more, and
+// targets in canonical form that match themselves.
+func FuzzParseSources(f *testing.F) {
+	f.Add(testSources, testSecrets, "", "")
+	f.Add(`{"gh":{"scheme":"github","targets":["telegram:7000000001:42"]}}`, `{"gh":"0123456789abcdef01234567"}`, "", "")
+	f.Add("", "", testGitHubSecret+"-long-enough", testGitHubTarget.Key())
+	f.Add(`{"a":{"targets":["slack:t0team0001:c1:*"]}}`, `{"a":["whsec_`+strings.Repeat("A", 40)+`"]}`, "", "")
+	f.Add(`{"a":{"targets":["telegram:*"]}}`, `{"a":"x,y"}`, "", "")
+	f.Fuzz(func(t *testing.T, sources, secrets, ghSecret, ghTarget string) {
+		got, err := ParseSources(sources, secrets, ghSecret, ghTarget, testCanonical)
+		if err != nil {
+			if len(got) != 0 {
+				t.Fatalf("an error and %d sources", len(got))
+			}
+			return
+		}
+		for _, s := range got {
+			if s.Name == "" || len(s.Secrets) == 0 || len(s.Targets) == 0 {
+				t.Fatalf("accepted an unusable source %+v", s)
+			}
+			for _, sec := range s.Secrets {
+				if sec.Len() < MinSecretBytes {
+					t.Fatalf("source %s: a %d-byte secret accepted", s.Name, sec.Len())
+				}
+			}
+			for _, p := range s.Targets {
+				c := testCanonical[p.Thread.Platform]
+				if c == nil {
+					t.Fatalf("source %s: target %s on a platform Parley does not send on", s.Name, p)
+				}
+				again, err := ParsePattern(p.String(), c)
+				if err != nil || again != p {
+					t.Fatalf("source %s: target %s does not parse back to itself: %+v, %v", s.Name, p, again, err)
+				}
+			}
+		}
+	})
+}

@@ -248,7 +248,11 @@ func ParseSources(sources, secrets, githubSecret, githubTarget string, canon map
 			errs = append(errs, fmt.Errorf("PARLEY_EVENTS_SECRETS names the source %q, which PARLEY_EVENTS_SOURCES does not declare", name))
 		}
 	}
-	return out, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		// All or nothing: a half-read configuration serves no one.
+		return nil, err
+	}
+	return out, nil
 }
 
 // strictJSON decodes one JSON value into v, refusing unknown fields.
