@@ -7,6 +7,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/parleyhq/parley/shared/envelope/internal/jsonscan"
+	"github.com/parleyhq/parley/shared/message"
 )
 
 // Ask is Parley's question extension, next type "ask":
@@ -18,72 +21,26 @@ import (
 //	    "required": ["seat"]}}}
 //
 // requestedSchema is an MCP elicitation form: a flat object of primitive
-// fields. Parsing keeps the agent's property order.
+// fields. Parsing keeps the agent's property order. The question itself is
+// the neutral message.Question (Message non-blank; Fields in property order,
+// with ids "q0", "q1", …), which adapters render; only the schema is the
+// agent's wire form.
+//
+// Each property shape maps to one message.FieldKind:
+//
+//   - {"type": "string"}, optional minLength, maxLength, format: FieldText;
+//   - {"type": "string"} with "oneOf" [{const, title}], or with "enum" (and
+//     optionally the legacy "enumNames"): FieldSingleSelect;
+//   - {"type": "number"} and {"type": "integer"}, optional minimum, maximum:
+//     FieldNumber and FieldInteger;
+//   - {"type": "boolean"}: FieldBoolean;
+//   - {"type": "array"} whose "items" has "anyOf" [{const, title}] or is
+//     {"type": "string", "enum": [...]}, optional minItems, maxItems:
+//     FieldMultiSelect.
 type Ask struct {
-	// Message is the question shown to people (non-blank).
-	Message string
-	// Fields are the form's fields, in the agent's property order.
-	Fields []Field
+	message.Question
 	// Schema is the agent's requestedSchema, compacted, as received.
-	Schema json.RawMessage
-}
-
-// FieldKind is the kind of input a Field asks for.
-type FieldKind string
-
-const (
-	// FieldText: {"type": "string"}, with optional minLength, maxLength, format.
-	FieldText FieldKind = "text"
-	// FieldNumber: {"type": "number"}, optional minimum, maximum.
-	FieldNumber FieldKind = "number"
-	// FieldInteger: {"type": "integer"}, optional minimum, maximum.
-	FieldInteger FieldKind = "integer"
-	// FieldBoolean: {"type": "boolean"}.
-	FieldBoolean FieldKind = "boolean"
-	// FieldSingleSelect: {"type": "string"} with "oneOf" [{const, title}],
-	// or with "enum" (and optionally the legacy "enumNames").
-	FieldSingleSelect FieldKind = "single_select"
-	// FieldMultiSelect: {"type": "array"} whose "items" has "anyOf"
-	// [{const, title}] or is {"type": "string", "enum": [...]}; optional
-	// minItems, maxItems.
-	FieldMultiSelect FieldKind = "multi_select"
-)
-
-// Field is one field of an ask form.
-type Field struct {
-	// ID is Parley's short id, shown to people: "q0", "q1", … in property
-	// order.
-	ID string
-	// Key is the agent's property name. It stays internal: answers go back
-	// to the agent under it.
-	Key         string
-	Kind        FieldKind
-	Title       string
-	Description string
-	Required    bool
-	// Options are a select's choices, in the agent's order.
-	Options []Option
-	// MinLength, MaxLength and Format constrain FieldText (Format is "",
-	// "email", "uri", "date" or "date-time").
-	MinLength, MaxLength *int
-	Format               string
-	// Minimum and Maximum constrain FieldNumber and FieldInteger.
-	Minimum, Maximum *float64
-	// MinItems and MaxItems constrain FieldMultiSelect.
-	MinItems, MaxItems *int
-	// Default is the agent's default, nil when none: a string (text, single
-	// select), a float64 (number, integer), a bool, or a []string (multi
-	// select).
-	Default any
-}
-
-// Option is one choice of a select field.
-type Option struct {
-	// Value is what the agent receives ("const", or the "enum" entry).
-	Value string
-	// Title is the label people see; empty for an untitled enum, which
-	// shows Value.
-	Title string
+	Schema json.RawMessage `json:"schema,omitempty"`
 }
 
 // Form limits: generous for a chat question, small enough to render.
@@ -96,10 +53,10 @@ const (
 	maxOptionLen = 200
 )
 
-func validateAsk(n *node, body []byte) (*Ask, *ParseError) {
+func validateAsk(n *jsonscan.Node, body []byte) (*Ask, *ParseError) {
 	const path = "next.request"
-	if n.kind != kindObject {
-		return nil, wrongType(n, path, kindObject)
+	if n.Kind != jsonscan.Object {
+		return nil, wrongType(n, path, jsonscan.Object)
 	}
 	if pe := allowKeys(n, path, "message", "requestedSchema"); pe != nil {
 		return nil, pe
@@ -108,85 +65,85 @@ func validateAsk(n *node, body []byte) (*Ask, *ParseError) {
 	if pe != nil {
 		return nil, pe
 	}
-	if strings.TrimSpace(msg.str) == "" {
-		return nil, perr(ReasonBadAsk, path+".message", msg.off, "message is empty or only whitespace")
+	if strings.TrimSpace(msg.Str) == "" {
+		return nil, perr(ReasonBadAsk, path+".message", msg.Off, "message is empty or only whitespace")
 	}
 	if pe := visible(msg, path+".message"); pe != nil {
 		return nil, pe
 	}
-	s := n.get("requestedSchema")
+	s := n.Get("requestedSchema")
 	if s == nil {
-		return nil, perr(ReasonMissingField, path+".requestedSchema", n.off, "requestedSchema is required")
+		return nil, perr(ReasonMissingField, path+".requestedSchema", n.Off, "requestedSchema is required")
 	}
 	fields, pe := validateForm(s, path+".requestedSchema")
 	if pe != nil {
 		return nil, pe
 	}
-	return &Ask{Message: msg.str, Fields: fields, Schema: compact(body[s.off:s.end])}, nil
+	return &Ask{Question: message.Question{Message: msg.Str, Fields: fields}, Schema: compact(body[s.Off:s.End])}, nil
 }
 
-func validateForm(s *node, path string) ([]Field, *ParseError) {
-	if s.kind != kindObject {
-		return nil, wrongType(s, path, kindObject)
+func validateForm(s *jsonscan.Node, path string) ([]message.Field, *ParseError) {
+	if s.Kind != jsonscan.Object {
+		return nil, wrongType(s, path, jsonscan.Object)
 	}
 	if pe := allowKeys(s, path, "$schema", "type", "properties", "required"); pe != nil {
 		return nil, pe
 	}
-	if v := s.get("$schema"); v != nil && v.kind != kindString {
-		return nil, wrongType(v, path+".$schema", kindString)
+	if v := s.Get("$schema"); v != nil && v.Kind != jsonscan.String {
+		return nil, wrongType(v, path+".$schema", jsonscan.String)
 	}
 	t, pe := requiredString(s, path, "type")
 	if pe != nil {
 		return nil, pe
 	}
-	if t.str != "object" {
-		return nil, perr(ReasonBadAsk, path+".type", t.off, `type must be "object"`)
+	if t.Str != "object" {
+		return nil, perr(ReasonBadAsk, path+".type", t.Off, `type must be "object"`)
 	}
-	props := s.get("properties")
+	props := s.Get("properties")
 	switch {
 	case props == nil:
-		return nil, perr(ReasonMissingField, path+".properties", s.off, "properties is required")
-	case props.kind != kindObject:
-		return nil, wrongType(props, path+".properties", kindObject)
-	case len(props.members) == 0:
-		return nil, perr(ReasonBadAsk, path+".properties", props.off, "a form needs at least one property")
-	case len(props.members) > maxFields:
-		return nil, perr(ReasonBadAsk, path+".properties", props.off, "a form has at most "+strconv.Itoa(maxFields)+" properties")
+		return nil, perr(ReasonMissingField, path+".properties", s.Off, "properties is required")
+	case props.Kind != jsonscan.Object:
+		return nil, wrongType(props, path+".properties", jsonscan.Object)
+	case len(props.Members) == 0:
+		return nil, perr(ReasonBadAsk, path+".properties", props.Off, "a form needs at least one property")
+	case len(props.Members) > maxFields:
+		return nil, perr(ReasonBadAsk, path+".properties", props.Off, "a form has at most "+strconv.Itoa(maxFields)+" properties")
 	}
-	fields := make([]Field, 0, len(props.members))
-	for i, m := range props.members {
-		ppath := joinPath(path+".properties", m.key)
-		if m.key == "" || len(m.key) > maxKeyLen || strings.TrimSpace(m.key) == "" || strings.IndexFunc(m.key, unicode.IsControl) >= 0 {
-			return nil, perr(ReasonBadAsk, ppath, m.off, "property names are 1-64 bytes, not blank, without control characters")
+	fields := make([]message.Field, 0, len(props.Members))
+	for i, m := range props.Members {
+		ppath := joinPath(path+".properties", m.Key)
+		if m.Key == "" || len(m.Key) > maxKeyLen || strings.TrimSpace(m.Key) == "" || strings.IndexFunc(m.Key, unicode.IsControl) >= 0 {
+			return nil, perr(ReasonBadAsk, ppath, m.Off, "property names are 1-64 bytes, not blank, without control characters")
 		}
-		f, pe := validateField(m.val, ppath)
+		f, pe := validateField(m.Val, ppath)
 		if pe != nil {
 			return nil, pe
 		}
 		f.ID = "q" + strconv.Itoa(i)
-		f.Key = m.key
+		f.Key = m.Key
 		fields = append(fields, f)
 	}
-	if req := s.get("required"); req != nil {
-		if req.kind != kindArray {
-			return nil, wrongType(req, path+".required", kindArray)
+	if req := s.Get("required"); req != nil {
+		if req.Kind != jsonscan.Array {
+			return nil, wrongType(req, path+".required", jsonscan.Array)
 		}
-		for i, e := range req.elems {
+		for i, e := range req.Elems {
 			epath := path + ".required[" + strconv.Itoa(i) + "]"
-			if e.kind != kindString {
-				return nil, wrongType(e, epath, kindString)
+			if e.Kind != jsonscan.String {
+				return nil, wrongType(e, epath, jsonscan.String)
 			}
 			k := -1
 			for j := range fields {
-				if fields[j].Key == e.str {
+				if fields[j].Key == e.Str {
 					k = j
 				}
 			}
 			switch {
 			case k < 0:
-				return nil, perr(ReasonBadAsk, epath, e.off, "required names a property that does not exist")
+				return nil, perr(ReasonBadAsk, epath, e.Off, "required names a property that does not exist")
 			case fields[k].Required:
-				return nil, perr(ReasonBadAsk, epath, e.off, "required names a property twice")
+				return nil, perr(ReasonBadAsk, epath, e.Off, "required names a property twice")
 			}
 			fields[k].Required = true
 		}
@@ -194,58 +151,58 @@ func validateForm(s *node, path string) ([]Field, *ParseError) {
 	return fields, nil
 }
 
-func validateField(n *node, path string) (Field, *ParseError) {
-	var f Field
-	if n.kind != kindObject {
-		return f, wrongType(n, path, kindObject)
+func validateField(n *jsonscan.Node, path string) (message.Field, *ParseError) {
+	var f message.Field
+	if n.Kind != jsonscan.Object {
+		return f, wrongType(n, path, jsonscan.Object)
 	}
 	t, pe := requiredString(n, path, "type")
 	if pe != nil {
 		return f, pe
 	}
 	common := []string{"type", "title", "description", "default"}
-	switch t.str {
+	switch t.Str {
 	case "string":
 		switch {
-		case n.get("oneOf") != nil:
-			f.Kind = FieldSingleSelect
+		case n.Get("oneOf") != nil:
+			f.Kind = message.FieldSingleSelect
 			pe = allowKeys(n, path, append(common, "oneOf")...)
 			if pe == nil {
-				f.Options, pe = titledOptions(n.get("oneOf"), path+".oneOf")
+				f.Options, pe = titledOptions(n.Get("oneOf"), path+".oneOf")
 			}
-		case n.get("enum") != nil:
-			f.Kind = FieldSingleSelect
+		case n.Get("enum") != nil:
+			f.Kind = message.FieldSingleSelect
 			pe = allowKeys(n, path, append(common, "enum", "enumNames")...)
 			if pe == nil {
 				f.Options, pe = enumOptions(n, path)
 			}
 		default:
-			f.Kind = FieldText
+			f.Kind = message.FieldText
 			pe = allowKeys(n, path, append(common, "minLength", "maxLength", "format")...)
 			if pe == nil {
 				pe = textConstraints(n, path, &f)
 			}
 		}
 	case "number", "integer":
-		f.Kind = FieldNumber
-		if t.str == "integer" {
-			f.Kind = FieldInteger
+		f.Kind = message.FieldNumber
+		if t.Str == "integer" {
+			f.Kind = message.FieldInteger
 		}
 		pe = allowKeys(n, path, append(common, "minimum", "maximum")...)
 		if pe == nil {
 			pe = numberConstraints(n, path, &f)
 		}
 	case "boolean":
-		f.Kind = FieldBoolean
+		f.Kind = message.FieldBoolean
 		pe = allowKeys(n, path, common...)
 	case "array":
-		f.Kind = FieldMultiSelect
+		f.Kind = message.FieldMultiSelect
 		pe = allowKeys(n, path, append(common, "items", "minItems", "maxItems")...)
 		if pe == nil {
 			pe = multiSelect(n, path, &f)
 		}
 	default:
-		return f, perr(ReasonBadAsk, path+".type", t.off, "type must be string, number, integer, boolean or array")
+		return f, perr(ReasonBadAsk, path+".type", t.Off, "type must be string, number, integer, boolean or array")
 	}
 	if pe != nil {
 		return f, pe
@@ -256,7 +213,7 @@ func validateField(n *node, path string) (Field, *ParseError) {
 	if f.Description, pe = optionalText(n, path, "description", maxDesc); pe != nil {
 		return f, pe
 	}
-	if d := n.get("default"); d != nil {
+	if d := n.Get("default"); d != nil {
 		if f.Default, pe = fieldDefault(d, path+".default", &f); pe != nil {
 			return f, pe
 		}
@@ -266,40 +223,40 @@ func validateField(n *node, path string) (Field, *ParseError) {
 
 // optionalText reads a shown string member: non-blank when present, at most
 // limit code points, no envelope JSON.
-func optionalText(n *node, path, key string, limit int) (string, *ParseError) {
-	v := n.get(key)
+func optionalText(n *jsonscan.Node, path, key string, limit int) (string, *ParseError) {
+	v := n.Get(key)
 	if v == nil {
 		return "", nil
 	}
 	p := joinPath(path, key)
-	if v.kind != kindString {
-		return "", wrongType(v, p, kindString)
+	if v.Kind != jsonscan.String {
+		return "", wrongType(v, p, jsonscan.String)
 	}
-	if strings.TrimSpace(v.str) == "" {
-		return "", perr(ReasonBadAsk, p, v.off, key+" is blank")
+	if strings.TrimSpace(v.Str) == "" {
+		return "", perr(ReasonBadAsk, p, v.Off, key+" is blank")
 	}
-	if utf8.RuneCountInString(v.str) > limit {
-		return "", perr(ReasonBadAsk, p, v.off, key+" is longer than "+strconv.Itoa(limit)+" characters")
+	if utf8.RuneCountInString(v.Str) > limit {
+		return "", perr(ReasonBadAsk, p, v.Off, key+" is longer than "+strconv.Itoa(limit)+" characters")
 	}
 	if pe := visible(v, p); pe != nil {
 		return "", pe
 	}
-	return v.str, nil
+	return v.Str, nil
 }
 
 // titledOptions reads [{"const": …, "title": …}, …].
-func titledOptions(n *node, path string) ([]Option, *ParseError) {
-	if n.kind != kindArray {
-		return nil, wrongType(n, path, kindArray)
+func titledOptions(n *jsonscan.Node, path string) ([]message.Option, *ParseError) {
+	if n.Kind != jsonscan.Array {
+		return nil, wrongType(n, path, jsonscan.Array)
 	}
 	if pe := optionCount(n, path); pe != nil {
 		return nil, pe
 	}
-	opts := make([]Option, 0, len(n.elems))
-	for i, e := range n.elems {
+	opts := make([]message.Option, 0, len(n.Elems))
+	for i, e := range n.Elems {
 		epath := path + "[" + strconv.Itoa(i) + "]"
-		if e.kind != kindObject {
-			return nil, wrongType(e, epath, kindObject)
+		if e.Kind != jsonscan.Object {
+			return nil, wrongType(e, epath, jsonscan.Object)
 		}
 		if pe := allowKeys(e, epath, "const", "title"); pe != nil {
 			return nil, pe
@@ -315,7 +272,7 @@ func titledOptions(n *node, path string) ([]Option, *ParseError) {
 		if pe != nil {
 			return nil, pe
 		}
-		opts = append(opts, Option{Value: c.str, Title: title})
+		opts = append(opts, message.Option{Value: c.Str, Title: title})
 		if pe := checkOption(opts, c, epath+".const"); pe != nil {
 			return nil, pe
 		}
@@ -324,60 +281,60 @@ func titledOptions(n *node, path string) ([]Option, *ParseError) {
 }
 
 // enumOptions reads "enum" and the legacy "enumNames" of n.
-func enumOptions(n *node, path string) ([]Option, *ParseError) {
-	en := n.get("enum")
+func enumOptions(n *jsonscan.Node, path string) ([]message.Option, *ParseError) {
+	en := n.Get("enum")
 	epath := path + ".enum"
-	if en.kind != kindArray {
-		return nil, wrongType(en, epath, kindArray)
+	if en.Kind != jsonscan.Array {
+		return nil, wrongType(en, epath, jsonscan.Array)
 	}
 	if pe := optionCount(en, epath); pe != nil {
 		return nil, pe
 	}
-	opts := make([]Option, 0, len(en.elems))
-	for i, e := range en.elems {
+	opts := make([]message.Option, 0, len(en.Elems))
+	for i, e := range en.Elems {
 		ipath := epath + "[" + strconv.Itoa(i) + "]"
-		if e.kind != kindString {
-			return nil, wrongType(e, ipath, kindString)
+		if e.Kind != jsonscan.String {
+			return nil, wrongType(e, ipath, jsonscan.String)
 		}
-		opts = append(opts, Option{Value: e.str})
+		opts = append(opts, message.Option{Value: e.Str})
 		if pe := checkOption(opts, e, ipath); pe != nil {
 			return nil, pe
 		}
 	}
-	if names := n.get("enumNames"); names != nil {
+	if names := n.Get("enumNames"); names != nil {
 		npath := path + ".enumNames"
-		if names.kind != kindArray {
-			return nil, wrongType(names, npath, kindArray)
+		if names.Kind != jsonscan.Array {
+			return nil, wrongType(names, npath, jsonscan.Array)
 		}
-		if len(names.elems) != len(opts) {
-			return nil, perr(ReasonBadAsk, npath, names.off, "enumNames must have one name per enum value")
+		if len(names.Elems) != len(opts) {
+			return nil, perr(ReasonBadAsk, npath, names.Off, "enumNames must have one name per enum value")
 		}
-		for i, e := range names.elems {
+		for i, e := range names.Elems {
 			ipath := npath + "[" + strconv.Itoa(i) + "]"
-			if e.kind != kindString {
-				return nil, wrongType(e, ipath, kindString)
+			if e.Kind != jsonscan.String {
+				return nil, wrongType(e, ipath, jsonscan.String)
 			}
-			if strings.TrimSpace(e.str) == "" || utf8.RuneCountInString(e.str) > maxOptionLen {
-				return nil, perr(ReasonBadAsk, ipath, e.off, "option titles are 1-200 characters, not blank")
+			if strings.TrimSpace(e.Str) == "" || utf8.RuneCountInString(e.Str) > maxOptionLen {
+				return nil, perr(ReasonBadAsk, ipath, e.Off, "option titles are 1-200 characters, not blank")
 			}
 			if pe := visible(e, ipath); pe != nil {
 				return nil, pe
 			}
-			opts[i].Title = e.str
+			opts[i].Title = e.Str
 		}
 	}
 	return opts, checkOptions(en, epath, opts)
 }
 
 // checkOption validates the option just appended to opts.
-func checkOption(opts []Option, v *node, path string) *ParseError {
+func checkOption(opts []message.Option, v *jsonscan.Node, path string) *ParseError {
 	last := opts[len(opts)-1]
 	if strings.TrimSpace(last.Value) == "" || len(last.Value) > maxOptionLen {
-		return perr(ReasonBadAsk, path, v.off, "option values are 1-200 bytes, not blank")
+		return perr(ReasonBadAsk, path, v.Off, "option values are 1-200 bytes, not blank")
 	}
 	for _, o := range opts[:len(opts)-1] {
 		if o.Value == last.Value {
-			return perr(ReasonBadAsk, path, v.off, "option values must be unique")
+			return perr(ReasonBadAsk, path, v.Off, "option values must be unique")
 		}
 	}
 	return nil
@@ -385,30 +342,30 @@ func checkOption(opts []Option, v *node, path string) *ParseError {
 
 // optionCount bounds a list of options before its entries are checked
 // against each other.
-func optionCount(n *node, path string) *ParseError {
+func optionCount(n *jsonscan.Node, path string) *ParseError {
 	switch {
-	case len(n.elems) == 0:
-		return perr(ReasonBadAsk, path, n.off, "a select needs at least one option")
-	case len(n.elems) > maxOptions:
-		return perr(ReasonBadAsk, path, n.off, "a select has at most "+strconv.Itoa(maxOptions)+" options")
+	case len(n.Elems) == 0:
+		return perr(ReasonBadAsk, path, n.Off, "a select needs at least one option")
+	case len(n.Elems) > maxOptions:
+		return perr(ReasonBadAsk, path, n.Off, "a select has at most "+strconv.Itoa(maxOptions)+" options")
 	}
 	return nil
 }
 
 // checkOptions validates a complete option list: unique titles (answers
 // are matched by value or by title).
-func checkOptions(n *node, path string, opts []Option) *ParseError {
+func checkOptions(n *jsonscan.Node, path string, opts []message.Option) *ParseError {
 	for i, o := range opts {
 		for _, p := range opts[:i] {
 			if o.Title != "" && o.Title == p.Title {
-				return perr(ReasonBadAsk, path, n.off, "option titles must be unique")
+				return perr(ReasonBadAsk, path, n.Off, "option titles must be unique")
 			}
 		}
 	}
 	return nil
 }
 
-func textConstraints(n *node, path string, f *Field) *ParseError {
+func textConstraints(n *jsonscan.Node, path string, f *message.Field) *ParseError {
 	var pe *ParseError
 	if f.MinLength, pe = optionalCount(n, path, "minLength"); pe != nil {
 		return pe
@@ -417,31 +374,31 @@ func textConstraints(n *node, path string, f *Field) *ParseError {
 		return pe
 	}
 	if f.MinLength != nil && f.MaxLength != nil && *f.MinLength > *f.MaxLength {
-		return perr(ReasonBadAsk, path+".minLength", n.get("minLength").off, "minLength is over maxLength")
+		return perr(ReasonBadAsk, path+".minLength", n.Get("minLength").Off, "minLength is over maxLength")
 	}
-	if v := n.get("format"); v != nil {
-		if v.kind != kindString {
-			return wrongType(v, path+".format", kindString)
+	if v := n.Get("format"); v != nil {
+		if v.Kind != jsonscan.String {
+			return wrongType(v, path+".format", jsonscan.String)
 		}
-		switch v.str {
+		switch v.Str {
 		case "email", "uri", "date", "date-time":
-			f.Format = v.str
+			f.Format = v.Str
 		default:
-			return perr(ReasonBadAsk, path+".format", v.off, "format must be email, uri, date or date-time")
+			return perr(ReasonBadAsk, path+".format", v.Off, "format must be email, uri, date or date-time")
 		}
 	}
 	return nil
 }
 
-func numberConstraints(n *node, path string, f *Field) *ParseError {
+func numberConstraints(n *jsonscan.Node, path string, f *message.Field) *ParseError {
 	for _, k := range []string{"minimum", "maximum"} {
-		v := n.get(k)
+		v := n.Get(k)
 		if v == nil {
 			continue
 		}
 		x, ok := floatValue(v)
 		if !ok || math.IsInf(x, 0) {
-			return wrongType(v, path+"."+k, kindNumber)
+			return wrongType(v, path+"."+k, jsonscan.Number)
 		}
 		if k == "minimum" {
 			f.Minimum = &x
@@ -450,42 +407,42 @@ func numberConstraints(n *node, path string, f *Field) *ParseError {
 		}
 	}
 	if f.Minimum != nil && f.Maximum != nil && *f.Minimum > *f.Maximum {
-		return perr(ReasonBadAsk, path+".minimum", n.get("minimum").off, "minimum is over maximum")
+		return perr(ReasonBadAsk, path+".minimum", n.Get("minimum").Off, "minimum is over maximum")
 	}
 	return nil
 }
 
-func multiSelect(n *node, path string, f *Field) *ParseError {
-	items := n.get("items")
+func multiSelect(n *jsonscan.Node, path string, f *message.Field) *ParseError {
+	items := n.Get("items")
 	ipath := path + ".items"
 	if items == nil {
-		return perr(ReasonMissingField, ipath, n.off, "items is required for type array")
+		return perr(ReasonMissingField, ipath, n.Off, "items is required for type array")
 	}
-	if items.kind != kindObject {
-		return wrongType(items, ipath, kindObject)
+	if items.Kind != jsonscan.Object {
+		return wrongType(items, ipath, jsonscan.Object)
 	}
 	var pe *ParseError
-	if items.get("anyOf") != nil {
+	if items.Get("anyOf") != nil {
 		if pe = allowKeys(items, ipath, "type", "anyOf"); pe != nil {
 			return pe
 		}
-		if t := items.get("type"); t != nil && (t.kind != kindString || t.str != "string") {
-			return perr(ReasonBadAsk, ipath+".type", t.off, `items type must be "string"`)
+		if t := items.Get("type"); t != nil && (t.Kind != jsonscan.String || t.Str != "string") {
+			return perr(ReasonBadAsk, ipath+".type", t.Off, `items type must be "string"`)
 		}
-		f.Options, pe = titledOptions(items.get("anyOf"), ipath+".anyOf")
+		f.Options, pe = titledOptions(items.Get("anyOf"), ipath+".anyOf")
 	} else {
 		if pe = allowKeys(items, ipath, "type", "enum"); pe != nil {
 			return pe
 		}
-		var t *node
+		var t *jsonscan.Node
 		if t, pe = requiredString(items, ipath, "type"); pe != nil {
 			return pe
 		}
-		if t.str != "string" {
-			return perr(ReasonBadAsk, ipath+".type", t.off, `items type must be "string"`)
+		if t.Str != "string" {
+			return perr(ReasonBadAsk, ipath+".type", t.Off, `items type must be "string"`)
 		}
-		if items.get("enum") == nil {
-			return perr(ReasonMissingField, ipath+".enum", items.off, "items needs anyOf or enum")
+		if items.Get("enum") == nil {
+			return perr(ReasonMissingField, ipath+".enum", items.Off, "items needs anyOf or enum")
 		}
 		f.Options, pe = enumOptions(items, ipath)
 	}
@@ -500,28 +457,28 @@ func multiSelect(n *node, path string, f *Field) *ParseError {
 	}
 	switch {
 	case f.MinItems != nil && f.MaxItems != nil && *f.MinItems > *f.MaxItems:
-		return perr(ReasonBadAsk, path+".minItems", n.get("minItems").off, "minItems is over maxItems")
+		return perr(ReasonBadAsk, path+".minItems", n.Get("minItems").Off, "minItems is over maxItems")
 	case f.MinItems != nil && *f.MinItems > len(f.Options):
-		return perr(ReasonBadAsk, path+".minItems", n.get("minItems").off, "minItems is over the number of options")
+		return perr(ReasonBadAsk, path+".minItems", n.Get("minItems").Off, "minItems is over the number of options")
 	}
 	return nil
 }
 
 // optionalCount reads a non-negative integer member.
-func optionalCount(n *node, path, key string) (*int, *ParseError) {
-	v := n.get(key)
+func optionalCount(n *jsonscan.Node, path, key string) (*int, *ParseError) {
+	v := n.Get(key)
 	if v == nil {
 		return nil, nil
 	}
 	x, ok := intValue(v)
 	if !ok || x < 0 || x > math.MaxInt32 {
-		return nil, perr(ReasonBadAsk, joinPath(path, key), v.off, key+" must be a non-negative integer")
+		return nil, perr(ReasonBadAsk, joinPath(path, key), v.Off, key+" must be a non-negative integer")
 	}
 	c := int(x)
 	return &c, nil
 }
 
-func fieldDefault(d *node, path string, f *Field) (any, *ParseError) {
+func fieldDefault(d *jsonscan.Node, path string, f *message.Field) (any, *ParseError) {
 	isOption := func(s string) bool {
 		for _, o := range f.Options {
 			if o.Value == s {
@@ -531,52 +488,52 @@ func fieldDefault(d *node, path string, f *Field) (any, *ParseError) {
 		return false
 	}
 	switch f.Kind {
-	case FieldText:
-		if d.kind != kindString {
-			return nil, wrongType(d, path, kindString)
+	case message.FieldText:
+		if d.Kind != jsonscan.String {
+			return nil, wrongType(d, path, jsonscan.String)
 		}
 		if pe := visible(d, path); pe != nil {
 			return nil, pe
 		}
-		return d.str, nil
-	case FieldSingleSelect:
-		if d.kind != kindString {
-			return nil, wrongType(d, path, kindString)
+		return d.Str, nil
+	case message.FieldSingleSelect:
+		if d.Kind != jsonscan.String {
+			return nil, wrongType(d, path, jsonscan.String)
 		}
-		if !isOption(d.str) {
-			return nil, perr(ReasonBadAsk, path, d.off, "default is not one of the options")
+		if !isOption(d.Str) {
+			return nil, perr(ReasonBadAsk, path, d.Off, "default is not one of the options")
 		}
-		return d.str, nil
-	case FieldNumber, FieldInteger:
+		return d.Str, nil
+	case message.FieldNumber, message.FieldInteger:
 		x, ok := floatValue(d)
 		if !ok || math.IsInf(x, 0) {
-			return nil, wrongType(d, path, kindNumber)
+			return nil, wrongType(d, path, jsonscan.Number)
 		}
-		if f.Kind == FieldInteger && x != math.Trunc(x) {
-			return nil, perr(ReasonBadAsk, path, d.off, "default of an integer field must be an integer")
+		if f.Kind == message.FieldInteger && x != math.Trunc(x) {
+			return nil, perr(ReasonBadAsk, path, d.Off, "default of an integer field must be an integer")
 		}
 		return x, nil
-	case FieldBoolean:
-		if d.kind != kindBool {
-			return nil, wrongType(d, path, kindBool)
+	case message.FieldBoolean:
+		if d.Kind != jsonscan.Bool {
+			return nil, wrongType(d, path, jsonscan.Bool)
 		}
-		return d.b, nil
+		return d.Bool, nil
 	}
 	// FieldMultiSelect
-	if d.kind != kindArray {
-		return nil, wrongType(d, path, kindArray)
+	if d.Kind != jsonscan.Array {
+		return nil, wrongType(d, path, jsonscan.Array)
 	}
-	out := make([]string, 0, len(d.elems))
-	for i, e := range d.elems {
-		if e.kind != kindString || !isOption(e.str) {
-			return nil, perr(ReasonBadAsk, path+"["+strconv.Itoa(i)+"]", e.off, "default holds a value that is not an option")
+	out := make([]string, 0, len(d.Elems))
+	for i, e := range d.Elems {
+		if e.Kind != jsonscan.String || !isOption(e.Str) {
+			return nil, perr(ReasonBadAsk, path+"["+strconv.Itoa(i)+"]", e.Off, "default holds a value that is not an option")
 		}
 		for _, s := range out {
-			if s == e.str {
-				return nil, perr(ReasonBadAsk, path+"["+strconv.Itoa(i)+"]", e.off, "default repeats a value")
+			if s == e.Str {
+				return nil, perr(ReasonBadAsk, path+"["+strconv.Itoa(i)+"]", e.Off, "default repeats a value")
 			}
 		}
-		out = append(out, e.str)
+		out = append(out, e.Str)
 	}
 	return out, nil
 }

@@ -1,10 +1,13 @@
 package envelope
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/parleyhq/parley/shared/message"
 )
 
 func askBody(request string) string {
@@ -43,9 +46,9 @@ func TestAskParsesEveryFieldKindInOrder(t *testing.T) {
 	}
 	type summary struct {
 		ID, Key  string
-		Kind     FieldKind
+		Kind     message.FieldKind
 		Required bool
-		Options  []Option
+		Options  []message.Option
 		Default  any
 	}
 	var got []summary
@@ -53,15 +56,15 @@ func TestAskParsesEveryFieldKindInOrder(t *testing.T) {
 		got = append(got, summary{f.ID, f.Key, f.Kind, f.Required, f.Options, f.Default})
 	}
 	want := []summary{
-		{"q0", "zeta", FieldSingleSelect, true, []Option{{"12A", "Window"}, {"12C", "Aisle"}}, "12C"},
-		{"q1", "alpha", FieldSingleSelect, true, []Option{{"eco", "Economy"}, {"biz", "Business"}}, nil},
-		{"q2", "plain", FieldSingleSelect, false, []Option{{"x", ""}, {"y", ""}}, nil},
-		{"q3", "multi", FieldMultiSelect, false, []Option{{"v", "Veg"}, {"g", "GF"}}, []string{"v"}},
-		{"q4", "multi2", FieldMultiSelect, false, []Option{{"a", ""}, {"b", ""}}, nil},
-		{"q5", "email", FieldText, false, nil, nil},
-		{"q6", "n", FieldNumber, false, nil, 0.5},
-		{"q7", "i", FieldInteger, false, nil, 3.0},
-		{"q8", "ok", FieldBoolean, false, nil, true},
+		{"q0", "zeta", message.FieldSingleSelect, true, []message.Option{{Value: "12A", Title: "Window"}, {Value: "12C", Title: "Aisle"}}, "12C"},
+		{"q1", "alpha", message.FieldSingleSelect, true, []message.Option{{Value: "eco", Title: "Economy"}, {Value: "biz", Title: "Business"}}, nil},
+		{"q2", "plain", message.FieldSingleSelect, false, []message.Option{{Value: "x"}, {Value: "y"}}, nil},
+		{"q3", "multi", message.FieldMultiSelect, false, []message.Option{{Value: "v", Title: "Veg"}, {Value: "g", Title: "GF"}}, []string{"v"}},
+		{"q4", "multi2", message.FieldMultiSelect, false, []message.Option{{Value: "a"}, {Value: "b"}}, nil},
+		{"q5", "email", message.FieldText, false, nil, nil},
+		{"q6", "n", message.FieldNumber, false, nil, 0.5},
+		{"q7", "i", message.FieldInteger, false, nil, 3.0},
+		{"q8", "ok", message.FieldBoolean, false, nil, true},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("fields =\n%+v\nwant\n%+v", got, want)
@@ -73,6 +76,16 @@ func TestAskParsesEveryFieldKindInOrder(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(ask.Schema), `{"type":"object","properties":{"zeta":`) {
 		t.Fatalf("Schema = %s", ask.Schema)
+	}
+	// What the parser makes is what gets stored and queued: it must read
+	// back equal.
+	stored, err := json.Marshal(ask.Question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back message.Question
+	if err := json.Unmarshal(stored, &back); err != nil || !reflect.DeepEqual(back, ask.Question) {
+		t.Fatalf("stored question %s reads back as %+v (%v)", stored, back, err)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/parleyhq/parley/shared/message"
 )
 
 // Benchmarks come in pairs: Build on a body, and the baseline of decoding
@@ -73,18 +71,6 @@ func BenchmarkBaselineText20KB(b *testing.B) {
 		var m map[string]any
 		if err := json.Unmarshal(body, &m); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// Splitting alone, on Discord's 2000 code points, for the splitter's cost.
-func BenchmarkSplit20KB(b *testing.B) {
-	caps := message.Capabilities{TextLimit: 2000, Counting: message.CountRunes}
-	b.SetBytes(int64(len(bench20KB)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if len(Split(bench20KB, caps)) < 10 {
-			b.Fatal("too few parts")
 		}
 	}
 }

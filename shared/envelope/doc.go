@@ -30,14 +30,14 @@
 //   - A newline is never a boundary: a bubble is one unit unless it is over
 //     the platform's limit (Capabilities.TextLimit, counted as the platform
 //     counts: Telegram in UTF-16 code units). Then it is split in place
-//     (see Split) into parts "<id>#1", "<id>#2", …, and the next bubble
-//     keeps its place.
+//     (by package split) into parts "<id>#1", "<id>#2", …, and the next
+//     bubble keeps its place.
 //   - Parsing is strict: unknown or duplicate members are rejected at every
 //     level; ids are unique, non-blank, at most 64 bytes, without '#'; a
 //     bubble's text is never trimmed but may not be blank. next defaults to
 //     stop; silent sends nothing and wins over messages; wait behaves as
 //     stop and is recorded; tool is recorded, never executed; ask carries
-//     an MCP-style form (see Ask).
+//     an MCP-style form (see Ask), read into a message.Question.
 //   - Limits (Config.MaxBubbles, Config.MaxBubbleChars) reject the whole
 //     plan with a *LimitError; nothing is ever truncated.
 //   - A reply that should have been an envelope and is not a valid one goes

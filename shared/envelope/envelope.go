@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/parleyhq/parley/shared/envelope/internal/jsonscan"
 )
 
 // SchemaV1 is the envelope version Parley reads.
@@ -111,7 +113,7 @@ func Parse(body []byte) (*Envelope, error) {
 }
 
 // parse also returns the node tree's root, for offsets.
-func parse(body []byte) (*Envelope, *node, *ParseError) {
+func parse(body []byte) (*Envelope, *jsonscan.Node, *ParseError) {
 	// Offsets are into body itself, so a leading BOM is skipped, not cut.
 	b := body
 	start := firstContent(b)
@@ -135,11 +137,10 @@ func parse(body []byte) (*Envelope, *node, *ParseError) {
 	if end != len(t) {
 		return nil, nil, perr(ReasonEmbedded, "", end, "text after the envelope")
 	}
-	p := parser{b: b[:end], i: start, maxDepth: parseDepth, build: true, strict: true}
-	root, err := p.value()
+	root, _, err := jsonscan.Parse(b[:end], start, jsonscan.Options{MaxDepth: parseDepth, Strict: true})
 	if err != nil {
-		se := err.(*syntaxError)
-		return nil, nil, perr(se.reason, formatPath(se.path), se.off, se.msg)
+		se := err.(*jsonscan.Error)
+		return nil, nil, perr(reasonOf(se.Kind), formatPath(se.Path), se.Off, se.Msg)
 	}
 	env, pe := validate(root, b)
 	if pe != nil {
@@ -163,29 +164,29 @@ func notEnvelope(b []byte) *ParseError {
 
 var bom = []byte("\xef\xbb\xbf")
 
-func validate(root *node, body []byte) (*Envelope, *ParseError) {
+func validate(root *jsonscan.Node, body []byte) (*Envelope, *ParseError) {
 	if pe := allowKeys(root, "", "schema", "messages", "next"); pe != nil {
 		return nil, pe
 	}
 	env := &Envelope{Next: Next{Type: NextStop}}
-	s := root.get("schema")
+	s := root.Get("schema")
 	switch {
 	case s == nil:
-		return nil, perr(ReasonMissingField, "schema", root.off, "schema is required")
-	case s.kind != kindString:
-		return nil, wrongType(s, "schema", kindString)
-	case s.str != SchemaV1:
-		return nil, perr(ReasonBadSchema, "schema", s.off, "only "+SchemaV1+" is supported")
+		return nil, perr(ReasonMissingField, "schema", root.Off, "schema is required")
+	case s.Kind != jsonscan.String:
+		return nil, wrongType(s, "schema", jsonscan.String)
+	case s.Str != SchemaV1:
+		return nil, perr(ReasonBadSchema, "schema", s.Off, "only "+SchemaV1+" is supported")
 	}
-	env.Schema = s.str
-	if m := root.get("messages"); m != nil {
+	env.Schema = s.Str
+	if m := root.Get("messages"); m != nil {
 		msgs, pe := validateMessages(m)
 		if pe != nil {
 			return nil, pe
 		}
 		env.Messages = msgs
 	}
-	if n := root.get("next"); n != nil {
+	if n := root.Get("next"); n != nil {
 		next, pe := validateNext(n, body)
 		if pe != nil {
 			return nil, pe
@@ -195,16 +196,16 @@ func validate(root *node, body []byte) (*Envelope, *ParseError) {
 	return env, nil
 }
 
-func validateMessages(m *node) ([]Bubble, *ParseError) {
-	if m.kind != kindArray {
-		return nil, wrongType(m, "messages", kindArray)
+func validateMessages(m *jsonscan.Node) ([]Bubble, *ParseError) {
+	if m.Kind != jsonscan.Array {
+		return nil, wrongType(m, "messages", jsonscan.Array)
 	}
-	out := make([]Bubble, 0, len(m.elems))
-	seen := make(map[string]int, len(m.elems)) // id → index; an envelope may hold any number before limits apply
-	for i, e := range m.elems {
+	out := make([]Bubble, 0, len(m.Elems))
+	seen := make(map[string]int, len(m.Elems)) // id → index; an envelope may hold any number before limits apply
+	for i, e := range m.Elems {
 		path := "messages[" + strconv.Itoa(i) + "]"
-		if e.kind != kindObject {
-			return nil, wrongType(e, path, kindObject)
+		if e.Kind != jsonscan.Object {
+			return nil, wrongType(e, path, jsonscan.Object)
 		}
 		if pe := allowKeys(e, path, "id", "text"); pe != nil {
 			return nil, pe
@@ -213,24 +214,24 @@ func validateMessages(m *node) ([]Bubble, *ParseError) {
 		if pe != nil {
 			return nil, pe
 		}
-		if detail := checkID(id.str); detail != "" {
-			return nil, perr(ReasonBadID, path+".id", id.off, detail)
+		if detail := checkID(id.Str); detail != "" {
+			return nil, perr(ReasonBadID, path+".id", id.Off, detail)
 		}
-		if j, dup := seen[id.str]; dup {
-			return nil, perr(ReasonDuplicateID, path+".id", id.off, "same id as messages["+strconv.Itoa(j)+"]")
+		if j, dup := seen[id.Str]; dup {
+			return nil, perr(ReasonDuplicateID, path+".id", id.Off, "same id as messages["+strconv.Itoa(j)+"]")
 		}
-		seen[id.str] = i
+		seen[id.Str] = i
 		text, pe := requiredString(e, path, "text")
 		if pe != nil {
 			return nil, pe
 		}
-		if strings.TrimSpace(text.str) == "" {
-			return nil, perr(ReasonBlankText, path+".text", text.off, "text is empty or only whitespace")
+		if strings.TrimSpace(text.Str) == "" {
+			return nil, perr(ReasonBlankText, path+".text", text.Off, "text is empty or only whitespace")
 		}
 		if pe := visible(text, path+".text"); pe != nil {
 			return nil, pe
 		}
-		out = append(out, Bubble{ID: id.str, Text: text.str})
+		out = append(out, Bubble{ID: id.Str, Text: text.Str})
 	}
 	return out, nil
 }
@@ -251,40 +252,40 @@ func checkID(id string) string {
 }
 
 // visible rejects a string that people will see if it holds envelope JSON.
-func visible(n *node, path string) *ParseError {
-	if hasFragment(n.str, detectStrong) {
-		return perr(ReasonNestedEnvelope, path, n.off, "text holds envelope JSON")
+func visible(n *jsonscan.Node, path string) *ParseError {
+	if hasFragment(n.Str, detectStrong) {
+		return perr(ReasonNestedEnvelope, path, n.Off, "text holds envelope JSON")
 	}
 	return nil
 }
 
-func validateNext(n *node, body []byte) (Next, *ParseError) {
-	if n.kind != kindObject {
-		return Next{}, wrongType(n, "next", kindObject)
+func validateNext(n *jsonscan.Node, body []byte) (Next, *ParseError) {
+	if n.Kind != jsonscan.Object {
+		return Next{}, wrongType(n, "next", jsonscan.Object)
 	}
 	t, pe := requiredString(n, "next", "type")
 	if pe != nil {
 		return Next{}, pe
 	}
-	switch NextType(t.str) {
+	switch NextType(t.Str) {
 	case NextStop, NextSilent:
 		if pe := allowKeys(n, "next", "type"); pe != nil {
 			return Next{}, pe
 		}
-		return Next{Type: NextType(t.str)}, nil
+		return Next{Type: NextType(t.Str)}, nil
 	case NextWait:
 		if pe := allowKeys(n, "next", "type", "wait"); pe != nil {
 			return Next{}, pe
 		}
-		w, pe := validateWait(n.get("wait"))
+		w, pe := validateWait(n.Get("wait"))
 		return Next{Type: NextWait, Wait: w}, pe
 	case NextTool:
 		if pe := allowKeys(n, "next", "type", "tool"); pe != nil {
 			return Next{}, pe
 		}
-		tn := n.get("tool")
+		tn := n.Get("tool")
 		if tn == nil {
-			return Next{}, perr(ReasonMissingField, "next.tool", n.off, "tool is required for type tool")
+			return Next{}, perr(ReasonMissingField, "next.tool", n.Off, "tool is required for type tool")
 		}
 		tool, pe := validateTool(tn, body)
 		return Next{Type: NextTool, Tool: tool}, pe
@@ -292,54 +293,54 @@ func validateNext(n *node, body []byte) (Next, *ParseError) {
 		if pe := allowKeys(n, "next", "type", "request"); pe != nil {
 			return Next{}, pe
 		}
-		rn := n.get("request")
+		rn := n.Get("request")
 		if rn == nil {
-			return Next{}, perr(ReasonMissingField, "next.request", n.off, "request is required for type ask")
+			return Next{}, perr(ReasonMissingField, "next.request", n.Off, "request is required for type ask")
 		}
 		ask, pe := validateAsk(rn, body)
 		return Next{Type: NextAsk, Ask: ask}, pe
 	}
-	return Next{}, perr(ReasonBadNext, "next.type", t.off, "type must be stop, silent, wait, tool or ask")
+	return Next{}, perr(ReasonBadNext, "next.type", t.Off, "type must be stop, silent, wait, tool or ask")
 }
 
-func validateWait(n *node) (*Wait, *ParseError) {
+func validateWait(n *jsonscan.Node) (*Wait, *ParseError) {
 	w := &Wait{}
 	if n == nil {
 		return w, nil
 	}
 	const path = "next.wait"
-	if n.kind != kindObject {
-		return nil, wrongType(n, path, kindObject)
+	if n.Kind != jsonscan.Object {
+		return nil, wrongType(n, path, jsonscan.Object)
 	}
 	if pe := allowKeys(n, path, "reason", "seconds"); pe != nil {
 		return nil, pe
 	}
-	if r := n.get("reason"); r != nil {
-		if r.kind != kindString {
-			return nil, wrongType(r, path+".reason", kindString)
+	if r := n.Get("reason"); r != nil {
+		if r.Kind != jsonscan.String {
+			return nil, wrongType(r, path+".reason", jsonscan.String)
 		}
-		if utf8.RuneCountInString(r.str) > maxReason {
-			return nil, perr(ReasonBadNext, path+".reason", r.off, "reason is longer than 500 characters")
+		if utf8.RuneCountInString(r.Str) > maxReason {
+			return nil, perr(ReasonBadNext, path+".reason", r.Off, "reason is longer than 500 characters")
 		}
-		w.Reason = r.str
+		w.Reason = r.Str
 	}
-	if s := n.get("seconds"); s != nil {
+	if s := n.Get("seconds"); s != nil {
 		v, ok := intValue(s)
 		if !ok {
-			return nil, wrongType(s, path+".seconds", kindNumber)
+			return nil, wrongType(s, path+".seconds", jsonscan.Number)
 		}
 		if v < 1 || v > maxWaitSeconds {
-			return nil, perr(ReasonBadNext, path+".seconds", s.off, "seconds must be an integer from 1 to 86400")
+			return nil, perr(ReasonBadNext, path+".seconds", s.Off, "seconds must be an integer from 1 to 86400")
 		}
 		w.Seconds = int(v)
 	}
 	return w, nil
 }
 
-func validateTool(n *node, body []byte) (*Tool, *ParseError) {
+func validateTool(n *jsonscan.Node, body []byte) (*Tool, *ParseError) {
 	const path = "next.tool"
-	if n.kind != kindObject {
-		return nil, wrongType(n, path, kindObject)
+	if n.Kind != jsonscan.Object {
+		return nil, wrongType(n, path, jsonscan.Object)
 	}
 	if pe := allowKeys(n, path, "name", "arguments"); pe != nil {
 		return nil, pe
@@ -348,15 +349,15 @@ func validateTool(n *node, body []byte) (*Tool, *ParseError) {
 	if pe != nil {
 		return nil, pe
 	}
-	if !toolName(name.str) {
-		return nil, perr(ReasonBadNext, path+".name", name.off, "name must be 1-128 ASCII letters, digits, '_', '-', '.' or '/'")
+	if !toolName(name.Str) {
+		return nil, perr(ReasonBadNext, path+".name", name.Off, "name must be 1-128 ASCII letters, digits, '_', '-', '.' or '/'")
 	}
-	t := &Tool{Name: name.str}
-	if a := n.get("arguments"); a != nil {
-		if a.kind != kindObject {
-			return nil, wrongType(a, path+".arguments", kindObject)
+	t := &Tool{Name: name.Str}
+	if a := n.Get("arguments"); a != nil {
+		if a.Kind != jsonscan.Object {
+			return nil, wrongType(a, path+".arguments", jsonscan.Object)
 		}
-		t.Arguments = compact(body[a.off:a.end])
+		t.Arguments = compact(body[a.Off:a.End])
 	}
 	return t, nil
 }
@@ -386,61 +387,61 @@ func compact(raw []byte) json.RawMessage {
 }
 
 // allowKeys rejects the first member of n not in allowed.
-func allowKeys(n *node, path string, allowed ...string) *ParseError {
+func allowKeys(n *jsonscan.Node, path string, allowed ...string) *ParseError {
 next:
-	for _, m := range n.members {
+	for _, m := range n.Members {
 		for _, a := range allowed {
-			if m.key == a {
+			if m.Key == a {
 				continue next
 			}
 		}
-		return perr(ReasonUnknownField, joinPath(path, m.key), m.off, "field not allowed here")
+		return perr(ReasonUnknownField, joinPath(path, m.Key), m.Off, "field not allowed here")
 	}
 	return nil
 }
 
 func joinPath(path, key string) string {
-	k := formatPath([]pathElem{{key: key, index: -1}})
+	k := formatPath([]jsonscan.PathElem{{Key: key, Index: -1}})
 	if path == "" || strings.HasPrefix(k, "[") {
 		return path + k
 	}
 	return path + "." + k
 }
 
-func requiredString(n *node, path, key string) (*node, *ParseError) {
-	v := n.get(key)
+func requiredString(n *jsonscan.Node, path, key string) (*jsonscan.Node, *ParseError) {
+	v := n.Get(key)
 	if v == nil {
-		return nil, perr(ReasonMissingField, joinPath(path, key), n.off, key+" is required")
+		return nil, perr(ReasonMissingField, joinPath(path, key), n.Off, key+" is required")
 	}
-	if v.kind != kindString {
-		return nil, wrongType(v, joinPath(path, key), kindString)
+	if v.Kind != jsonscan.String {
+		return nil, wrongType(v, joinPath(path, key), jsonscan.String)
 	}
 	return v, nil
 }
 
-func wrongType(n *node, path string, want kind) *ParseError {
-	return perr(ReasonWrongType, path, n.off, "want "+want.String()+", got "+n.kind.String())
+func wrongType(n *jsonscan.Node, path string, want jsonscan.Kind) *ParseError {
+	return perr(ReasonWrongType, path, n.Off, "want "+want.String()+", got "+n.Kind.String())
 }
 
 // intValue reads a JSON number that is an integer (1, 1.0, 1e3).
-func intValue(n *node) (int64, bool) {
-	if n.kind != kindNumber {
+func intValue(n *jsonscan.Node) (int64, bool) {
+	if n.Kind != jsonscan.Number {
 		return 0, false
 	}
-	if v, err := strconv.ParseInt(n.str, 10, 64); err == nil {
+	if v, err := strconv.ParseInt(n.Str, 10, 64); err == nil {
 		return v, true
 	}
-	f, err := strconv.ParseFloat(n.str, 64)
+	f, err := strconv.ParseFloat(n.Str, 64)
 	if err != nil || f != float64(int64(f)) || f > 1<<53 || f < -(1<<53) {
 		return 0, false
 	}
 	return int64(f), true
 }
 
-func floatValue(n *node) (float64, bool) {
-	if n.kind != kindNumber {
+func floatValue(n *jsonscan.Node) (float64, bool) {
+	if n.Kind != jsonscan.Number {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(n.str, 64)
+	f, err := strconv.ParseFloat(n.Str, 64)
 	return f, err == nil
 }

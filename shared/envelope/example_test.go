@@ -55,10 +55,3 @@ func ExampleBuild_limit() {
 	// Output:
 	// max_bubbles 3 2
 }
-
-func ExampleSplit() {
-	parts := envelope.Split("first paragraph\n\nsecond paragraph", message.Capabilities{TextLimit: 20, Counting: message.CountRunes})
-	fmt.Printf("%q\n", parts)
-	// Output:
-	// ["first paragraph\n\n" "second paragraph"]
-}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/split"
 )
 
 // The fixtures are shared with the agent-facing tests, so producer and
@@ -285,8 +286,8 @@ func checkPlanInvariants(t *testing.T, plan Plan, caps message.Capabilities) {
 	t.Helper()
 	parts := map[string]int{}
 	for _, u := range plan.Units {
-		if caps.TextLimit > 0 && units(u.Text, caps.Counting) > caps.TextLimit {
-			t.Errorf("unit %s has %d units, over the limit %d", u.ID, units(u.Text, caps.Counting), caps.TextLimit)
+		if caps.TextLimit > 0 && split.Count(u.Text, caps.Counting) > caps.TextLimit {
+			t.Errorf("unit %s has %d units, over the limit %d", u.ID, split.Count(u.Text, caps.Counting), caps.TextLimit)
 		}
 		parts[u.BubbleID]++
 		if u.Part != parts[u.BubbleID] || u.ID != u.BubbleID+"#"+itoa(u.Part) {

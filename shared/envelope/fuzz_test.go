@@ -69,22 +69,6 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzSplit: every part fits, none is blank, cuts respect UTF-8 and
-// grapheme clusters, and the parts tile the text.
-func FuzzSplit(f *testing.F) {
-	addFixtureSeeds(f, func(b []byte) { f.Add(string(b), 40, uint8(0)) })
-	f.Add("alpha\nbeta\ngamma", 6, uint8(1))
-	f.Add("```go\nfunc main() {\n\tprintln(1)\n}\n```\n", 20, uint8(2))
-	f.Add("🇯🇵🇫🇷 👩‍👩‍👧 e\u0301\r\n\r\nx", 5, uint8(1))
-	f.Fuzz(func(t *testing.T, text string, limit int, counting uint8) {
-		c := []message.Counting{message.CountRunes, message.CountUTF16, message.CountBytes}[int(counting)%3]
-		// A limit below one code point's worth cannot be met; Parley's
-		// platforms allow thousands.
-		limit = 4 + abs(limit)%300
-		checkSplit(t, text, message.Capabilities{TextLimit: limit, Counting: c})
-	})
-}
-
 // FuzzStrip: stripping leaves no fragment behind and never panics.
 func FuzzStrip(f *testing.F) {
 	addFixtureSeeds(f, func(b []byte) { f.Add(string(b)) })
@@ -95,25 +79,4 @@ func FuzzStrip(f *testing.F) {
 			t.Fatalf("stripFragments(%q) = %q still holds a fragment", s, out)
 		}
 	})
-}
-
-// FuzzJSON: the parser agrees with encoding/json.
-func FuzzJSON(f *testing.F) {
-	for _, s := range jsonSeeds {
-		f.Add([]byte(s))
-	}
-	addFixtureSeeds(f, func(b []byte) { f.Add(b) })
-	f.Fuzz(func(t *testing.T, b []byte) {
-		checkAgainstEncodingJSON(t, b)
-	})
-}
-
-func abs(n int) int {
-	if n < 0 {
-		if n == -n { // math.MinInt
-			return 0
-		}
-		return -n
-	}
-	return n
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/split"
 )
 
 // Reply is an agent's answer to a turn, as it came over HTTP.
@@ -113,14 +114,14 @@ func Build(r Reply, cfg Config, caps message.Capabilities) (Plan, error) {
 			// of messages, and splitting it costs for nothing.
 			return Plan{}, &LimitError{Limit: LimitMaxReplyBytes, Max: cfg.MaxReplyBytes, Got: len(text)}
 		}
-		plan := Plan{Units: split(nil, TextBubbleID, text, caps), Next: Next{Type: NextStop}, Outcome: OutcomeText}
+		plan := Plan{Units: appendUnits(nil, TextBubbleID, text, caps), Next: Next{Type: NextStop}, Outcome: OutcomeText}
 		return plan, bounded(plan, cfg)
 	}
 	plan := Plan{Next: Next{Type: NextStop}, Problem: pe}
 	switch cfg.OnParseError {
 	case PolicyErrorMessage:
 		plan.Outcome = OutcomeErrorMessage
-		plan.Units = split(nil, ErrorBubbleID, cfg.ErrorMessage, caps)
+		plan.Units = appendUnits(nil, ErrorBubbleID, cfg.ErrorMessage, caps)
 	case PolicySilent:
 		plan.Outcome = OutcomeSilentPolicy
 	default:
@@ -129,7 +130,7 @@ func Build(r Reply, cfg Config, caps message.Capabilities) (Plan, error) {
 		if len(prose) > cfg.MaxReplyBytes {
 			return Plan{}, &LimitError{Limit: LimitMaxReplyBytes, Max: cfg.MaxReplyBytes, Got: len(prose)}
 		}
-		plan.Units = split(nil, FallbackBubbleID, prose, caps)
+		plan.Units = appendUnits(nil, FallbackBubbleID, prose, caps)
 	}
 	return plan, bounded(plan, cfg)
 }
@@ -174,19 +175,17 @@ func planEnvelope(env *Envelope, cfg Config, caps message.Capabilities) (Plan, e
 		plan.Units = make([]Unit, 0, len(env.Messages))
 	}
 	for _, b := range env.Messages {
-		plan.Units = split(plan.Units, b.ID, b.Text, caps)
+		plan.Units = appendUnits(plan.Units, b.ID, b.Text, caps)
 	}
 	return plan, nil
 }
 
-// split appends the units of one bubble; an empty text adds none.
-func split(units []Unit, id, text string, caps message.Capabilities) []Unit {
-	if text == "" {
-		return units
-	}
-	for i, s := range splitSpans(text, caps.TextLimit, caps.Counting) {
+// appendUnits appends the units of one bubble, split at the platform's
+// limit; an empty text adds none.
+func appendUnits(units []Unit, id, text string, caps message.Capabilities) []Unit {
+	for i, s := range split.Text(text, caps) {
 		part := i + 1
-		units = append(units, Unit{ID: id + "#" + strconv.Itoa(part), BubbleID: id, Part: part, Text: s.text(text)})
+		units = append(units, Unit{ID: id + "#" + strconv.Itoa(part), BubbleID: id, Part: part, Text: s})
 	}
 	return units
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/split"
 )
 
 // Property tests over generated envelopes and prose. The generator is
@@ -149,18 +150,17 @@ func TestPropertyEnvelopesRoundTrip(t *testing.T) {
 			}
 			continue
 		}
-		// A bubble's parts, in order, give back its text (modulo reopened
-		// fences and dropped whitespace runs, checked by checkSplit).
+		// A bubble's units are its parts as split.Text makes them, in
+		// order, bubble after bubble (package split holds the parts to the
+		// text and the limit).
 		k := 0
 		for _, b := range g.bubbles {
-			pieces := splitSpans(b.Text, caps.TextLimit, caps.Counting)
-			for _, p := range pieces {
-				if k >= len(plan.Units) || plan.Units[k].BubbleID != b.ID || plan.Units[k].Text != p.text(b.Text) {
-					t.Fatalf("unit %d does not match bubble %q piece %+v", k, b.ID, p)
+			for _, part := range split.Text(b.Text, caps) {
+				if k >= len(plan.Units) || plan.Units[k].BubbleID != b.ID || plan.Units[k].Text != part {
+					t.Fatalf("unit %d does not match bubble %q part %q", k, b.ID, part)
 				}
 				k++
 			}
-			checkSplit(t, b.Text, caps)
 		}
 		if k != len(plan.Units) {
 			t.Fatalf("%d units for %d pieces", len(plan.Units), k)
@@ -237,18 +237,14 @@ func TestPropertyProseUntouched(t *testing.T) {
 		if plan.Outcome != OutcomeText {
 			t.Fatalf("outcome %q for %q (%v)", plan.Outcome, prose, plan.Problem)
 		}
-		checkSplit(t, strings.TrimSpace(prose), caps)
-	}
-}
-
-// Random text split at random limits: parts fit and tile the text.
-func TestPropertySplit(t *testing.T) {
-	t.Parallel()
-	r := rand.New(rand.NewPCG(7, 8))
-	countings := []message.Counting{message.CountRunes, message.CountUTF16, message.CountBytes}
-	for range propertyRounds {
-		text := randProse(r, 60)
-		caps := message.Capabilities{TextLimit: 8 + r.IntN(120), Counting: countings[r.IntN(3)]}
-		checkSplit(t, text, caps)
+		want := split.Text(strings.TrimSpace(prose), caps)
+		if got := texts(plan); len(got) != len(want) {
+			t.Fatalf("%d units for %d parts of %q", len(got), len(want), prose)
+		}
+		for i, u := range plan.Units {
+			if u.Text != want[i] {
+				t.Fatalf("unit %d = %q, want part %q of %q", i, u.Text, want[i], prose)
+			}
+		}
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/parleyhq/parley/shared/envelope/internal/jsonscan"
+	"github.com/parleyhq/parley/shared/split"
 )
 
 // Envelope fragments: how Parley recognises envelope JSON inside text, so
@@ -63,7 +66,7 @@ const probeDepth = 256
 type probe struct {
 	otherKey      bool   // a complete top-level key outside the envelope's
 	keys          int    // complete top-level keys
-	partialKey    string // the key being read when the text ended
+	partialKey    string // the key being read when the text ended or broke
 	hasPartialKey bool
 
 	schemaSeen      bool
@@ -73,9 +76,8 @@ type probe struct {
 
 	messagesArray    bool // "messages" opened an array
 	inMessages       bool
-	msgElems         int  // complete elements of messages
-	msgElemsWithText int  // of which objects with a "text" member
-	msgKeySeen       bool // some element has shown a "text" or "id" key
+	msgElems         int // complete elements of messages
+	msgElemsWithText int // of which objects with a "text" member
 }
 
 func (pr *probe) key(k string) {
@@ -110,19 +112,115 @@ const (
 
 // scan follows the candidate at b[start] ('{'). It returns how it ended and
 // where: the offset past the object, len(b) when truncated, the offset of the
-// violation when broken.
+// violation when broken. Only the top level is decoded: its keys, a
+// "schema" value, and the keys of "messages" elements.
 func scan(b []byte, start int) (probe, status, int) {
 	var pr probe
-	p := parser{b: b, i: start, maxDepth: probeDepth, probe: &pr}
-	_, err := p.object()
-	if err == nil {
-		return pr, statusComplete, p.i
+	var tz jsonscan.Tokenizer
+	tz.Reset(b, start, jsonscan.Options{MaxDepth: probeDepth})
+	member := ""    // the top-level member whose value comes next
+	inElem := false // inside an element of messages
+	elemText := false
+	for {
+		depth := tz.Depth()
+		var d jsonscan.Decode
+		switch {
+		case member == "schema":
+			d = jsonscan.DecodeStrings
+		case depth == 1 || depth == 3 && inElem:
+			d = jsonscan.DecodeNames
+		}
+		tok, err := tz.Next(d)
+		if err != nil {
+			se := err.(*jsonscan.Error)
+			if se.Token == jsonscan.TokName && depth == 1 {
+				// The key as far as it went (raw: enough to compare with
+				// the envelope's plain ASCII keys).
+				pr.partialKey, pr.hasPartialKey = string(rawPrefix(b, se)), true
+			}
+			if member != "" && se.AtValue {
+				pr.value(member, se.Token, "", b, se)
+			}
+			if se.Kind == jsonscan.ErrTruncated {
+				return pr, statusTruncated, len(b)
+			}
+			return pr, statusBroken, se.Off
+		}
+		if member != "" {
+			pr.value(member, tok.Kind, tz.Text(), b, nil)
+			member = ""
+		}
+		switch tok.Kind {
+		case jsonscan.TokName:
+			if depth == 1 {
+				pr.key(tz.Text())
+				member = tz.Text()
+			} else if inElem && depth == 3 && tz.Text() == "text" {
+				elemText = true
+			}
+		case jsonscan.TokObjectStart:
+			if pr.inMessages && tz.Depth() == 3 {
+				inElem, elemText = true, false
+			}
+		case jsonscan.TokObjectEnd:
+			if inElem && tz.Depth() == 2 {
+				inElem = false
+				pr.msgElems++
+				if elemText {
+					pr.msgElemsWithText++
+				}
+			}
+		case jsonscan.TokArrayEnd:
+			if pr.inMessages && tz.Depth() == 1 {
+				pr.inMessages = false
+			}
+		}
+		if tz.Depth() == 0 {
+			return pr, statusComplete, tok.End
+		}
 	}
-	se := err.(*syntaxError)
-	if se.eof {
-		return pr, statusTruncated, len(b)
+}
+
+// value records what the detector needs of a top-level member's value: k is
+// the kind of its first token and text a string's decoded text or, when err
+// is set, k is the kind of the token the text ended or broke in (TokNone:
+// before the value began).
+func (pr *probe) value(member string, k jsonscan.TokenKind, text string, b []byte, err *jsonscan.Error) {
+	switch member {
+	case "messages":
+		if k == jsonscan.TokArrayStart {
+			pr.messagesArray, pr.inMessages = true, err == nil
+		}
+	case "schema":
+		pr.schemaSeen = true
+		switch {
+		case k == jsonscan.TokNone:
+			// A break right at the value leaves it unknown.
+			pr.schemaPartial = true
+		case k != jsonscan.TokString:
+			// Only a value that is valid JSON and not a string rules the
+			// envelope out.
+			pr.schemaNotString = true
+		case err == nil:
+			pr.schemaVal = text
+		case err.Kind == jsonscan.ErrTruncated:
+			pr.schemaPartial, pr.schemaVal = true, err.Partial
+		default:
+			// Broken inside the value: keep what came before the break.
+			pr.schemaPartial, pr.schemaVal = true, string(rawPrefix(b, err))
+		}
 	}
-	return pr, statusBroken, se.off
+}
+
+// rawPrefix is the raw text of the string err broke or ended in, up to the
+// break or its first escape.
+func rawPrefix(b []byte, err *jsonscan.Error) []byte {
+	from := err.TokenOff + 1
+	v := b[from:max(min(err.Off, len(b)), from)]
+	if e := bytes.IndexByte(v, '\\'); e >= 0 {
+		v = v[:e]
+	}
+	return v
 }
 
 // isFragment applies the rules above.
@@ -382,7 +480,7 @@ func fenceAround(b []byte, s span) (span, bool) {
 	for ls > 0 && b[ls-1] != '\n' {
 		ls--
 	}
-	ch, n, ok := fenceLine(string(b[ls:a]))
+	f, ok := split.OpensFence(string(b[ls:a]))
 	if !ok {
 		return s, false
 	}
@@ -401,7 +499,7 @@ func fenceAround(b []byte, s span) (span, bool) {
 	for le < len(b) && b[le] != '\n' {
 		le++
 	}
-	if !closesFence(string(b[c:le]), ch, n) {
+	if !f.ClosedBy(string(b[c:le])) {
 		return s, false
 	}
 	return span{ls, le}, true

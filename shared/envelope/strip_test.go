@@ -1,9 +1,6 @@
 package envelope
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -60,88 +57,4 @@ func TestStripFragments(t *testing.T) {
 			}
 		})
 	}
-}
-
-// The parser accepts exactly what encoding/json accepts, less what strict
-// mode refuses (duplicate keys, invalid Unicode), and decodes the same.
-func TestParserMatchesEncodingJSON(t *testing.T) {
-	t.Parallel()
-	for _, s := range jsonSeeds {
-		checkAgainstEncodingJSON(t, []byte(s))
-	}
-}
-
-var jsonSeeds = []string{
-	`{}`, `[]`, `null`, `true`, `false`, `0`, `-0`, `1.5e+3`, `-12.25E-2`, `"x"`,
-	`{"a":[1,2,{"b":null}],"c":"\u00e9\ud83d\ude00\n\t\"\\\/"}`,
-	`{"a":1,"a":2}`, `"\ud800"`, `"\udc00x"`, "\"\xff\"", `01`, `1.`, `.5`, `1e`, `-`, `+1`,
-	`{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `"a` + "\n" + `b"`, `"\x"`, `"\u12"`, `tru`, `nul`,
-	`{"a":1} x`, ` [ ] `, `{"":""}`, `"\u0000"`, strings.Repeat("[", 70) + strings.Repeat("]", 70),
-}
-
-func checkAgainstEncodingJSON(t *testing.T, b []byte) {
-	t.Helper()
-	p := parser{b: b, maxDepth: 1 << 20, build: true, strict: true}
-	n, err := p.value()
-	trailing := false
-	if err == nil {
-		p.ws()
-		if p.i != len(b) {
-			err, trailing = &syntaxError{reason: ReasonSyntax}, true
-		}
-	}
-	stdOK := json.Valid(b)
-	if err == nil {
-		if !stdOK {
-			t.Fatalf("%q: accepted, encoding/json rejects", b)
-		}
-		var want any
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		if dec.Decode(&want) != nil {
-			t.Fatalf("%q: encoding/json cannot decode", b)
-		}
-		if got := toAny(n); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: decoded %#v, encoding/json %#v", b, got, want)
-		}
-		return
-	}
-	se := err.(*syntaxError)
-	// Strict mode may refuse what encoding/json takes (it reads the last
-	// duplicate, and replaces bad Unicode), never anything else.
-	if stdOK && se.reason != ReasonDuplicateKey && se.reason != ReasonInvalidUnicode {
-		t.Fatalf("%q: rejected (%v), encoding/json accepts", b, err)
-	}
-	// Probe mode follows the same grammar: truncation is reported only when
-	// the input is a prefix of something valid.
-	if len(b) > 0 && b[0] == '{' && !trailing {
-		_, st, _ := scan(b, 0)
-		if st == statusComplete && (se.reason == ReasonSyntax || se.reason == ReasonTruncated) {
-			t.Fatalf("%q: probe says complete, parser says %s", b, se.reason)
-		}
-	}
-}
-
-func toAny(n *node) any {
-	switch n.kind {
-	case kindNull:
-		return nil
-	case kindBool:
-		return n.b
-	case kindNumber:
-		return json.Number(n.str)
-	case kindString:
-		return n.str
-	case kindArray:
-		out := make([]any, 0, len(n.elems))
-		for _, e := range n.elems {
-			out = append(out, toAny(e))
-		}
-		return out
-	}
-	out := map[string]any{}
-	for _, m := range n.members {
-		out[m.key] = toAny(m.val)
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package envelope
+package split
 
 import (
 	"sort"
@@ -10,9 +10,9 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-// Split cuts text into parts that each fit caps.TextLimit, counted the way
-// caps.Counting says. Text that fits (or a TextLimit of 0 or less) comes back
-// as one part. An unknown Counting counts code points.
+// Text cuts text into parts that each fit caps.TextLimit, counted the way
+// caps.Counting says (see Count). Text that fits (or a TextLimit of 0 or
+// less) comes back as one part; an empty text has none.
 //
 // A cut prefers, within the second half of the room a part has: the end of
 // a paragraph ("\n\n"), then of a line, then a space, then any grapheme
@@ -23,7 +23,10 @@ import (
 // for any part, which is dropped, and code fences: a part cut inside a fenced
 // block is closed with the fence and the next part reopens it with the same
 // info string, within the limit.
-func Split(text string, caps message.Capabilities) []string {
+func Text(text string, caps message.Capabilities) []string {
+	if text == "" {
+		return nil
+	}
 	spans := splitSpans(text, caps.TextLimit, caps.Counting)
 	out := make([]string, len(spans))
 	for i, s := range spans {
@@ -46,8 +49,10 @@ func (p piece) text(t string) string {
 	return p.prefix + t[p.start:p.end] + p.suffix
 }
 
-// units counts s as a platform counts it.
-func units(s string, c message.Counting) int {
+// Count is the length of s as a platform that counts by c does: UTF-8
+// bytes, UTF-16 code units (an emoji is 2, as Telegram counts), or code
+// points (CountRunes, and any Counting this package does not know).
+func Count(s string, c message.Counting) int {
 	switch c {
 	case message.CountBytes:
 		return len(s)
@@ -71,10 +76,11 @@ func units(s string, c message.Counting) int {
 	return utf8.RuneCountInString(s)
 }
 
-// fence is a fenced code block: its opener line [openStart, openEnd) where
-// openEnd is past the line break, and its closer line [closeStart, closeEnd)
-// without the line break; both close offsets are len(text) when unclosed.
-type fence struct {
+// block is a fenced code block of the text: its opener line [openStart,
+// openEnd) where openEnd is past the line break, and its closer line
+// [closeStart, closeEnd) without the line break; both close offsets are
+// len(text) when unclosed.
+type block struct {
 	openStart, openEnd, closeStart, closeEnd int
 	opener                                   string // the opener line, as written
 	ch                                       byte
@@ -82,9 +88,28 @@ type fence struct {
 	repair                                   bool // reopening fits the limit comfortably
 }
 
-// fenceLine reports whether line opens a fence (CommonMark: up to three
-// spaces, then three or more '`' or '~'; a backtick fence's info string has
-// no backtick).
+// Fence is how a fenced code block opens, as CommonMark reads its opener
+// line: a run of Len (three or more) Char ('`' or '~'). It is exported so that
+// code cutting other things out of Markdown agrees with the splitter on what
+// a fence is.
+type Fence struct {
+	Char byte
+	Len  int
+}
+
+// OpensFence reports whether line (without its line break; a trailing "\r"
+// is ignored) opens a fenced code block: up to three spaces, then three or
+// more '`' or '~'; a backtick fence's info string has no backtick.
+func OpensFence(line string) (Fence, bool) {
+	ch, n, ok := fenceLine(line)
+	return Fence{Char: ch, Len: n}, ok
+}
+
+// ClosedBy reports whether line closes a block opened by f: up to three
+// spaces, at least as many of the same character, then only blanks.
+func (f Fence) ClosedBy(line string) bool { return closesFence(line, f.Char, f.Len) }
+
+// fenceLine is OpensFence without the struct, for the splitter's loop.
 func fenceLine(line string) (byte, int, bool) {
 	line = strings.TrimSuffix(line, "\r")
 	i := 0
@@ -119,12 +144,12 @@ func closesFence(line string, ch byte, n int) bool {
 	return m >= n && i+m == len(line)
 }
 
-func findFences(t string, limit int, c message.Counting) []fence {
+func findFences(t string, limit int, c message.Counting) []block {
 	if !strings.Contains(t, "```") && !strings.Contains(t, "~~~") {
 		return nil
 	}
-	var out []fence
-	var cur *fence
+	var out []block
+	var cur *block
 	for ls := 0; ls < len(t); {
 		le := strings.IndexByte(t[ls:], '\n')
 		next := len(t)
@@ -138,8 +163,8 @@ func findFences(t string, limit int, c message.Counting) []fence {
 		if cur == nil {
 			if ch, n, ok := fenceLine(line); ok {
 				opener := strings.TrimSuffix(line, "\r")
-				cost := units(opener, c) + 1 + 1 + n // opener + "\n", and "\n" + closer
-				out = append(out, fence{openStart: ls, openEnd: next, closeStart: len(t), closeEnd: len(t),
+				cost := Count(opener, c) + 1 + 1 + n // opener + "\n", and "\n" + closer
+				out = append(out, block{openStart: ls, openEnd: next, closeStart: len(t), closeEnd: len(t),
 					opener: opener, ch: ch, n: n, repair: 2*cost <= limit})
 				cur = &out[len(out)-1]
 			}
@@ -155,7 +180,7 @@ func findFences(t string, limit int, c message.Counting) []fence {
 // fenceAt classifies a cut at pos: the fence it is strictly inside (nil when
 // outside every fence) and whether the cut is allowed (not on a fence line,
 // not right after an opener or right before a closer).
-func fenceAt(fences []fence, pos int) (*fence, bool) {
+func fenceAt(fences []block, pos int) (*block, bool) {
 	i := sort.Search(len(fences), func(i int) bool { return fences[i].closeEnd >= pos })
 	if i == len(fences) {
 		return nil, true
@@ -185,11 +210,11 @@ type cutAt struct {
 	ok         bool
 }
 
-// splitSpans is Split's core; the pieces tile text except for dropped
+// splitSpans is Text's core; the pieces tile text except for dropped
 // whitespace runs and added fences.
 func splitSpans(t string, limit int, c message.Counting) []piece {
 	// Every counting gives at most one unit per byte.
-	if limit <= 0 || len(t) <= limit || units(t, c) <= limit {
+	if limit <= 0 || len(t) <= limit || Count(t, c) <= limit {
 		return []piece{{0, len(t), "", ""}}
 	}
 	fences := findFences(t, limit, c)
@@ -202,7 +227,7 @@ func splitSpans(t string, limit int, c message.Counting) []piece {
 		if f, ok := fenceAt(fences, s); f != nil && ok && f.repair && len(out) > 0 && out[len(out)-1].suffix != "" {
 			prefix = f.opener + "\n" // reopen what the last part closed
 		}
-		budget := limit - units(prefix, c)
+		budget := limit - Count(prefix, c)
 		p, end := nextPiece(t, s, budget, c, fences)
 		p.prefix = prefix
 		out = append(out, p)
@@ -216,7 +241,7 @@ func splitSpans(t string, limit int, c message.Counting) []piece {
 
 // nextPiece finds the piece starting at s with room for budget units. It
 // reports whether the piece reaches the end of t.
-func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (piece, bool) {
+func nextPiece(t string, s, budget int, c message.Counting, fences []block) (piece, bool) {
 	var best [numCutKinds]cutAt
 	var fallback cutAt // latest cluster boundary that has room for a closer
 	var anyCut cutAt   // latest cluster boundary, fences disregarded
@@ -232,7 +257,7 @@ func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (pie
 			end, u, state = pos+1, 1, -1
 		} else {
 			end, state = nextCluster(t, pos, state)
-			u = units(t[pos:end], c)
+			u = Count(t[pos:end], c)
 		}
 		if used+u > budget {
 			break
@@ -306,10 +331,10 @@ func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (pie
 			if size < 0 {
 				size = 1
 			}
-			if choice.pos > s && choice.units+units(t[choice.pos:choice.pos+size], c) > budget {
+			if choice.pos > s && choice.units+Count(t[choice.pos:choice.pos+size], c) > budget {
 				break
 			}
-			choice.units += units(t[choice.pos:choice.pos+size], c)
+			choice.units += Count(t[choice.pos:choice.pos+size], c)
 			choice.pos += size
 		}
 	}
@@ -320,7 +345,7 @@ func nextPiece(t string, s, budget int, c message.Counting, fences []fence) (pie
 	return p, false
 }
 
-func closer(t string, pos int, f *fence) string {
+func closer(t string, pos int, f *block) string {
 	c := strings.Repeat(string(f.ch), f.n)
 	if pos > 0 && t[pos-1] == '\n' {
 		return c
@@ -328,8 +353,8 @@ func closer(t string, pos int, f *fence) string {
 	return "\n" + c
 }
 
-func closerUnits(t string, pos int, f *fence, c message.Counting) int {
-	return units(closer(t, pos, f), c)
+func closerUnits(t string, pos int, f *block, c message.Counting) int {
+	return Count(closer(t, pos, f), c)
 }
 
 // kindOfCut classifies a cut at pos by what ends just before it.
