@@ -16,7 +16,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CDK_DISABLE_CLI_TELEMETRY := 1
 export CDK_DISABLE_VERSION_CHECK := 1
 
-.PHONY: help setup test test-root test-infra run build synth deploy deploy-local test-localstack post post-event bench fmt lint clean
+.PHONY: help setup test test-root test-infra tidy-check run build synth deploy deploy-local test-localstack post post-event bench fmt lint clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -24,7 +24,11 @@ help: ## list the targets
 setup: ## install what the local stack needs (Java, npm tools); fast when done
 	@bash localstack/setup.sh
 
-test: setup test-root test-infra ## run every test: the functions on DynamoDB Local + fauxqs, and the CDK stack
+test: setup tidy-check test-root test-infra ## run every test: the functions on DynamoDB Local + fauxqs, and the CDK stack
+
+tidy-check: ## go mod tidy changes nothing, in either module
+	go mod tidy -diff
+	cd infra && go mod tidy -diff
 
 test-root:
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
@@ -89,7 +93,7 @@ bench: setup ## run the benchmarks (ingress CPU per event, AWS calls per message
 fmt: ## format the Go code
 	gofmt -w $$(git ls-files '*.go')
 
-lint: ## gofmt check, go vet and staticcheck, for both modules
+lint: tidy-check ## gofmt check, go mod tidy, go vet and staticcheck, for both modules
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	go tool staticcheck ./...

@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background(), resources.Delivery)
+	deps, err := app.Load(context.Background(), resources.Delivery.Name)
 	if err != nil {
 		app.Fatal(nil, err)
 	}

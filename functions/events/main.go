@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background(), resources.Events)
+	deps, err := app.Load(context.Background(), resources.Events.Name)
 	if err != nil {
 		app.Fatal(nil, err)
 	}

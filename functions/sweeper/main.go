@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background(), resources.Sweeper)
+	deps, err := app.Load(context.Background(), resources.Sweeper.Name)
 	if err != nil {
 		app.Fatal(nil, err)
 	}

@@ -4,23 +4,8 @@
 package main
 
 import (
-	"context"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/parleyhq/parley/shared/app"
-	"github.com/parleyhq/parley/shared/functionurl"
-	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/platform/telegram"
 )
 
-func main() {
-	deps, err := app.Load(context.Background(), resources.Telegram)
-	if err != nil {
-		app.Fatal(nil, err)
-	}
-	h, err := app.TelegramIngress(deps)
-	if err != nil {
-		app.Fatal(deps.Log, err)
-	}
-	lambda.StartHandlerFunc(functionurl.Handler(h))
-}
+func main() { app.StartIngress(telegram.Adapter) }

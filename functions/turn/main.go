@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background(), resources.Turn)
+	deps, err := app.Load(context.Background(), resources.Turn.Name)
 	if err != nil {
 		app.Fatal(nil, err)
 	}

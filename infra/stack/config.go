@@ -15,6 +15,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/resources"
 )
 
@@ -106,7 +107,7 @@ func reservedEnv() map[string]string {
 		resources.EnvInboundDLQURL: "set by the stack", resources.EnvOutboundDLQURL: "set by the stack",
 		EnvAgentURL: "use " + ContextAgentURL,
 	}
-	for _, k := range resources.SecretKeys() {
+	for _, k := range registry.SecretKeys() {
 		r[k] = "a secret: put it in its Secrets Manager secret"
 	}
 	return r
@@ -172,7 +173,7 @@ func (c Config) Validate() error {
 		// timeout can hold fails the synth instead of every turn.
 		errs = append(errs, fmt.Errorf("%s: %w", ContextEnv, err))
 	}
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		zip := AssetPath(c.AssetDir, fn.Name)
 		if _, err := os.Stat(zip); err != nil {
 			errs = append(errs, fmt.Errorf("function %s: %w (run `make build` first, or set -c %s=DIR)", fn.Name, err, ContextAssetDir))

@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 
+	"github.com/parleyhq/parley/shared/platform/registry"
+	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/resources"
 )
 
@@ -36,8 +38,8 @@ func TestConfigValidate(t *testing.T) {
 		{name: "AgentNotAURL", cfg: Config{AssetDir: assets, AgentURL: "agent.example.com"}, want: []string{ContextAgentURL}},
 		{name: "BadEmail", cfg: Config{AssetDir: assets, AlarmEmail: "not an address"}, want: []string{ContextAlarmEmail}},
 		{name: "Settings", cfg: Config{AssetDir: assets, Env: map[string]string{"PARLEY_TRIAGE": `{"daily_cap":3}`, "SLACK_REPLY_IN_THREAD": "false"}}},
-		{name: "SecretAsSetting", cfg: Config{AssetDir: assets, Env: map[string]string{resources.SecretSlackBotToken: "xoxb-1"}},
-			want: []string{ContextEnv, resources.SecretSlackBotToken, "Secrets Manager"}},
+		{name: "SecretAsSetting", cfg: Config{AssetDir: assets, Env: map[string]string{slack.SettingBotToken: "xoxb-1"}},
+			want: []string{ContextEnv, slack.SettingBotToken, "Secrets Manager"}},
 		{name: "StackOwnedSetting", cfg: Config{AssetDir: assets, Env: map[string]string{resources.EnvTable: "t", EnvAgentURL: "x"}},
 			want: []string{resources.EnvTable, ContextAgentURL}},
 		{name: "SecretsAsSetting", cfg: Config{AssetDir: assets, Env: map[string]string{resources.EnvSecrets: `{"SLACK_BOT_TOKEN":"x"}`}},
@@ -71,7 +73,7 @@ func ptr[T any](v T) *T { return &v }
 
 func functionNames() []string {
 	var names []string
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		names = append(names, "function "+fn.Name)
 	}
 	return names

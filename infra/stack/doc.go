@@ -1,6 +1,6 @@
 // Package stack defines Parley's one CloudFormation stack with the AWS CDK:
 // the state table, the FIFO queues and their dead-letter queues, one Lambda
-// function per entry of resources.Functions(), Function URLs (with reserved
+// function per entry of registry.Functions(), Function URLs (with reserved
 // concurrency) for the ingress functions, SQS event source mappings for the
 // consumers, one Secrets Manager secret per secret key (the generated agent
 // secret, and references by name to the ones the operator creates), roles

@@ -17,8 +17,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-
-	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/platform/registry"
 )
 
 // Synthesizing costs seconds, so each configuration is synthesized once per
@@ -87,7 +86,7 @@ func cdkJSONContext() (map[string]any, error) {
 // writeZips writes a small, valid deployment package per function into dir,
 // each with different content so each function gets its own asset.
 func writeZips(dir string) error {
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
 		h := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate}

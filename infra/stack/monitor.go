@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/resources"
 )
 
@@ -113,7 +114,7 @@ func (s *Stack) monitor(cfg Config) {
 	}
 
 	var errs, throttles, p99, url5xx []awscloudwatch.IMetric
-	for _, spec := range resources.Functions() {
+	for _, spec := range registry.Functions() {
 		fn, id := s.Functions[spec.Name], constructID(spec.Name)
 		alarm(id+"Errors", spec.Name+"-errors",
 			"The "+spec.Name+" function failed or timed out: see its log group.",

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/resources"
 )
 
@@ -101,7 +102,7 @@ func New(scope constructs.Construct, id string, props *awscdk.StackProps, cfg Co
 	if err := s.newSecrets(); err != nil {
 		return nil, err
 	}
-	for _, fn := range resources.FunctionsFor(timing) {
+	for _, fn := range registry.FunctionsFor(timing) {
 		if s.Functions[fn.Name], err = s.newFunction(fn, cfg); err != nil {
 			return nil, err
 		}
@@ -234,15 +235,15 @@ func newQueue(s awscdk.Stack, spec resources.QueueSpec) (main, dlq awssqs.Queue,
 // change one. A key whose secret does not exist is unset in the functions.
 func (s *Stack) newSecrets() error {
 	read := map[string]bool{}
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		for _, k := range fn.Secrets {
-			if !slices.Contains(resources.SecretKeys(), k) {
+			if !slices.Contains(registry.SecretKeys(), k) {
 				return fmt.Errorf("function %s: unknown secret key %q", fn.Name, k)
 			}
 			read[k] = true
 		}
 	}
-	for _, k := range resources.SecretKeys() {
+	for _, k := range registry.SecretKeys() {
 		if !read[k] {
 			continue
 		}
@@ -263,7 +264,7 @@ func (s *Stack) newSecrets() error {
 // in resources.SecretKeys order.
 func (s *Stack) OperatorSecretNames() []string {
 	var names []string
-	for _, k := range resources.SecretKeys() {
+	for _, k := range registry.SecretKeys() {
 		if _, ok := s.Secrets[k]; ok && k != resources.SecretAgentSecret {
 			names = append(names, SecretName(s.SecretPrefix, k))
 		}

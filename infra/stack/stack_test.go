@@ -15,6 +15,10 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/registry"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/resources"
 )
 
@@ -29,7 +33,7 @@ func TestNagClean(t *testing.T) {
 func TestTemplateMatchesDeclaration(t *testing.T) {
 	fx := defaultFixture(t)
 	var ingress, consumers, scheduled int
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		switch fn.Kind {
 		case resources.Ingress:
 			ingress++
@@ -39,7 +43,7 @@ func TestTemplateMatchesDeclaration(t *testing.T) {
 			scheduled++
 		}
 	}
-	n := len(resources.Functions())
+	n := len(registry.Functions())
 	want := map[string]int{
 		"AWS::DynamoDB::Table":            1,
 		"AWS::SQS::Queue":                 2 * len(resources.Queues()),
@@ -264,7 +268,7 @@ const defaultSecretPrefix = DefaultStackName + "/"
 func TestFunctions(t *testing.T) {
 	fx := defaultFixture(t)
 	keys := map[string]bool{} // S3 keys: one asset per function
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		t.Run(fn.Name, func(t *testing.T) {
 			id := fx.logicalID(fx.stack.Functions[fn.Name])
 			r := fx.resource(t, id)
@@ -336,7 +340,7 @@ func TestFunctionURLs(t *testing.T) {
 		urls[p["TargetFunctionArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)] = true
 	}
 	outputs := fx.json["Outputs"].(map[string]any)
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		id := fx.logicalID(fx.stack.Functions[fn.Name])
 		out := constructID(fn.Name) + "Url"
 		_, hasOutput := outputs[out]
@@ -368,7 +372,7 @@ func TestFunctionURLs(t *testing.T) {
 func TestEventSourceMappings(t *testing.T) {
 	fx := defaultFixture(t)
 	esms := fx.resourcesOf("AWS::Lambda::EventSourceMapping")
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		id := fx.logicalID(fx.stack.Functions[fn.Name])
 		var mine []map[string]any
 		for _, esm := range esms {
@@ -505,7 +509,7 @@ func TestLeastPrivilege(t *testing.T) {
 		queue := func(q *resources.QueueSpec) []string {
 			return []string{asJSON(getAtt(fx.logicalID(fx.stack.Queues[q.Name]), "Arn"))}
 		}
-		for _, fn := range resources.Functions() {
+		for _, fn := range registry.Functions() {
 			t.Run(name+"/"+fn.Name, func(t *testing.T) {
 				roleID := fx.logicalID(fx.stack.Functions[fn.Name].Role())
 				role := props(fx.resource(t, roleID))
@@ -590,12 +594,12 @@ func TestSecrets(t *testing.T) {
 	agent := agentSecretID(t, fx)
 	keys := map[string]bool{}
 	for _, k := range []string{
-		resources.SecretTelegramBotToken, resources.SecretTelegramWebhookSecret, resources.SecretSlackSigningSecret,
-		resources.SecretSlackBotToken, resources.SecretAgentSecret, resources.SecretEventsSecrets, resources.SecretGitHubWebhookSecret,
+		telegram.SettingBotToken, telegram.SettingWebhookSecret, slack.SettingSigningSecret,
+		slack.SettingBotToken, resources.SecretAgentSecret, resources.SecretEventsSecrets, resources.SecretGitHubWebhookSecret,
 	} {
 		keys[k] = true
 	}
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		for _, k := range fn.Secrets {
 			keys[k] = true
 		}
@@ -611,7 +615,7 @@ func TestSecrets(t *testing.T) {
 			}
 		}
 	}
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		t.Run(fn.Name, func(t *testing.T) {
 			env := environmentOf(t, fx, fn)
 			want := wantSecrets(t, fx, fn, defaultSecretPrefix)
@@ -647,7 +651,7 @@ func TestSecrets(t *testing.T) {
 
 	// The finding itself: the public Slack webhook reads its signing secret
 	// and nothing else.
-	slack := renderedGrants(t, grants(t, fx, fx.logicalID(fx.stack.Functions[resources.Slack.Name].Role()))["secretsmanager:GetSecretValue"])
+	slack := renderedGrants(t, grants(t, fx, fx.logicalID(fx.stack.Functions[string(message.Slack)].Role()))["secretsmanager:GetSecretValue"])
 	if want := []string{secretARNPattern("Parley/SLACK_SIGNING_SECRET")}; !slices.Equal(slack, want) {
 		t.Errorf("slack reads secrets on %v, want %v", slack, want)
 	}
@@ -703,7 +707,7 @@ func TestSecrets(t *testing.T) {
 func TestIngressConcurrency(t *testing.T) {
 	for name, want := range map[string]int{"default": DefaultIngressConcurrency, "options": optIngressConcurrency} {
 		fx := fixtures(t)[name]
-		for _, fn := range resources.Functions() {
+		for _, fn := range registry.Functions() {
 			got, ok := props(fx.resource(t, fx.logicalID(fx.stack.Functions[fn.Name])))["ReservedConcurrentExecutions"]
 			switch {
 			case fn.Kind == resources.Ingress && !equalJSON(got, want):
@@ -779,7 +783,7 @@ func TestAlarms(t *testing.T) {
 		expect(t, q.Name+"-oldest-message-age", "ApproximateAgeOfOldestMessage",
 			map[string]any{"Name": "QueueName", "Value": getAtt(main, "QueueName")}, OldestMessageAlarm[q.Name].Seconds())
 	}
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		dim := map[string]any{"Name": "FunctionName", "Value": ref(fx.logicalID(fx.stack.Functions[fn.Name]))}
 		expect(t, fn.Name+"-errors", "Errors", dim, 0)
 		expect(t, fn.Name+"-throttles", "Throttles", dim, 0)
@@ -855,7 +859,7 @@ func TestOptions(t *testing.T) {
 	if n := len(fx.resourcesOf("AWS::SecretsManager::Secret")); n != 1 {
 		t.Errorf("%d secrets created, want the agent secret only", n)
 	}
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		env := environmentOf(t, fx, fn)
 		// PARLEY_SECRETS names the operator's secrets with the prefix.
 		want := wantEnvironment(t, fx, fn, optAgentURL, optSecretPrefix)
@@ -897,7 +901,7 @@ func TestOptions(t *testing.T) {
 // makes up a missed one), and EventBridge may invoke it.
 func TestScheduledFunctions(t *testing.T) {
 	fx := defaultFixture(t)
-	for _, fn := range resources.Functions() {
+	for _, fn := range registry.Functions() {
 		if fn.Kind != resources.Scheduled {
 			continue
 		}

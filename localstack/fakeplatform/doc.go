@@ -1,8 +1,7 @@
-// Package fakeplatform is a fake Telegram Bot API and Slack Web API: a real
-// http.Handler speaking the real wire format, for end-to-end tests and for
-// `make run`. Point the adapters' BaseURL (TELEGRAM_API_BASE_URL,
-// SLACK_API_BASE_URL) at a server running Handler, and it records every
-// message it accepts as a Delivery, optionally printing each as a chat
+// Package fakeplatform is every chat platform's fake API behind one
+// handler, for end-to-end tests and for `make run`. Point the adapters'
+// base URLs at it (BaseURLs gives every platform's setting) and it records
+// every message it accepts as a Delivery, optionally printing each as a chat
 // bubble with the time since the previous one:
 //
 //	[+0.00s] telegram chat=42 | on it
@@ -13,8 +12,29 @@
 // matching sends. SignSlack and TelegramHeaders sign inbound webhooks the way
 // the platforms do, for tests and the runner's curl.
 //
-// It serves:
+// # Layout
 //
-//	POST /bot<token>/sendMessage, /bot<token>/sendChatAction, /bot<token>/getMe
-//	POST /chat.postMessage (also under /api/)
+// One package per fake, and one for what they share:
+//
+//	fakeapi       the Recorder (deliveries, chat actions, bubbles, WaitFor),
+//	              the fault queue, message-id issuers, and Handle, the one
+//	              order in which a fake applies a fault, validates, records
+//	              and answers a send
+//	faketelegram  the Bot API: its routes, validation and error format
+//	fakeslack     the Web API: likewise
+//	fakeplatform  this composite: one Recorder shared by every fake, each
+//	              fake under /<platform>/, derived from the registry
+//
+// A fake is its own package, and imports neither its adapter nor the
+// registry, so that the adapter's own tests can run the conformance suite
+// (platformtest) against it without an import cycle, and so that it
+// checks the adapter against the wire format as written down a second
+// time, not against the adapter's own types. The composite imports the
+// registry, so that a platform added there without a fake fails
+// TestEveryPlatformHasAFake.
+//
+// Handler serves:
+//
+//	POST /telegram/bot<token>/sendMessage, /sendChatAction, /getMe
+//	POST /slack/chat.postMessage (also /slack/api/chat.postMessage)
 package fakeplatform

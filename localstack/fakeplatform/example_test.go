@@ -23,18 +23,18 @@ func Example() {
 	})
 	srv := httptest.NewServer(fake.Handler())
 	defer srv.Close()
-	tg := &telegram.Client{Token: "7000000001:AAFakeToken", BaseURL: srv.URL}
+	tg := &telegram.Client{Token: "7000000001:AAFakeToken", BaseURL: srv.URL + "/telegram"}
 
 	chat := message.Thread{Platform: message.Telegram, Account: "7000000001", Chat: "42"}
 	ctx := context.Background()
-	_, _ = tg.Send(ctx, message.Outgoing{Thread: chat, Text: "on it"})
+	_, _ = tg.Send(ctx, message.Outgoing{Thread: chat, Content: message.Text("on it")})
 
 	fake.Inject(fakeplatform.Fault{Platform: message.Telegram, Status: 429, RetryAfter: 2 * time.Second})
-	_, err := tg.Send(ctx, message.Outgoing{Thread: chat, Text: "your flight moved to 8pm"})
+	_, err := tg.Send(ctx, message.Outgoing{Thread: chat, Content: message.Text("your flight moved to 8pm")})
 	fmt.Println(message.ClassOf(err), err)
 
 	now = now.Add(1200 * time.Millisecond)
-	rc, _ := tg.Send(ctx, message.Outgoing{Thread: chat, Text: "your flight moved to 8pm"})
+	rc, _ := tg.Send(ctx, message.Outgoing{Thread: chat, Content: message.Text("your flight moved to 8pm")})
 	fmt.Println(rc.MessageIDs, fake.Calls())
 	// Output:
 	// [+0.00s] telegram chat=42 | on it

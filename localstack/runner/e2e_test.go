@@ -16,7 +16,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
-	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 )
 
@@ -140,7 +140,7 @@ func TestRedeliveryIsOneTurn(t *testing.T) {
 	}
 	ev := message.Event{Platform: message.Telegram, Account: tgBotID, EventID: "2001", Kind: message.KindMessage,
 		Thread: message.Thread{Platform: message.Telegram, Account: tgBotID, Chat: "77"}, Text: "/one hello once"}
-	raw, err := ingress.EncodeInbound(ingress.Inbound{Event: ev})
+	raw, err := intent.EncodeInbound(intent.Inbound{Event: ev})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ import (
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
@@ -195,26 +197,28 @@ func start(t testing.TB, opt options) *harness {
 	t.Cleanup(agentSrv.Close)
 
 	vars := map[string]string{
-		resources.EnvTable:                    env.Resources.Table,
-		resources.EnvInboundQueueURL:          env.Resources.InboundURL,
-		resources.EnvOutboundQueueURL:         env.Resources.OutboundURL,
-		resources.EnvInboundDLQURL:            env.Resources.InboundDLQURL,
-		resources.EnvOutboundDLQURL:           env.Resources.OutboundDLQURL,
-		resources.SecretTelegramBotToken:      tgToken,
-		resources.SecretTelegramWebhookSecret: tgSecret,
-		resources.SecretSlackSigningSecret:    slackSecret,
-		resources.SecretSlackBotToken:         slackToken,
-		resources.SecretAgentSecret:           agentSecret,
-		resources.SecretEventsSecrets:         `{"cron":"` + eventsSecret + `"}`,
-		"PARLEY_EVENTS_SOURCES":               `{"cron":{"targets":["telegram:` + tgBotID + `:*","slack:T0TEAM0001:*"]}}`,
-		"SLACK_TEAM_ID":                       "T0TEAM0001",
-		"TELEGRAM_API_BASE_URL":               fakeSrv.URL,
-		"SLACK_API_BASE_URL":                  fakeSrv.URL,
-		"PARLEY_AGENT_URL":                    agentSrv.URL,
-		"PARLEY_AGENT_TIMEOUT":                "5s",
-		"PARLEY_BUBBLE_DELAY":                 "1ms",
-		"PARLEY_SEND_TIMEOUT":                 "2s",
-		"PARLEY_LOG_LEVEL":                    "debug",
+		resources.EnvTable:            env.Resources.Table,
+		resources.EnvInboundQueueURL:  env.Resources.InboundURL,
+		resources.EnvOutboundQueueURL: env.Resources.OutboundURL,
+		resources.EnvInboundDLQURL:    env.Resources.InboundDLQURL,
+		resources.EnvOutboundDLQURL:   env.Resources.OutboundDLQURL,
+		telegram.SettingBotToken:      tgToken,
+		telegram.SettingWebhookSecret: tgSecret,
+		slack.SettingSigningSecret:    slackSecret,
+		slack.SettingBotToken:         slackToken,
+		resources.SecretAgentSecret:   agentSecret,
+		resources.SecretEventsSecrets: `{"cron":"` + eventsSecret + `"}`,
+		"PARLEY_EVENTS_SOURCES":       `{"cron":{"targets":["telegram:` + tgBotID + `:*","slack:T0TEAM0001:*"]}}`,
+		"SLACK_TEAM_ID":               "T0TEAM0001",
+		"PARLEY_AGENT_URL":            agentSrv.URL,
+		"PARLEY_AGENT_TIMEOUT":        "5s",
+		"PARLEY_BUBBLE_DELAY":         "1ms",
+		"PARLEY_SEND_TIMEOUT":         "2s",
+		"PARLEY_LOG_LEVEL":            "debug",
+	}
+	// Every platform's adapter at its fake, as make run points them.
+	for k, v := range fakeplatform.BaseURLs(fakeSrv.URL) {
+		vars[k] = v
 	}
 	for k, v := range opt.env {
 		vars[k] = v

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/functionurl"
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/sweeper"
 )
@@ -37,7 +38,8 @@ func FunctionURL(h func(context.Context, events.LambdaFunctionURLRequest) (event
 
 // Local is every Parley function, hosted in one process.
 type Local struct {
-	// Mux serves the ingress functions at /<function name>.
+	// Mux serves the ingress functions at /<function name>: one per chat
+	// platform of the registry, and /events.
 	Mux     *http.ServeMux
 	Pollers []*Poller
 	// Sweeper runs every SweepEvery (EventBridge runs it every minute in
@@ -55,21 +57,18 @@ func New(d app.Deps) (*Local, error) {
 	l := &Local{Mux: http.NewServeMux()}
 	// Function URLs cap payloads at 6 MB; the functions apply their own limit.
 	const urlLimit = 6 << 20
-	ingress := []struct {
-		spec  resources.FunctionSpec
-		build func(app.Deps) (http.Handler, error)
-	}{
-		{resources.Telegram, app.TelegramIngress},
-		{resources.Slack, app.SlackIngress},
-		{resources.Events, app.EventsIngress},
-	}
-	for _, in := range ingress {
-		h, err := in.build(d)
+	for _, a := range registry.Chat() {
+		h, err := app.Ingress(d, a)
 		if err != nil {
 			return nil, err
 		}
-		l.Mux.Handle("/"+in.spec.Name, FunctionURL(functionurl.Handler(h), urlLimit))
+		l.Mux.Handle("/"+string(a.Platform()), FunctionURL(functionurl.Handler(h), urlLimit))
 	}
+	events, err := app.EventsIngress(d)
+	if err != nil {
+		return nil, err
+	}
+	l.Mux.Handle("/"+resources.Events.Name, FunctionURL(functionurl.Handler(events), urlLimit))
 
 	turn, err := app.Turn(d)
 	if err != nil {

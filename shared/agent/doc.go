@@ -23,7 +23,7 @@
 //	200 application/json  Body is an openab.turn.v1 envelope (package envelope plans it)
 //	200 text/plain        Body is the reply text
 //	204                   nothing to say: the turn is silent
-//	202                   Accepted: the agent answers later, on Parley's reply endpoint
+//	202                   Accepted: the turn is done and nothing is sent for it
 //
 // # Failures
 //
@@ -32,7 +32,10 @@
 //	KindTransient  no answer, timeout, 5xx, 408, 425, 429: retry the turn
 //	               through the queue (after RetryAfter when set), same TurnID
 //	KindPermanent  other 4xx, 3xx, an oversized reply, an unsupported
-//	               Content-Type, a misconfigured client: give up
+//	               Content-Type, a misconfigured client: no retry of the call
+//	               can succeed. The turn still retries 401, 403, 404, 405 and
+//	               410 (Error.Status) until its age: they mean Parley is
+//	               misconfigured, which an operator fixes.
 //
 // Call never retries by itself: exactly one HTTP attempt per Call, so the
 // queue's visibility timeout paces retries and a slow agent is not hammered.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,8 +22,8 @@ import (
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
-	"github.com/parleyhq/parley/shared/platform/slack"
-	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
@@ -43,12 +44,16 @@ type Deps struct {
 	HTTP *http.Client
 }
 
-// Load reads the configuration (and, in AWS, fn's own secrets), and builds
-// the logger and the AWS clients, from one AWS configuration. The SDK finds
-// its endpoints the standard way: AWS_ENDPOINT_URL_DYNAMODB /
-// AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL for emulators, the region's
-// endpoints otherwise.
-func Load(ctx context.Context, fn resources.FunctionSpec) (Deps, error) {
+// Load reads the configuration (and, in AWS, the function's own secrets:
+// registry.Function(function).Secrets), and builds the logger and the AWS
+// clients, from one AWS configuration. The SDK finds its endpoints the
+// standard way: AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS /
+// AWS_ENDPOINT_URL for emulators, the region's endpoints otherwise.
+func Load(ctx context.Context, function string) (Deps, error) {
+	fn, ok := registry.Function(function)
+	if !ok {
+		return Deps{}, fmt.Errorf("no function %q is declared", function)
+	}
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return Deps{}, fmt.Errorf("load AWS config: %w", err)
@@ -107,7 +112,7 @@ func Fatal(log *slog.Logger, err error) {
 
 func (d Deps) store() *dynamostore.Store { return dynamostore.New(d.DynamoDB, d.Config.Table) }
 
-func (d Deps) pipeline(r ingress.Receiver) (*ingress.Pipeline, error) {
+func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 	if err := d.Config.RequireStore(); err != nil {
 		return nil, err
 	}
@@ -125,29 +130,34 @@ func (d Deps) pipeline(r ingress.Receiver) (*ingress.Pipeline, error) {
 	}, nil
 }
 
-// TelegramIngress is the Telegram webhook handler.
-func TelegramIngress(d Deps) (http.Handler, error) {
-	r, err := telegram.NewReceiver(d.Config.Telegram.WebhookSecret, d.Config.Telegram.BotToken)
+// Ingress is the webhook handler of a chat platform: its receiver, built
+// from its settings, in front of the webhook core.
+func Ingress(d Deps, a platform.Adapter) (http.Handler, error) {
+	r, err := a.NewReceiver(d.Config.Platforms)
 	if err != nil {
-		return nil, fmt.Errorf("telegram: %w", err)
+		return nil, fmt.Errorf("%s: %w", a.Platform(), err)
 	}
 	return d.pipeline(r)
 }
 
-// SlackIngress is the Slack Events API handler.
-func SlackIngress(d Deps) (http.Handler, error) {
-	r := &slack.Receiver{SigningSecret: d.Config.Slack.SigningSecret, ReplyInChannel: !d.Config.Slack.ReplyInThread}
-	if err := r.Validate(); err != nil {
-		return nil, fmt.Errorf("slack: %w", err)
+// senders builds the send half of every chat platform whose credentials are
+// set. A platform without them has no sender: the turn still knows its
+// capabilities, and delivery fails its units visibly ("no sender
+// configured") instead of burning attempts on 401s.
+func (d Deps) senders() (map[message.Platform]platform.Sender, error) {
+	out := map[message.Platform]platform.Sender{}
+	var errs []error
+	for _, a := range registry.Chat() {
+		s, err := a.NewSender(d.Config.Platforms, d.HTTP)
+		switch {
+		case errors.Is(err, platform.ErrNotConfigured):
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", a.Platform(), err))
+		default:
+			out[a.Platform()] = s
+		}
 	}
-	return d.pipeline(r)
-}
-
-// platformClients are the send halves of every platform, configured or not:
-// the turn needs their capabilities either way.
-func (d Deps) platformClients() (*telegram.Client, *slack.Client) {
-	return &telegram.Client{Token: d.Config.Telegram.BotToken, BaseURL: d.Config.Telegram.APIBaseURL, HTTP: d.HTTP},
-		&slack.Client{Token: d.Config.Slack.BotToken, BaseURL: d.Config.Slack.APIBaseURL, HTTP: d.HTTP, TrustMarkup: d.Config.Slack.TrustAgentMarkup}
+	return out, errors.Join(errs...)
 }
 
 // Turn is the inbound.fifo consumer.
@@ -166,11 +176,20 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	if err := ag.Validate(); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	tg, sl := d.platformClients()
+	senders, err := d.senders()
+	if err != nil {
+		return nil, err
+	}
+	channels := map[message.Platform]turn.Channel{}
+	for _, a := range registry.Chat() {
+		ch := turn.Channel{Capabilities: a.Capabilities()}
+		ch.Typer, _ = senders[a.Platform()].(platform.Typer)
+		channels[a.Platform()] = ch
+	}
 	st := d.store()
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
-		Channels: map[message.Platform]turn.Channel{message.Telegram: tg, message.Slack: sl},
+		Channels: channels,
 		// The claim outlives the function's timeout, which is sized from
 		// the agent's: a running turn is never taken over.
 		Config: turn.Config{Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second},
@@ -196,18 +215,17 @@ func Delivery(d Deps) (*consumer.Consumer, error) {
 	if err := d.Config.RequireQueue(resources.Outbound); err != nil {
 		return nil, err
 	}
-	tg, sl := d.platformClients()
-	senders := map[message.Platform]delivery.Sender{}
-	// A platform without a token has no sender: its units fail visibly
-	// ("no sender configured") instead of burning attempts on 401s.
-	if tg.Token != "" {
-		senders[message.Telegram] = tg
+	senders, err := d.senders()
+	if err != nil {
+		return nil, err
 	}
-	if sl.Token != "" {
-		senders[message.Slack] = sl
+	channels := map[message.Platform]delivery.Channel{}
+	for p, s := range senders {
+		a, _ := registry.Lookup(p)
+		channels[p] = delivery.Channel{Sender: s, Capabilities: a.Capabilities()}
 	}
 	p := &delivery.Processor{
-		Intents: d.store(), Senders: senders, Config: d.Config.Delivery, Now: d.Now,
+		Intents: d.store(), Channels: channels, Config: d.Config.Delivery, Now: d.Now,
 		Log: d.Log.With("function", "delivery"),
 	}
 	return &consumer.Consumer{

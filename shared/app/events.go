@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/events"
-	"github.com/parleyhq/parley/shared/platform/slack"
-	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/triage"
 )
 
@@ -35,11 +35,12 @@ func EventsIngress(d Deps) (http.Handler, error) {
 // with the rules that put a target in its canonical form. The events
 // function reads no bot token: the accounts are the operator's, in the
 // sources' targets (and SLACK_TEAM_ID).
-func (d Deps) EventsTargets() map[message.Platform]events.Canonicalizer {
-	return map[message.Platform]events.Canonicalizer{
-		message.Telegram: telegram.CanonicalTarget,
-		message.Slack:    slack.CanonicalTarget(d.Config.Slack.TeamID),
+func (d Deps) EventsTargets() map[message.Platform]platform.Canonicalizer {
+	out := map[message.Platform]platform.Canonicalizer{}
+	for _, a := range registry.Chat() {
+		out[a.Platform()] = platform.Canonicalizer(a.Targets(d.Config.Platforms))
 	}
+	return out
 }
 
 // eventsReceiver builds the events receiver from its sources' configuration.

@@ -21,6 +21,8 @@ import (
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/triage"
 	"github.com/parleyhq/parley/shared/turn"
@@ -55,9 +57,11 @@ type Config struct {
 	Agent    Agent
 	Envelope envelope.Config
 	Delivery delivery.Config
-	Telegram Telegram
-	Slack    Slack
 	Events   Events
+	// Platforms is how the chat platforms' adapters read their settings
+	// (registry.Settings): the environment with the function's secrets
+	// overlaid. FromEnv checks each value's form; the adapters read them.
+	Platforms platform.Env
 	// Triage is the policy for proactive events (PARLEY_TRIAGE, JSON; see
 	// triage.ParseConfig). Defaults to no quiet hours, no cooldown and no
 	// daily cap, in UTC.
@@ -111,41 +115,6 @@ type Agent struct {
 	// event is this old; then it goes to the dead-letter queue. Defaults to
 	// 6h; at most 24h.
 	MaxAge time.Duration
-}
-
-// Telegram configures the Telegram adapter.
-type Telegram struct {
-	// BotToken authenticates sends (TELEGRAM_BOT_TOKEN, secret). Its
-	// numeric prefix is the bot id that scopes update ids.
-	BotToken string
-	// WebhookSecret is the secret_token given to setWebhook
-	// (TELEGRAM_WEBHOOK_SECRET, secret).
-	WebhookSecret string
-	// APIBaseURL defaults to https://api.telegram.org (TELEGRAM_API_BASE_URL).
-	APIBaseURL string
-}
-
-// Slack configures the Slack adapter.
-type Slack struct {
-	// SigningSecret verifies requests (SLACK_SIGNING_SECRET, secret).
-	SigningSecret string
-	// BotToken authenticates sends (SLACK_BOT_TOKEN, secret).
-	BotToken string
-	// APIBaseURL defaults to https://slack.com/api (SLACK_API_BASE_URL).
-	APIBaseURL string
-	// ReplyInThread answers a top-level channel message in a new thread
-	// (SLACK_REPLY_IN_THREAD). Defaults to true. Direct messages are
-	// always answered inline.
-	ReplyInThread bool
-	// TeamID is the bot's workspace, the team_id auth.test returns for
-	// BotToken (SLACK_TEAM_ID): the account of every Slack events target.
-	// Required to target Slack from the events webhook.
-	TeamID string
-	// TrustAgentMarkup sends the agent's text to Slack as written, so its
-	// mentions, links and formatting render (SLACK_TRUST_AGENT_MARKUP).
-	// Defaults to false: the text is escaped and renders as written, so
-	// nothing in it can ping a channel or disguise a link.
-	TrustAgentMarkup bool
 }
 
 // Getenv looks a variable up; empty means unset.
@@ -272,19 +241,12 @@ func FromEnv(getenv Getenv) (Config, error) {
 			MaxAge:      p.duration("PARLEY_SEND_MAX_AGE", 0),
 			MaxResends:  p.int("PARLEY_MAX_RESENDS", 0),
 		},
-		Telegram: Telegram{
-			BotToken:      getenv(resources.SecretTelegramBotToken),
-			WebhookSecret: getenv(resources.SecretTelegramWebhookSecret),
-			APIBaseURL:    getenv("TELEGRAM_API_BASE_URL"),
-		},
-		Slack: Slack{
-			SigningSecret:    getenv(resources.SecretSlackSigningSecret),
-			BotToken:         getenv(resources.SecretSlackBotToken),
-			APIBaseURL:       getenv("SLACK_API_BASE_URL"),
-			TeamID:           getenv("SLACK_TEAM_ID"),
-			ReplyInThread:    p.bool("SLACK_REPLY_IN_THREAD", true),
-			TrustAgentMarkup: p.bool("SLACK_TRUST_AGENT_MARKUP", false),
-		},
+	}
+	c.Platforms = platform.Env(getenv)
+	for _, st := range registry.Settings() {
+		if err := st.Check(getenv(st.Key)); err != nil {
+			p.errs = append(p.errs, err)
+		}
 	}
 	c.Events = Events{
 		Sources:      getenv("PARLEY_EVENTS_SOURCES"),
@@ -384,19 +346,6 @@ func (p *parser) int(name string, def int) int {
 		return def
 	}
 	return n
-}
-
-func (p *parser) bool(name string, def bool) bool {
-	v := p.getenv(name)
-	if v == "" {
-		return def
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		p.errs = append(p.errs, fmt.Errorf("%s: want true or false, got %q", name, v))
-		return def
-	}
-	return b
 }
 
 func (p *parser) level(name string) slog.Level {

@@ -12,6 +12,9 @@ import (
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/registry"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/resources"
 )
 
@@ -55,15 +58,12 @@ func TestFromEnvDefaults(t *testing.T) {
 		{"Delivery.MaxResends", c.Delivery.MaxResends, 3},
 		{"Delivery.Unknown", c.Delivery.Unknown, delivery.UnknownHold},
 		{"Delivery.UnknownByPlatform", len(c.Delivery.UnknownByPlatform), 0},
-		// The adapters' clients apply their own base URL defaults
-		// (telegram.DefaultBaseURL, slack.DefaultBaseURL).
-		{"Telegram.APIBaseURL", c.Telegram.APIBaseURL, ""},
-		{"Slack.APIBaseURL", c.Slack.APIBaseURL, ""},
-		{"Slack.ReplyInThread", c.Slack.ReplyInThread, true},
+		// The adapters apply their own defaults (telegram.DefaultBaseURL,
+		// slack.DefaultBaseURL): unset reads as empty.
+		{"Platforms(TELEGRAM_API_BASE_URL)", c.Platforms(telegram.SettingAPIBaseURL), ""},
+		{"Platforms(SLACK_REPLY_IN_THREAD)", c.Platforms(slack.SettingReplyInThread), ""},
 		{"Events.Secrets", c.Events.Secrets, ""},
 		{"Events.Sources", c.Events.Sources, ""},
-		{"Slack.TeamID", c.Slack.TeamID, ""},
-		{"Slack.TrustAgentMarkup", c.Slack.TrustAgentMarkup, false},
 		{"Events.GitHubTarget", c.Events.GitHubTarget, ""},
 		{"Triage.Conversations", len(c.Triage.Conversations), 0},
 		{"Triage.Default.Cooldown", c.Triage.Default.Cooldown, time.Duration(0)},
@@ -79,38 +79,38 @@ func TestFromEnvDefaults(t *testing.T) {
 func TestFromEnvReadsEveryVariable(t *testing.T) {
 	t.Parallel()
 	c, err := config.FromEnv(env(map[string]string{
-		resources.EnvTable:                    "parley-State",
-		resources.EnvInboundQueueURL:          "http://q/inbound.fifo",
-		resources.EnvOutboundQueueURL:         "http://q/outbound.fifo",
-		"PARLEY_LOG_LEVEL":                    "debug",
-		"PARLEY_DEDUPE_TTL":                   "72h",
-		"PARLEY_MAX_BODY_BYTES":               "4096",
-		"PARLEY_AGENT_URL":                    "builtin:echo",
-		resources.SecretAgentSecret:           "agent-secret",
-		"PARLEY_AGENT_TIMEOUT":                "9s",
-		"PARLEY_REPLY_MODE":                   "text",
-		"PARLEY_MAX_BUBBLES":                  "6",
-		"PARLEY_MAX_BUBBLE_CHARS":             "500",
-		"PARLEY_ON_PARSE_ERROR":               "error_message",
-		"PARLEY_ERROR_MESSAGE":                "Oops.",
-		"PARLEY_BUBBLE_DELAY":                 "250ms",
-		"PARLEY_SEND_TIMEOUT":                 "3s",
-		"PARLEY_SEND_MAX_AGE":                 "45m",
-		"PARLEY_MAX_RESENDS":                  "2",
-		resources.SecretTelegramBotToken:      "7000000001:tok",
-		resources.SecretTelegramWebhookSecret: "tg-hook",
-		"TELEGRAM_API_BASE_URL":               "http://tg",
-		resources.SecretSlackSigningSecret:    "slack-sign",
-		resources.SecretSlackBotToken:         "xoxb-1",
-		"SLACK_API_BASE_URL":                  "http://slack",
-		"SLACK_REPLY_IN_THREAD":               "false",
-		resources.SecretEventsSecrets:         `{"a":"whsec_a"}`,
-		"PARLEY_EVENTS_SOURCES":               `{"a":{"targets":["telegram:1:2"]}}`,
-		"SLACK_TEAM_ID":                       "T0TEAM0001",
-		"SLACK_TRUST_AGENT_MARKUP":            "true",
-		resources.SecretGitHubWebhookSecret:   "gh-secret",
-		"PARLEY_GITHUB_TARGET":                "telegram:1:2",
-		"PARLEY_TRIAGE":                       `{"cooldown":"10m","daily_cap":3}`,
+		resources.EnvTable:                  "parley-State",
+		resources.EnvInboundQueueURL:        "http://q/inbound.fifo",
+		resources.EnvOutboundQueueURL:       "http://q/outbound.fifo",
+		"PARLEY_LOG_LEVEL":                  "debug",
+		"PARLEY_DEDUPE_TTL":                 "72h",
+		"PARLEY_MAX_BODY_BYTES":             "4096",
+		"PARLEY_AGENT_URL":                  "builtin:echo",
+		resources.SecretAgentSecret:         "agent-secret",
+		"PARLEY_AGENT_TIMEOUT":              "9s",
+		"PARLEY_REPLY_MODE":                 "text",
+		"PARLEY_MAX_BUBBLES":                "6",
+		"PARLEY_MAX_BUBBLE_CHARS":           "500",
+		"PARLEY_ON_PARSE_ERROR":             "error_message",
+		"PARLEY_ERROR_MESSAGE":              "Oops.",
+		"PARLEY_BUBBLE_DELAY":               "250ms",
+		"PARLEY_SEND_TIMEOUT":               "3s",
+		"PARLEY_SEND_MAX_AGE":               "45m",
+		"PARLEY_MAX_RESENDS":                "2",
+		telegram.SettingBotToken:            "7000000001:tok",
+		telegram.SettingWebhookSecret:       "tg-hook",
+		"TELEGRAM_API_BASE_URL":             "http://tg",
+		slack.SettingSigningSecret:          "slack-sign",
+		slack.SettingBotToken:               "xoxb-1",
+		"SLACK_API_BASE_URL":                "http://slack",
+		"SLACK_REPLY_IN_THREAD":             "false",
+		resources.SecretEventsSecrets:       `{"a":"whsec_a"}`,
+		"PARLEY_EVENTS_SOURCES":             `{"a":{"targets":["telegram:1:2"]}}`,
+		"SLACK_TEAM_ID":                     "T0TEAM0001",
+		"SLACK_TRUST_AGENT_MARKUP":          "true",
+		resources.SecretGitHubWebhookSecret: "gh-secret",
+		"PARLEY_GITHUB_TARGET":              "telegram:1:2",
+		"PARLEY_TRIAGE":                     `{"cooldown":"10m","daily_cap":3}`,
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -138,17 +138,17 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 		{"Delivery.Lease", c.Delivery.Lease, 6 * time.Second},
 		{"Delivery.MaxAge", c.Delivery.MaxAge, 45 * time.Minute},
 		{"Delivery.MaxResends", c.Delivery.MaxResends, 2},
-		{"Telegram.BotToken", c.Telegram.BotToken, "7000000001:tok"},
-		{"Telegram.WebhookSecret", c.Telegram.WebhookSecret, "tg-hook"},
-		{"Telegram.APIBaseURL", c.Telegram.APIBaseURL, "http://tg"},
-		{"Slack.SigningSecret", c.Slack.SigningSecret, "slack-sign"},
-		{"Slack.BotToken", c.Slack.BotToken, "xoxb-1"},
-		{"Slack.APIBaseURL", c.Slack.APIBaseURL, "http://slack"},
-		{"Slack.ReplyInThread", c.Slack.ReplyInThread, false},
+		{"Platforms(TELEGRAM_BOT_TOKEN)", c.Platforms(telegram.SettingBotToken), "7000000001:tok"},
+		{"Platforms(TELEGRAM_WEBHOOK_SECRET)", c.Platforms(telegram.SettingWebhookSecret), "tg-hook"},
+		{"Platforms(TELEGRAM_API_BASE_URL)", c.Platforms(telegram.SettingAPIBaseURL), "http://tg"},
+		{"Platforms(SLACK_SIGNING_SECRET)", c.Platforms(slack.SettingSigningSecret), "slack-sign"},
+		{"Platforms(SLACK_BOT_TOKEN)", c.Platforms(slack.SettingBotToken), "xoxb-1"},
+		{"Platforms(SLACK_API_BASE_URL)", c.Platforms(slack.SettingAPIBaseURL), "http://slack"},
+		{"Platforms(SLACK_REPLY_IN_THREAD)", c.Platforms(slack.SettingReplyInThread), "false"},
 		{"Events.Secrets", c.Events.Secrets, `{"a":"whsec_a"}`},
 		{"Events.Sources", c.Events.Sources, `{"a":{"targets":["telegram:1:2"]}}`},
-		{"Slack.TeamID", c.Slack.TeamID, "T0TEAM0001"},
-		{"Slack.TrustAgentMarkup", c.Slack.TrustAgentMarkup, true},
+		{"Platforms(SLACK_TEAM_ID)", c.Platforms(slack.SettingTeamID), "T0TEAM0001"},
+		{"Platforms(SLACK_TRUST_AGENT_MARKUP)", c.Platforms(slack.SettingTrustAgentMarkup), "true"},
 		{"Events.GitHubSecret", c.Events.GitHubSecret, "gh-secret"},
 		{"Events.GitHubTarget", c.Events.GitHubTarget, "telegram:1:2"},
 		{"Triage.Default.Cooldown", c.Triage.Default.Cooldown, 10 * time.Minute},
@@ -195,7 +195,7 @@ func TestFromEnvReportsEveryMalformedValueAtOnce(t *testing.T) {
 		t.Errorf("error has %d lines for %d malformed variables:\n%s", n, len(bad), msg)
 	}
 	// A malformed value falls back to its default rather than a zero.
-	if c.DedupeTTL != 168*time.Hour || c.Agent.Timeout != 25*time.Second || c.LogLevel != slog.LevelInfo || !c.Slack.ReplyInThread {
+	if c.DedupeTTL != 168*time.Hour || c.Agent.Timeout != 25*time.Second || c.LogLevel != slog.LevelInfo {
 		t.Errorf("malformed values did not fall back to defaults: %+v", c)
 	}
 
@@ -266,7 +266,7 @@ func TestFromEnvNeverEchoesSecrets(t *testing.T) {
 	t.Parallel()
 	vars := map[string]string{}
 	var secrets []string
-	for _, name := range resources.SecretKeys() {
+	for _, name := range registry.SecretKeys() {
 		v := "s3cr3t-" + strings.ToLower(name) // distinctive, and odd enough to be "malformed"
 		vars[name] = v
 		secrets = append(secrets, v)

@@ -17,6 +17,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/platform/registry"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/resources"
 )
 
@@ -75,7 +78,7 @@ func secretID(key string) string { return "Parley/" + key }
 // clearEnv sets every variable Load may read to empty for this test, so the
 // developer's own environment cannot leak in.
 func clearEnv(t *testing.T) {
-	for _, k := range append(resources.SecretKeys(), resources.EnvSecrets, resources.EnvTable,
+	for _, k := range append(registry.SecretKeys(), resources.EnvSecrets, resources.EnvTable,
 		resources.EnvInboundQueueURL, resources.EnvOutboundQueueURL, "PARLEY_AGENT_URL", "PARLEY_AGENT_TIMEOUT",
 		"PARLEY_LOG_LEVEL", "PARLEY_DEDUPE_TTL", "PARLEY_TRIAGE", "PARLEY_UNKNOWN_SEND_POLICY") {
 		t.Setenv(k, "")
@@ -96,20 +99,20 @@ func secretsEnv(t *testing.T, keys ...string) {
 func TestLoadWithoutSecretsReadsTheEnvironmentOnly(t *testing.T) {
 	clearEnv(t)
 	t.Setenv(resources.EnvTable, "parley-State")
-	t.Setenv(resources.SecretTelegramBotToken, "7000000001:env")
+	t.Setenv(telegram.SettingBotToken, "7000000001:env")
 	calls := 0
 	c, err := config.Load(t.Context(), func(context.Context) (aws.Config, error) {
 		calls++
 		return aws.Config{}, errors.New("must not be called")
-	}, resources.Telegram.Secrets)
+	}, registry.MustFunction("telegram").Secrets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if calls != 0 {
 		t.Fatalf("AWS config loaded %d times without %s", calls, resources.EnvSecrets)
 	}
-	if c.Table != "parley-State" || c.Telegram.BotToken != "7000000001:env" || c.DedupeTTL != 168*time.Hour {
-		t.Fatalf("config = table %q, token %q, ttl %v", c.Table, c.Telegram.BotToken, c.DedupeTTL)
+	if c.Table != "parley-State" || c.Platforms(telegram.SettingBotToken) != "7000000001:env" || c.DedupeTTL != 168*time.Hour {
+		t.Fatalf("config = table %q, token %q, ttl %v", c.Table, c.Platforms(telegram.SettingBotToken), c.DedupeTTL)
 	}
 }
 
@@ -117,31 +120,31 @@ func TestLoadWithoutSecretsReadsTheEnvironmentOnly(t *testing.T) {
 // so each function reads (and IAM lets it read) only its own.
 func TestLoadReadsOnlyTheFunctionsOwnSecrets(t *testing.T) {
 	sm := &secretsServer{secrets: map[string]string{
-		secretID(resources.SecretTelegramBotToken): "7000000001:from-secret", // the environment wins
-		secretID(resources.SecretSlackBotToken):    "xoxb-from-secret",       // fills an empty variable
-		secretID(resources.SecretAgentSecret):      "agent-from-secret",
+		secretID(telegram.SettingBotToken):    "7000000001:from-secret", // the environment wins
+		secretID(slack.SettingBotToken):       "xoxb-from-secret",       // fills an empty variable
+		secretID(resources.SecretAgentSecret): "agent-from-secret",
 	}}
 	srv := httptest.NewServer(sm)
 	defer srv.Close()
 
 	clearEnv(t)
-	secretsEnv(t, resources.Turn.Secrets...) // the agent secret and both bot tokens
-	t.Setenv(resources.SecretTelegramBotToken, "7000000001:from-env")
+	secretsEnv(t, registry.MustFunction(resources.Turn.Name).Secrets...) // the agent secret and both bot tokens
+	t.Setenv(telegram.SettingBotToken, "7000000001:from-env")
 	calls := 0
-	c, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Turn.Secrets)
+	c, err := config.Load(t.Context(), awsConfigFor(srv, &calls), registry.MustFunction(resources.Turn.Name).Secrets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(sm.requests)
-	want := []string{secretID(resources.SecretAgentSecret), secretID(resources.SecretSlackBotToken), secretID(resources.SecretTelegramBotToken)}
+	want := []string{secretID(resources.SecretAgentSecret), secretID(slack.SettingBotToken), secretID(telegram.SettingBotToken)}
 	if calls != 1 || !slices.Equal(sm.requests, want) {
 		t.Fatalf("AWS config loaded %d times, secrets asked for %v; want one config and %v", calls, sm.requests, want)
 	}
 	checks := []struct{ name, got, want string }{
-		{"Telegram.BotToken (environment wins)", c.Telegram.BotToken, "7000000001:from-env"},
-		{"Slack.BotToken (from its secret)", c.Slack.BotToken, "xoxb-from-secret"},
+		{"Telegram.BotToken (environment wins)", c.Platforms(telegram.SettingBotToken), "7000000001:from-env"},
+		{"Slack.BotToken (from its secret)", c.Platforms(slack.SettingBotToken), "xoxb-from-secret"},
 		{"Agent.Secret (from its secret)", c.Agent.Secret, "agent-from-secret"},
-		{"Slack.SigningSecret (not this function's)", c.Slack.SigningSecret, ""},
+		{"Slack.SigningSecret (not this function's)", c.Platforms(slack.SettingSigningSecret), ""},
 	}
 	for _, ck := range checks {
 		if ck.got != ck.want {
@@ -151,9 +154,9 @@ func TestLoadReadsOnlyTheFunctionsOwnSecrets(t *testing.T) {
 
 	// A key the function does not read is refused, before any read.
 	clearEnv(t)
-	secretsEnv(t, resources.SecretSlackSigningSecret)
+	secretsEnv(t, slack.SettingSigningSecret)
 	sm.requests = nil
-	if _, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Telegram.Secrets); err == nil || !strings.Contains(err.Error(), resources.SecretSlackSigningSecret) {
+	if _, err := config.Load(t.Context(), awsConfigFor(srv, &calls), registry.MustFunction("telegram").Secrets); err == nil || !strings.Contains(err.Error(), slack.SettingSigningSecret) {
 		t.Fatalf("a secret of another function: %v", err)
 	}
 	if len(sm.requests) != 0 {
@@ -166,8 +169,8 @@ func TestLoadFailures(t *testing.T) {
 	sm := &secretsServer{secrets: map[string]string{
 		secretID(resources.SecretAgentSecret): leaked,
 	}, fail: map[string]string{
-		secretID(resources.SecretTelegramBotToken): "AccessDeniedException",
-		secretID(resources.SecretSlackBotToken):    "DecryptionFailure",
+		secretID(telegram.SettingBotToken): "AccessDeniedException",
+		secretID(slack.SettingBotToken):    "DecryptionFailure",
 	}}
 	srv := httptest.NewServer(sm)
 	defer srv.Close()
@@ -178,17 +181,17 @@ func TestLoadFailures(t *testing.T) {
 	// are reported, never fatal.
 	t.Run("MissingSecretIsUnset", func(t *testing.T) {
 		clearEnv(t)
-		secretsEnv(t, resources.SecretTelegramBotToken, resources.SecretAgentSecret)
+		secretsEnv(t, telegram.SettingBotToken, resources.SecretAgentSecret)
 		t.Setenv(resources.EnvSecrets, strings.Replace(os.Getenv(resources.EnvSecrets), "}",
 			`,"SLACK_BOT_TOKEN":"Parley/never-created"}`, 1))
 		calls := 0
-		c, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Turn.Secrets)
-		if err != nil || c.Slack.BotToken != "" || c.Telegram.BotToken != "" || c.Agent.Secret != leaked {
-			t.Fatalf("Load = %v; slack token %q, telegram token %q", err, c.Slack.BotToken, c.Telegram.BotToken)
+		c, err := config.Load(t.Context(), awsConfigFor(srv, &calls), registry.MustFunction(resources.Turn.Name).Secrets)
+		if err != nil || c.Platforms(slack.SettingBotToken) != "" || c.Platforms(telegram.SettingBotToken) != "" || c.Agent.Secret != leaked {
+			t.Fatalf("Load = %v; slack token %q, telegram token %q", err, c.Platforms(slack.SettingBotToken), c.Platforms(telegram.SettingBotToken))
 		}
 		want := []config.UnreadSecret{
-			{Key: resources.SecretSlackBotToken, SecretID: "Parley/never-created", Code: "ResourceNotFoundException"},
-			{Key: resources.SecretTelegramBotToken, SecretID: secretID(resources.SecretTelegramBotToken), Code: "AccessDeniedException"},
+			{Key: slack.SettingBotToken, SecretID: "Parley/never-created", Code: "ResourceNotFoundException"},
+			{Key: telegram.SettingBotToken, SecretID: secretID(telegram.SettingBotToken), Code: "AccessDeniedException"},
 		}
 		if !slices.Equal(c.Unread, want) {
 			t.Fatalf("Unread = %+v, want %+v", c.Unread, want)
@@ -196,10 +199,10 @@ func TestLoadFailures(t *testing.T) {
 	})
 	t.Run("ReadFailureNamesTheKeyNotTheValue", func(t *testing.T) {
 		clearEnv(t)
-		secretsEnv(t, resources.SecretSlackBotToken, resources.SecretAgentSecret)
+		secretsEnv(t, slack.SettingBotToken, resources.SecretAgentSecret)
 		calls := 0
-		_, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Turn.Secrets)
-		if err == nil || !strings.Contains(err.Error(), resources.SecretSlackBotToken) || !strings.Contains(err.Error(), "DecryptionFailure") {
+		_, err := config.Load(t.Context(), awsConfigFor(srv, &calls), registry.MustFunction(resources.Turn.Name).Secrets)
+		if err == nil || !strings.Contains(err.Error(), slack.SettingBotToken) || !strings.Contains(err.Error(), "DecryptionFailure") {
 			t.Fatalf("Load = %v", err)
 		}
 		if strings.Contains(err.Error(), leaked) {
@@ -210,7 +213,7 @@ func TestLoadFailures(t *testing.T) {
 		clearEnv(t)
 		t.Setenv(resources.EnvSecrets, "Parley/TELEGRAM_BOT_TOKEN")
 		calls := 0
-		if _, err := config.Load(t.Context(), awsConfigFor(srv, &calls), resources.Turn.Secrets); err == nil || !strings.Contains(err.Error(), resources.EnvSecrets) {
+		if _, err := config.Load(t.Context(), awsConfigFor(srv, &calls), registry.MustFunction(resources.Turn.Name).Secrets); err == nil || !strings.Contains(err.Error(), resources.EnvSecrets) {
 			t.Fatalf("Load = %v", err)
 		}
 	})
@@ -218,7 +221,7 @@ func TestLoadFailures(t *testing.T) {
 		clearEnv(t)
 		secretsEnv(t, resources.SecretAgentSecret)
 		cause := errors.New("no credentials")
-		_, err := config.Load(t.Context(), func(context.Context) (aws.Config, error) { return aws.Config{}, cause }, resources.Turn.Secrets)
+		_, err := config.Load(t.Context(), func(context.Context) (aws.Config, error) { return aws.Config{}, cause }, registry.MustFunction(resources.Turn.Name).Secrets)
 		if !errors.Is(err, cause) || !strings.Contains(err.Error(), "load AWS config") {
 			t.Fatalf("err = %v, want the AWS config error wrapped", err)
 		}

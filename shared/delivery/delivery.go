@@ -20,11 +20,17 @@ type Intents interface {
 	Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error)
 }
 
-// Sender is the send half of a platform adapter. Failures are
-// *message.SendError values (errors.As).
+// Sender is the send half of a platform adapter (platform.Sender). Failures
+// are *message.SendError values (errors.As).
 type Sender interface {
 	Send(ctx context.Context, m message.Outgoing) (message.Receipt, error)
-	Capabilities() message.Capabilities
+}
+
+// Channel is a platform delivery sends on: its sender and what the platform
+// accepts.
+type Channel struct {
+	Sender       Sender
+	Capabilities message.Capabilities
 }
 
 // UnknownPolicy says what happens to a unit whose send may have happened.
@@ -118,8 +124,10 @@ func mapValues[K comparable, V any](m map[K]V) []V {
 // Processor delivers outbound.fifo records.
 type Processor struct {
 	Intents Intents
-	Senders map[message.Platform]Sender
-	Config  Config
+	// Channels are the platforms with a sender; a unit for any other fails
+	// visibly ("no sender configured").
+	Channels map[message.Platform]Channel
+	Config   Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Sleep waits in place (pacing). Defaults to a context-aware sleep.
@@ -173,11 +181,11 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 	cfg := p.Config.WithDefaults()
 	log := p.log().With("intent_id", in.ID, "unit_id", in.Units[i].ID, "platform", string(in.Thread.Platform),
 		"thread_key", in.Thread.Key())
-	sender, ok := p.Senders[in.Thread.Platform]
+	ch, ok := p.Channels[in.Thread.Platform]
 	if !ok {
 		return p.apply(ctx, log, in, intent.MarkFailed(in.Units[i], i, p.now(), message.FailInvalidPayload, "no sender configured for platform"))
 	}
-	idempotent := sender.Capabilities().Idempotent
+	idempotent := ch.Capabilities.Idempotent
 	policy := cfg.Unknown
 	if pol, ok := cfg.UnknownByPlatform[in.Thread.Platform]; ok {
 		policy = pol
@@ -261,7 +269,7 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 		if err != nil {
 			return in, fmt.Errorf("lease unit: %w", err)
 		}
-		return p.send(ctx, log, sender, leased, i, policy, cfg)
+		return p.send(ctx, log, ch, leased, i, policy, cfg)
 	}
 	return in, consumer.Retry(errors.New("unit kept changing under us"), time.Second)
 }
@@ -301,7 +309,7 @@ func retryDelay(class message.FailureClass, retryAfter time.Duration, attempt in
 }
 
 // send performs the leased attempt on unit i and records its outcome.
-func (p *Processor) send(ctx context.Context, log *slog.Logger, sender Sender, in intent.Intent, i int, policy UnknownPolicy, cfg Config) (intent.Intent, error) {
+func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in intent.Intent, i int, policy UnknownPolicy, cfg Config) (intent.Intent, error) {
 	u := in.Units[i]
 	log = log.With("attempt", u.Attempt)
 	if u.Resent {
@@ -309,8 +317,9 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, sender Sender, i
 	}
 	sctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
 	start := p.now()
-	receipt, err := sender.Send(sctx, message.Outgoing{
-		Thread: in.Thread, Text: u.Text, ReplyTo: u.ReplyTo, IdempotencyKey: intent.UnitKey(in.ID, u.ID),
+	receipt, err := ch.Sender.Send(sctx, message.Outgoing{
+		Thread: in.Thread, Content: u.Content, ReplyTo: u.ReplyTo, IdempotencyKey: intent.UnitKey(in.ID, u.ID),
+		ReplyContext: in.ReplyContext,
 	})
 	cancel()
 	now := p.now()
@@ -332,7 +341,7 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, sender Sender, i
 	}
 	log = log.With("failure_class", string(class), "reason", reason)
 	switch {
-	case class == message.FailConflict && sender.Capabilities().Idempotent:
+	case class == message.FailConflict && ch.Capabilities.Idempotent:
 		// The platform already has this unit (an idempotency key replay).
 		log.Info("unit delivered", "outcome", "sent", "note", "platform reported an earlier identical send")
 		return p.apply(cctx, log, in, intent.MarkSent(u, i, now, message.Receipt{}))

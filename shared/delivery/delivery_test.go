@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/shared/consumer"
@@ -71,14 +74,12 @@ func (s *sender) Send(_ context.Context, m message.Outgoing) (message.Receipt, e
 	return message.Receipt{MessageIDs: []string{fmt.Sprint("pm-", len(s.sent))}}, nil
 }
 
-func (s *sender) Capabilities() message.Capabilities { return s.caps }
-
 func (s *sender) texts() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
 	for _, m := range s.sent {
-		out = append(out, m.Text)
+		out = append(out, m.Content.Text)
 	}
 	return out
 }
@@ -88,6 +89,7 @@ var thread = message.Thread{Platform: message.Telegram, Account: "7000000001", C
 // setup is one test's processor on its own table, with a Telegram sender.
 type setup struct {
 	t      *testing.T
+	env    *emulatortest.Env
 	store  *dynamostore.Store
 	clock  *clock
 	sender *sender
@@ -98,16 +100,23 @@ type setup struct {
 func newSetup(t *testing.T, cfg delivery.Config) *setup {
 	t.Helper()
 	env := emulatortest.New(t)
-	s := &setup{t: t, store: dynamostore.New(env.DynamoDB, env.Resources.Table), clock: &clock{now: t0}, sender: &sender{caps: message.Capabilities{TextLimit: 4096}}}
+	s := &setup{t: t, env: env, store: dynamostore.New(env.DynamoDB, env.Resources.Table), clock: &clock{now: t0}, sender: &sender{caps: message.Capabilities{TextLimit: 4096}}}
 	s.p = &delivery.Processor{
-		Intents: s.store,
-		Senders: map[message.Platform]delivery.Sender{message.Telegram: s.sender},
-		Config:  cfg,
-		Now:     s.clock.Now,
-		Sleep:   s.clock.Sleep,
-		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Intents:  s.store,
+		Channels: map[message.Platform]delivery.Channel{message.Telegram: {Sender: s.sender, Capabilities: s.sender.caps}},
+		Config:   cfg,
+		Now:      s.clock.Now,
+		Sleep:    s.clock.Sleep,
+		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	return s
+}
+
+// idempotent says whether the test platform deduplicates resent units.
+func (s *setup) idempotent(yes bool) {
+	ch := s.p.Channels[message.Telegram]
+	ch.Capabilities.Idempotent = yes
+	s.p.Channels[message.Telegram] = ch
 }
 
 // create persists an intent of units on th.
@@ -136,7 +145,7 @@ func (s *setup) get(in intent.Intent) intent.Intent {
 }
 
 func pending(id string) intent.Unit {
-	return intent.Unit{ID: id, Text: "text " + id, State: message.UnitPending}
+	return intent.Unit{ID: id, Content: message.Text("text " + id), State: message.UnitPending}
 }
 
 func retryAfter(err error) (time.Duration, bool) {
@@ -425,7 +434,7 @@ func TestUnknownOutcomes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := newSetup(t, cfg)
-			s.sender.caps.Idempotent = name == "ResentIfIdempotent"
+			s.idempotent(name == "ResentIfIdempotent")
 			in := unknownThenPending(s)
 			if err := s.handle(in, "b#1"); err != nil {
 				t.Fatal(err)
@@ -638,5 +647,53 @@ func TestConfig(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not report %q:\n%v", want, err)
 		}
+	}
+}
+
+// TestIntentOfThePreviousReleaseDelivers: an intent item as the previous
+// release wrote it (no layout version, units holding only "text") is read
+// and delivered, in order, by this code. The item is written raw, as that
+// release's PutItem left it, not through today's encoder.
+func TestIntentOfThePreviousReleaseDelivers(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{BubbleDelay: time.Second})
+	id := intent.IDFor("evt#telegram#7000000001#v1")
+	unit := func(uid, text string) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"id": &types.AttributeValueMemberS{Value: uid}, "text": &types.AttributeValueMemberS{Value: text},
+			"reply_to": &types.AttributeValueMemberS{Value: "318"}, "st": &types.AttributeValueMemberS{Value: "pending"},
+			"att": &types.AttributeValueMemberN{Value: "0"}, "lease": &types.AttributeValueMemberN{Value: "0"},
+			"rcpt": &types.AttributeValueMemberNULL{Value: true}, "sent": &types.AttributeValueMemberN{Value: "0"},
+			"fc": &types.AttributeValueMemberS{Value: ""}, "fr": &types.AttributeValueMemberS{Value: ""},
+			"resent": &types.AttributeValueMemberBOOL{Value: false}, "upd": &types.AttributeValueMemberN{Value: "0"},
+		}}
+	}
+	item := map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "int#" + id}, "kind": &types.AttributeValueMemberS{Value: "intent"},
+		"id": &types.AttributeValueMemberS{Value: id}, "origin": &types.AttributeValueMemberS{Value: "evt#telegram#7000000001#v1"},
+		"thread": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			// message.Thread has no dynamodbav tags: its field names.
+			"Platform": &types.AttributeValueMemberS{Value: "telegram"}, "Account": &types.AttributeValueMemberS{Value: "7000000001"},
+			"Chat": &types.AttributeValueMemberS{Value: "42"}, "Thread": &types.AttributeValueMemberS{Value: ""},
+		}},
+		"units":      &types.AttributeValueMemberL{Value: []types.AttributeValue{unit("b1#1", "first, as v1 wrote it"), unit("b2#1", "second")}},
+		"created_at": &types.AttributeValueMemberN{Value: strconv.FormatInt(t0.UnixMilli(), 10)},
+		"expires_at": &types.AttributeValueMemberN{Value: strconv.FormatInt(t0.Add(time.Hour).Unix(), 10)},
+	}
+	if _, err := s.env.DynamoDB.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(s.env.Resources.Table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	in := intent.Intent{ID: id}
+	if err := s.handle(in, "b2#1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.sender.texts(); !slices.Equal(got, []string{"first, as v1 wrote it", "second"}) {
+		t.Fatalf("sent %q", got)
+	}
+	if s.sender.sent[0].ReplyTo != "318" || s.sender.sent[0].Thread != thread {
+		t.Fatalf("first unit went as %+v", s.sender.sent[0])
+	}
+	if got := s.get(in); states(got) != "b1#1:sent@1 b2#1:sent@1" {
+		t.Fatalf("states %s", states(got))
 	}
 }

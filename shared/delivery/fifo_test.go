@@ -45,7 +45,7 @@ func newFIFOSetup(t *testing.T, cfg delivery.Config) *fifoSetup {
 	})
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	p := &delivery.Processor{
-		Intents: s.store, Senders: map[message.Platform]delivery.Sender{message.Telegram: s.sender},
+		Intents: s.store, Channels: map[message.Platform]delivery.Channel{message.Telegram: {Sender: s.sender, Capabilities: s.sender.caps}},
 		Config: cfg, Now: s.clock.Now, Sleep: s.clock.Sleep, Log: quiet,
 	}
 	s.c = &consumer.Consumer{Handle: p.Handle, Visibility: s.queue, DeadLetters: s.dlq, Now: s.clock.Now, Log: quiet}
@@ -57,7 +57,7 @@ func (s *fifoSetup) reply(id string, n int) intent.Intent {
 	s.t.Helper()
 	in := intent.Intent{ID: id, Origin: "evt#" + id, Thread: thread, CreatedAt: s.clock.Now(), ExpiresAt: s.clock.Now().Add(24 * time.Hour)}
 	for i := range n {
-		in.Units = append(in.Units, intent.Unit{ID: fmt.Sprintf("%s-b%d#1", id, i+1), Text: fmt.Sprintf("%s bubble %d", id, i+1), State: message.UnitPending})
+		in.Units = append(in.Units, intent.Unit{ID: fmt.Sprintf("%s-b%d#1", id, i+1), Content: message.Text(fmt.Sprintf("%s bubble %d", id, i+1)), State: message.UnitPending})
 	}
 	if _, _, err := s.store.CreateIntent(s.t.Context(), in); err != nil {
 		s.t.Fatal(err)
@@ -91,10 +91,10 @@ func TestFloodLimitedChatLosesNoBubble(t *testing.T) {
 	failures := map[string]int{}
 	var sent []string // what the platform accepted, in order
 	s.sender.respond = func(_ int, m message.Outgoing) error {
-		if failures[m.Text]++; failures[m.Text] <= 7 {
+		if failures[m.Content.Text]++; failures[m.Content.Text] <= 7 {
 			return &message.SendError{Class: message.FailRateLimit, RetryAfter: time.Second, Status: 429, Reason: "Too Many Requests: retry after 1"}
 		}
-		sent = append(sent, m.Text)
+		sent = append(sent, m.Content.Text)
 		return nil
 	}
 	s.reply("r1", 3)
@@ -193,7 +193,7 @@ func TestPlatformOutageOnTheFIFOModel(t *testing.T) {
 	s.drain()
 	var ok []string
 	for _, m := range s.sender.sent[len(s.sender.sent)-4:] {
-		ok = append(ok, m.Text)
+		ok = append(ok, m.Content.Text)
 	}
 	if want := []string{"o1 bubble 1", "o1 bubble 2", "o2 bubble 1", "o2 bubble 2"}; !slices.Equal(ok, want) {
 		t.Fatalf("last four sends %q, want both replies after the recovery, in order", ok)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/queue"
@@ -32,6 +33,10 @@ func (nopClaims) Settle(context.Context, string, string, store.ClaimState, strin
 	return nil
 }
 func (nopClaims) Release(context.Context, string, string, store.ReleaseSpec) error { return nil }
+
+func (nopClaims) GetClaim(context.Context, string, time.Time) (store.Claim, error) {
+	return store.Claim{}, store.ErrNotFound
+}
 
 func (nopClaims) Defer(context.Context, string, string, []byte, time.Time, time.Time, time.Duration) error {
 	return nil
@@ -73,7 +78,7 @@ func baseline(body []byte) float64 {
 	return float64(time.Since(start).Nanoseconds()) / n
 }
 
-func benchPipeline(b *testing.B, r ingress.Receiver, body func(i int) []byte, sign func(body []byte) http.Header) {
+func benchPipeline(b *testing.B, r platform.Receiver, body func(i int) []byte, sign func(body []byte) http.Header) {
 	p := &ingress.Pipeline{Receiver: r, Claims: nopClaims{}, Queue: nopQueue{}, Log: slog.New(slog.NewJSONHandler(io.Discard, nil))}
 	base := baseline(body(1))
 	b.ReportAllocs()

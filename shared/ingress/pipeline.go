@@ -11,22 +11,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/triage"
 )
-
-// Claims is the dedupe store as the pipeline uses it.
-type Claims interface {
-	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
-	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
-	Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error
-	// Defer keeps a deferred event's inbound message on its claim until
-	// due; the sweeper enqueues it then.
-	Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error
-}
 
 // Enqueuer puts one event on inbound.fifo.
 type Enqueuer interface {
@@ -38,24 +31,7 @@ type Triage interface {
 	// Admit decides ev. counted is what an earlier attempt at this very
 	// event consumed and could not give back (Decision.Counted, kept on
 	// the event's claim): an event is never counted against itself.
-	Admit(ctx context.Context, ev message.Event, now time.Time, counted string) (Decision, error)
-}
-
-// Decision is triage's answer for one proactive event.
-type Decision struct {
-	// Accepted is true when the event goes on to the agent.
-	Accepted bool
-	// Reason is the stable suppression reason (quiet_hours, cooldown,
-	// daily_cap) when not Accepted.
-	Reason string
-	// NotBefore, when set, defers an accepted event until then.
-	NotBefore time.Time
-	// Revert gives back what an accepted decision consumed (cap, cooldown)
-	// when the event could not be enqueued. May be nil.
-	Revert func(ctx context.Context) error
-	// Counted records what the decision consumed, for the event's retry
-	// when Revert fails: handed back to Admit as counted.
-	Counted string
+	Admit(ctx context.Context, ev message.Event, now time.Time, counted string) (triage.Decision, error)
 }
 
 // Ack header values: Parley-Ack says what a 2xx stands for.
@@ -88,8 +64,8 @@ const (
 
 // Pipeline is the webhook core: an http.Handler for one platform.
 type Pipeline struct {
-	Receiver Receiver
-	Claims   Claims
+	Receiver platform.Receiver
+	Claims   store.Claims
 	Queue    Enqueuer
 	// Triage decides proactive events. nil admits every proactive event.
 	Triage Triage
@@ -131,15 +107,15 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			p.refuse(w, log, fmt.Errorf("%w: limit is %d bytes", ErrTooLarge, tooLarge.Limit))
+			p.refuse(w, log, fmt.Errorf("%w: limit is %d bytes", platform.ErrTooLarge, tooLarge.Limit))
 			return
 		}
-		p.refuse(w, log, fmt.Errorf("%w: reading body: %v", ErrMalformed, err))
+		p.refuse(w, log, fmt.Errorf("%w: reading body: %v", platform.ErrMalformed, err))
 		return
 	}
-	req := &Request{Method: r.Method, Header: r.Header, Query: r.URL.Query(), Body: body, Now: now}
+	req := &platform.Request{Method: r.Method, Header: r.Header, Query: r.URL.Query(), Body: body, Now: now}
 
-	if hs, ok := p.Receiver.(HandshakeReceiver); ok {
+	if hs, ok := p.Receiver.(platform.Handshaker); ok {
 		if reply, ok := hs.Handshake(req); ok {
 			log.Info("handshake answered", "status", reply.Status)
 			writeReply(w, reply, AckHandshake)
@@ -149,7 +125,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Every platform delivers events by POST; a GET is only ever a
 	// handshake, answered above. Refused here once, for every receiver.
 	if r.Method != http.MethodPost {
-		p.refuse(w, log, fmt.Errorf("%w: webhooks are POST, got %s", ErrMethod, r.Method))
+		p.refuse(w, log, fmt.Errorf("%w: webhooks are POST, got %s", platform.ErrMethod, r.Method))
 		return
 	}
 	if err := p.Receiver.Verify(req); err != nil {
@@ -176,6 +152,14 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	ctx := r.Context()
+	if parsed.Within > 0 {
+		// The platform waits this long for the answer and no longer: give
+		// up on durable writes in time to say so.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, max(parsed.Within-answerMargin, parsed.Within/2))
+		defer cancel()
+	}
 	ack := ackBody{OK: true, Events: []eventResult{}}
 	for _, ig := range parsed.Ignored {
 		log.Info("event ignored", "decision", ResultIgnored, "reason", ig.Reason, "event_id", ig.ID)
@@ -183,11 +167,15 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	retry := false
 	for _, ev := range parsed.Events {
-		res, reason, err := p.admit(r.Context(), log, ev, now)
+		res, reason, err := p.admit(ctx, log, ev, now)
 		if err != nil {
 			// Events before this one are durable and will be duplicates
 			// on the platform's retry; this one and the rest are not.
 			log.Error("event not acknowledged", "event_key", ev.Key(), "error", err)
+			if parsed.Unavailable != nil {
+				writeReply(w, parsed.Unavailable, "")
+				return
+			}
 			http.Error(w, "temporarily unable to accept the event; retry", http.StatusServiceUnavailable)
 			return
 		}
@@ -195,8 +183,16 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ack.Events = append(ack.Events, eventResult{EventID: ev.EventID, Result: res, Reason: reason})
 	}
 	if retry {
+		if parsed.Unavailable != nil {
+			writeReply(w, parsed.Unavailable, "")
+			return
+		}
 		w.Header().Set("Retry-After", "30")
 		http.Error(w, "event is being processed by another request; retry", http.StatusServiceUnavailable)
+		return
+	}
+	if parsed.Ack != nil {
+		writeReply(w, parsed.Ack, AckDurable)
 		return
 	}
 	w.Header().Set(HeaderAck, AckDurable)
@@ -208,13 +204,13 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // for what triage may add (a deferral time).
 func (p *Pipeline) fits(ev message.Event) error {
 	const triageRoom = 64
-	b, err := EncodeInbound(Inbound{Event: ev})
+	b, err := intent.EncodeInbound(intent.Inbound{Event: ev})
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrMalformed, err)
+		return fmt.Errorf("%w: %v", platform.ErrMalformed, err)
 	}
 	limit := cmp.Or(p.MaxMessage, resources.MaxMessageBytes)
 	if len(b)+triageRoom > limit {
-		return fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", ErrTooLarge, ev.EventID, len(b), limit-triageRoom)
+		return fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", platform.ErrTooLarge, ev.EventID, len(b), limit-triageRoom)
 	}
 	return nil
 }
@@ -224,8 +220,8 @@ func (p *Pipeline) fits(ev message.Event) error {
 func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event, now time.Time) (Result, string, error) {
 	log = log.With("event_key", ev.Key(), "thread_key", ev.Thread.Key(), "kind", string(ev.Kind))
 	if ev.Sender.IsBot && !ev.Proactive() {
-		log.Info("event ignored", "decision", ResultIgnored, "reason", IgnoredBot)
-		return ResultIgnored, IgnoredBot, nil
+		log.Info("event ignored", "decision", ResultIgnored, "reason", platform.IgnoredBot)
+		return ResultIgnored, platform.IgnoredBot, nil
 	}
 	ttl := cmp.Or(p.DedupeTTL, 7*24*time.Hour)
 	owner := store.NewOwner()
@@ -248,7 +244,7 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 		log.Warn("event claim taken over after an abandoned attempt", "attempts", claim.Attempts)
 	}
 
-	var decision Decision
+	var decision triage.Decision
 	if ev.Proactive() && p.Triage != nil {
 		decision, err = p.Triage.Admit(ctx, ev, now, claim.Note)
 		if err != nil {
@@ -265,7 +261,7 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 		}
 	}
 
-	body, err := EncodeInbound(Inbound{Event: ev, ReceivedAt: cmp.Or(decision.NotBefore, now)})
+	body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: cmp.Or(decision.NotBefore, now)})
 	if err != nil {
 		p.release(ctx, log, ev, owner, "")
 		return "", "", err
@@ -300,7 +296,7 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 // durable, and releases its claim for the platform's retry. When the give-back
 // fails, the claim keeps what was counted, so the retry is not counted (nor
 // refused) against itself.
-func (p *Pipeline) undo(ctx context.Context, log *slog.Logger, ev message.Event, owner string, d Decision) {
+func (p *Pipeline) undo(ctx context.Context, log *slog.Logger, ev message.Event, owner string, d triage.Decision) {
 	note := ""
 	if d.Revert != nil {
 		if err := d.Revert(ctx); err != nil {
@@ -341,7 +337,7 @@ func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Eve
 // refuse answers a request that fails verification or parsing: the status
 // for its sentinel, a reason, and no writes.
 func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
-	status := StatusOf(err)
+	status := platform.StatusOf(err)
 	if status == 0 {
 		status = http.StatusBadRequest
 	}
@@ -352,8 +348,14 @@ func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
 	http.Error(w, err.Error(), status)
 }
 
-func writeReply(w http.ResponseWriter, r *Reply, ack string) {
-	w.Header().Set(HeaderAck, ack)
+// answerMargin is what the core keeps of a platform's answer deadline
+// (Parsed.Within) to write its answer.
+const answerMargin = 300 * time.Millisecond
+
+func writeReply(w http.ResponseWriter, r *platform.Reply, ack string) {
+	if ack != "" {
+		w.Header().Set(HeaderAck, ack)
+	}
 	if r.ContentType != "" {
 		w.Header().Set("Content-Type", r.ContentType)
 	}

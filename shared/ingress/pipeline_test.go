@@ -26,7 +26,9 @@ import (
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
@@ -38,9 +40,12 @@ func TestMain(m *testing.M) { emulatortest.Main(m) }
 // script is what a test request asks scriptReceiver to parse: the Parsed
 // value itself, as JSON.
 type script struct {
-	Reply   *ingress.Reply    `json:"reply,omitempty"`
-	Events  []message.Event   `json:"events,omitempty"`
-	Ignored []ingress.Ignored `json:"ignored,omitempty"`
+	Reply       *platform.Reply    `json:"reply,omitempty"`
+	Events      []message.Event    `json:"events,omitempty"`
+	Ignored     []platform.Ignored `json:"ignored,omitempty"`
+	Ack         *platform.Reply    `json:"ack,omitempty"`
+	Unavailable *platform.Reply    `json:"unavailable,omitempty"`
+	Within      time.Duration      `json:"within,omitempty"`
 }
 
 // scriptReceiver is a platform whose requests carry their own parse result.
@@ -53,36 +58,36 @@ type scriptReceiver struct {
 
 func (*scriptReceiver) Platform() message.Platform { return "test" }
 
-func (r *scriptReceiver) Verify(req *ingress.Request) error {
+func (r *scriptReceiver) Verify(req *platform.Request) error {
 	r.verified.Add(1)
 	if r.verifyErr != nil {
 		return r.verifyErr
 	}
 	if req.Header.Get("X-Test-Signature") != "valid" {
-		return fmt.Errorf("%w: bad X-Test-Signature", ingress.ErrUnauthorized)
+		return fmt.Errorf("%w: bad X-Test-Signature", platform.ErrUnauthorized)
 	}
 	return nil
 }
 
-func (r *scriptReceiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
+func (r *scriptReceiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	if r.parseErr != nil {
-		return ingress.Parsed{}, r.parseErr
+		return platform.Parsed{}, r.parseErr
 	}
 	var s script
 	if err := json.Unmarshal(req.Body, &s); err != nil {
-		return ingress.Parsed{}, fmt.Errorf("%w: %v", ingress.ErrMalformed, err)
+		return platform.Parsed{}, fmt.Errorf("%w: %v", platform.ErrMalformed, err)
 	}
-	return ingress.Parsed{Reply: s.Reply, Events: s.Events, Ignored: s.Ignored}, nil
+	return platform.Parsed{Reply: s.Reply, Events: s.Events, Ignored: s.Ignored, Ack: s.Ack, Unavailable: s.Unavailable, Within: s.Within}, nil
 }
 
 // handshakeReceiver answers a GET challenge before verification.
 type handshakeReceiver struct{ scriptReceiver }
 
-func (*handshakeReceiver) Handshake(req *ingress.Request) (*ingress.Reply, bool) {
+func (*handshakeReceiver) Handshake(req *platform.Request) (*platform.Reply, bool) {
 	if req.Method != http.MethodGet {
 		return nil, false
 	}
-	return &ingress.Reply{Status: http.StatusOK, ContentType: "text/plain", Body: []byte(req.Query.Get("hub.challenge"))}, true
+	return &platform.Reply{Status: http.StatusOK, ContentType: "text/plain", Body: []byte(req.Query.Get("hub.challenge"))}, true
 }
 
 // rig is one test's pipeline on its own table and queue, with every AWS
@@ -98,7 +103,7 @@ type rig struct {
 	mu       sync.Mutex // guards logs
 }
 
-func newRig(t *testing.T, r ingress.Receiver) *rig {
+func newRig(t *testing.T, r platform.Receiver) *rig {
 	t.Helper()
 	env := emulatortest.New(t)
 	b := &rig{t: t, env: env, faults: awsfault.New(), logs: &bytes.Buffer{}}
@@ -178,7 +183,7 @@ func (b *rig) queued() []queued {
 			return out
 		}
 		for _, m := range res.Messages {
-			in, err := ingress.DecodeInbound([]byte(aws.ToString(m.Body)))
+			in, err := intent.DecodeInbound([]byte(aws.ToString(m.Body)))
 			if err != nil {
 				b.t.Fatalf("queued message does not decode: %v", err)
 			}
@@ -191,7 +196,7 @@ func (b *rig) queued() []queued {
 }
 
 type queued struct {
-	in           ingress.Inbound
+	in           intent.Inbound
 	group, dedup string
 }
 
@@ -243,7 +248,7 @@ func TestPipelineAcknowledges(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
 		ev1, ev2 := humanEvent("101"), humanEvent("102")
-		w := b.postScript(script{Events: []message.Event{ev1, ev2}, Ignored: []ingress.Ignored{{Reason: "edited", ID: "100"}}})
+		w := b.postScript(script{Events: []message.Event{ev1, ev2}, Ignored: []platform.Ignored{{Reason: "edited", ID: "100"}}})
 		a := decodeAck(t, w)
 		if w.Header().Get("Content-Type") != "application/json" {
 			t.Errorf("Content-Type %q", w.Header().Get("Content-Type"))
@@ -308,7 +313,7 @@ func TestPipelineAcknowledges(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
 		w := b.postScript(script{
-			Reply:  &ingress.Reply{Status: http.StatusOK, ContentType: "text/plain", Body: []byte("challenge-123")},
+			Reply:  &platform.Reply{Status: http.StatusOK, ContentType: "text/plain", Body: []byte("challenge-123")},
 			Events: []message.Event{humanEvent("1")}, // a Reply wins: nothing is stored
 		})
 		if w.Code != http.StatusOK || w.Body.String() != "challenge-123" || w.Header().Get("Content-Type") != "text/plain" {
@@ -478,13 +483,13 @@ func TestPipelineRefuses(t *testing.T) {
 		unsigned  bool
 		want      int
 	}{
-		{name: "Unauthorized", verifyErr: fmt.Errorf("%w: wrong secret token", ingress.ErrUnauthorized), want: http.StatusUnauthorized},
+		{name: "Unauthorized", verifyErr: fmt.Errorf("%w: wrong secret token", platform.ErrUnauthorized), want: http.StatusUnauthorized},
 		{name: "Unsigned", unsigned: true, want: http.StatusUnauthorized},
-		{name: "Stale", verifyErr: fmt.Errorf("%w: timestamp 900 s old", ingress.ErrStale), want: http.StatusUnauthorized},
-		{name: "MalformedHeader", verifyErr: fmt.Errorf("%w: bad timestamp header", ingress.ErrMalformed), want: http.StatusBadRequest},
-		{name: "MalformedBody", parseErr: fmt.Errorf("%w: update is not a JSON object", ingress.ErrMalformed), want: http.StatusBadRequest},
-		{name: "Unprocessable", parseErr: fmt.Errorf("%w: unknown target", ingress.ErrUnprocessable), want: http.StatusUnprocessableEntity},
-		{name: "TooLarge", parseErr: fmt.Errorf("%w: nested", ingress.ErrTooLarge), want: http.StatusRequestEntityTooLarge},
+		{name: "Stale", verifyErr: fmt.Errorf("%w: timestamp 900 s old", platform.ErrStale), want: http.StatusUnauthorized},
+		{name: "MalformedHeader", verifyErr: fmt.Errorf("%w: bad timestamp header", platform.ErrMalformed), want: http.StatusBadRequest},
+		{name: "MalformedBody", parseErr: fmt.Errorf("%w: update is not a JSON object", platform.ErrMalformed), want: http.StatusBadRequest},
+		{name: "Unprocessable", parseErr: fmt.Errorf("%w: unknown target", platform.ErrUnprocessable), want: http.StatusUnprocessableEntity},
+		{name: "TooLarge", parseErr: fmt.Errorf("%w: nested", platform.ErrTooLarge), want: http.StatusRequestEntityTooLarge},
 		{name: "UnclassifiedParseError", parseErr: errors.New("parser confused"), want: http.StatusBadRequest},
 	}
 	for _, tc := range cases {
@@ -542,13 +547,13 @@ func cmpOr(errs ...error) error {
 
 // fakeTriage decides proactive events as told, recording reverts.
 type fakeTriage struct {
-	decision ingress.Decision
+	decision triage.Decision
 	err      error
 	reverted atomic.Int32
 	admitted atomic.Int32
 }
 
-func (f *fakeTriage) Admit(context.Context, message.Event, time.Time, string) (ingress.Decision, error) {
+func (f *fakeTriage) Admit(context.Context, message.Event, time.Time, string) (triage.Decision, error) {
 	f.admitted.Add(1)
 	d := f.decision
 	d.Revert = func(context.Context) error { f.reverted.Add(1); return nil }
@@ -611,7 +616,7 @@ func TestPipelineTriage(t *testing.T) {
 	t.Run("SuppressedIsSettledNotEnqueued", func(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
-		b.pipeline.Triage = &fakeTriage{decision: ingress.Decision{Reason: "cooldown"}}
+		b.pipeline.Triage = &fakeTriage{decision: triage.Decision{Reason: "cooldown"}}
 		ev := proactiveEvent("s1")
 		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "s1=suppressed(cooldown)" {
 			t.Fatalf("ack = %s", a.results())
@@ -635,7 +640,7 @@ func TestPipelineTriage(t *testing.T) {
 	t.Run("DeferredIsHeldOnItsClaimNotQueued", func(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
-		b.pipeline.Triage = &fakeTriage{decision: ingress.Decision{Accepted: true, NotBefore: t0.Add(9 * time.Hour)}}
+		b.pipeline.Triage = &fakeTriage{decision: triage.Decision{Accepted: true, NotBefore: t0.Add(9 * time.Hour)}}
 		ev := proactiveEvent("d1")
 		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "d1=deferred" {
 			t.Fatalf("ack = %s, want deferred", a.results())
@@ -647,7 +652,7 @@ func TestPipelineTriage(t *testing.T) {
 		if err != nil || c.State != store.ClaimDeferred || !c.DueAt.Equal(t0.Add(9*time.Hour)) {
 			t.Fatalf("claim = %+v, %v; want deferred until the end of quiet hours", c, err)
 		}
-		in, err := ingress.DecodeInbound(c.Body)
+		in, err := intent.DecodeInbound(c.Body)
 		if err != nil || in.Event.Key() != ev.Key() || !in.ReceivedAt.Equal(t0.Add(9*time.Hour)) {
 			t.Fatalf("held message = %+v, %v; want the event, its age counted from when it is due", in, err)
 		}
@@ -659,7 +664,7 @@ func TestPipelineTriage(t *testing.T) {
 	t.Run("HumanMessagesSkipTriage", func(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
-		tr := &fakeTriage{decision: ingress.Decision{Reason: "quiet_hours"}}
+		tr := &fakeTriage{decision: triage.Decision{Reason: "quiet_hours"}}
 		b.pipeline.Triage = tr
 		if a := decodeAck(t, b.postScript(script{Events: []message.Event{humanEvent("h1")}})); a.results() != "h1=enqueued" || tr.admitted.Load() != 0 {
 			t.Fatalf("ack = %s, triage asked %d times", a.results(), tr.admitted.Load())
@@ -669,7 +674,7 @@ func TestPipelineTriage(t *testing.T) {
 	t.Run("EnqueueFailureRevertsTriage", func(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
-		tr := &fakeTriage{decision: ingress.Decision{Accepted: true}}
+		tr := &fakeTriage{decision: triage.Decision{Accepted: true}}
 		b.pipeline.Triage = tr
 		b.faults.Add(awsfault.Fault{Op: "SQS.SendMessage"})
 		ev := proactiveEvent("r1")
@@ -759,4 +764,60 @@ func TestPipelineLogsNoText(t *testing.T) {
 	if !accepted {
 		t.Fatalf("no \"event accepted\" line with event_key and decision:\n%s", logs)
 	}
+}
+
+// stuckQueue never takes a message: every Send waits for its context to end.
+type stuckQueue struct{}
+
+func (stuckQueue) Send(ctx context.Context, _ queue.Message) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestPipelineAnswersAsThePlatformAsks: a receiver may ask for its own
+// answer once every event is durable (Discord's deferred response), for
+// another when they are not (a note a person sees, where a 503 would be
+// retried by no one), and for an answer within a deadline.
+func TestPipelineAnswersAsThePlatformAsks(t *testing.T) {
+	t.Parallel()
+	ack := &platform.Reply{Status: http.StatusOK, ContentType: "application/json", Body: []byte(`{"type":5}`)}
+	sorry := &platform.Reply{Status: http.StatusOK, ContentType: "application/json", Body: []byte(`{"type":4,"data":{"content":"try again"}}`)}
+
+	t.Run("AckOnceDurable", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		w := b.postScript(script{Events: []message.Event{humanEvent("a1")}, Ack: ack, Unavailable: sorry})
+		if w.Code != http.StatusOK || w.Body.String() != `{"type":5}` || w.Header().Get(ingress.HeaderAck) != ingress.AckDurable {
+			t.Fatalf("answer %d %q (ack %q)", w.Code, w.Body, w.Header().Get(ingress.HeaderAck))
+		}
+		if n := b.calls.Snapshot()["SQS.SendMessage"]; n != 1 {
+			t.Fatalf("%d enqueues before the ack, want 1", n)
+		}
+	})
+	t.Run("UnavailableWhenNotDurable", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		b.faults.Add(awsfault.Fault{Op: "SQS.SendMessage"})
+		w := b.postScript(script{Events: []message.Event{humanEvent("u1")}, Ack: ack, Unavailable: sorry})
+		if w.Body.String() != string(sorry.Body) || w.Header().Get(ingress.HeaderAck) != "" {
+			t.Fatalf("answer %d %q (ack %q), want the receiver's unavailable answer and no durable ack", w.Code, w.Body, w.Header().Get(ingress.HeaderAck))
+		}
+	})
+	t.Run("WithinItsDeadline", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		b.pipeline.Queue = stuckQueue{}
+		done := make(chan *httptest.ResponseRecorder, 1)
+		go func() {
+			done <- b.postScript(script{Events: []message.Event{humanEvent("w1")}, Ack: ack, Unavailable: sorry, Within: time.Second})
+		}()
+		select {
+		case w := <-done:
+			if w.Body.String() != string(sorry.Body) {
+				t.Fatalf("answer %q, want the unavailable answer", w.Body)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the pipeline did not answer: Within was not applied to its writes")
+		}
+	})
 }

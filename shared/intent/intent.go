@@ -19,6 +19,10 @@ type Intent struct {
 	Thread message.Thread
 	// Units are the platform messages, in delivery order.
 	Units []Unit
+	// ReplyContext is the inbound event's right to be answered directly
+	// (LINE's reply token, Discord's interaction), handed to the adapter
+	// with every unit; nil when the platform issued none.
+	ReplyContext *message.ReplyContext
 	// CreatedAt is when the turn persisted the intent.
 	CreatedAt time.Time
 	// ExpiresAt is when the store may forget the intent.
@@ -37,8 +41,9 @@ const SweepGrace = 2 * time.Minute
 // Unit is one platform message of an intent.
 type Unit struct {
 	// ID is "<bubble id>#<part>", unique within the intent.
-	ID   string
-	Text string
+	ID string
+	// Content is what the unit carries: text, or a question.
+	Content message.Content
 	// ReplyTo is the platform message id to quote, if any.
 	ReplyTo string
 	State   message.UnitState

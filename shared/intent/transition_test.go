@@ -16,7 +16,7 @@ var (
 
 // unit returns a unit in state st at attempt att.
 func unit(id string, st message.UnitState, att int) intent.Unit {
-	return intent.Unit{ID: id, Text: "text " + id, State: st, Attempt: att}
+	return intent.Unit{ID: id, Content: message.Text("text " + id), State: st, Attempt: att}
 }
 
 // intentOf returns an intent holding units.
@@ -117,11 +117,11 @@ func TestAllowed(t *testing.T) {
 func TestTransitionsApply(t *testing.T) {
 	t.Parallel()
 	receipt := message.Receipt{MessageIDs: []string{"m1", "m2"}}
-	retried := intent.Unit{ID: "a#1", Text: "hi", State: message.UnitPending, Attempt: 2, FailureClass: message.FailRateLimit, FailureReason: "429"}
-	sending := intent.Unit{ID: "a#1", Text: "hi", State: message.UnitSending, Attempt: 3, LeaseUntil: leaseUntil, FailureClass: message.FailRateLimit, FailureReason: "429"}
+	retried := intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitPending, Attempt: 2, FailureClass: message.FailRateLimit, FailureReason: "429"}
+	sending := intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitSending, Attempt: 3, LeaseUntil: leaseUntil, FailureClass: message.FailRateLimit, FailureReason: "429"}
 	resentSending := sending
 	resentSending.Resent = true
-	unknown := intent.Unit{ID: "a#1", Text: "hi", State: message.UnitUnknown, Attempt: 3, FailureClass: message.FailUnknown, FailureReason: "timeout"}
+	unknown := intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitUnknown, Attempt: 3, FailureClass: message.FailUnknown, FailureReason: "timeout"}
 
 	cases := []struct {
 		name      string
@@ -134,42 +134,42 @@ func TestTransitionsApply(t *testing.T) {
 		{
 			"Lease", retried, intent.Lease(retried, 0, t0, leaseUntil), "lease",
 			// The last failure stays visible while the next attempt runs.
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitSending, Attempt: 3, LeaseUntil: leaseUntil, FailureClass: message.FailRateLimit, FailureReason: "429", UpdatedAt: t0},
+			intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitSending, Attempt: 3, LeaseUntil: leaseUntil, FailureClass: message.FailRateLimit, FailureReason: "429", UpdatedAt: t0},
 			false,
 		},
 		{
 			"Resend", unknown, intent.Resend(unknown, 0, t0, leaseUntil), "resend",
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitSending, Attempt: 4, LeaseUntil: leaseUntil, FailureClass: message.FailUnknown, FailureReason: "timeout", Resent: true, UpdatedAt: t0},
+			intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitSending, Attempt: 4, LeaseUntil: leaseUntil, FailureClass: message.FailUnknown, FailureReason: "timeout", Resent: true, UpdatedAt: t0},
 			false,
 		},
 		{
 			"MarkSent", resentSending, intent.MarkSent(resentSending, 0, t0, receipt), "sent",
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitSent, Attempt: 3, Receipt: []string{"m1", "m2"}, SentAt: t0, Resent: true, UpdatedAt: t0},
+			intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitSent, Attempt: 3, Receipt: []string{"m1", "m2"}, SentAt: t0, Resent: true, UpdatedAt: t0},
 			false,
 		},
 		{
 			"MarkSentFromUnknown", unknown, intent.MarkSent(unknown, 0, t0, receipt), "sent",
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitSent, Attempt: 3, Receipt: []string{"m1", "m2"}, SentAt: t0, UpdatedAt: t0},
+			intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitSent, Attempt: 3, Receipt: []string{"m1", "m2"}, SentAt: t0, UpdatedAt: t0},
 			false,
 		},
 		{
 			"MarkRetryable", sending, intent.MarkRetryable(sending, 0, t0, t0.Add(time.Second), message.FailTransient, "502"), "retry",
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitPending, Attempt: 3, FailureClass: message.FailTransient, FailureReason: "502", NextAt: t0.Add(time.Second), UpdatedAt: t0},
+			intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitPending, Attempt: 3, FailureClass: message.FailTransient, FailureReason: "502", NextAt: t0.Add(time.Second), UpdatedAt: t0},
 			false,
 		},
 		{
 			"MarkFailed", resentSending, intent.MarkFailed(resentSending, 0, t0, message.FailAuth, "401"), "fail",
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitFailed, Attempt: 3, FailureClass: message.FailAuth, FailureReason: "401", Resent: true, UpdatedAt: t0},
+			intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitFailed, Attempt: 3, FailureClass: message.FailAuth, FailureReason: "401", Resent: true, UpdatedAt: t0},
 			true,
 		},
 		{
 			"GiveUp", unknown, intent.GiveUp(unknown, 0, t0, "unknown outcome, out of resends"), "give_up",
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitFailed, Attempt: 3, FailureClass: message.FailUnknown, FailureReason: "unknown outcome, out of resends", UpdatedAt: t0},
+			intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitFailed, Attempt: 3, FailureClass: message.FailUnknown, FailureReason: "unknown outcome, out of resends", UpdatedAt: t0},
 			true,
 		},
 		{
 			"MarkUnknown", sending, intent.MarkUnknown(sending, 0, t0, "timeout after send", false), "unknown",
-			intent.Unit{ID: "a#1", Text: "hi", State: message.UnitUnknown, Attempt: 3, FailureClass: message.FailUnknown, FailureReason: "timeout after send", UpdatedAt: t0},
+			intent.Unit{ID: "a#1", Content: message.Text("hi"), State: message.UnitUnknown, Attempt: 3, FailureClass: message.FailUnknown, FailureReason: "timeout after send", UpdatedAt: t0},
 			true,
 		},
 	}
@@ -212,7 +212,7 @@ func TestTransitionsApply(t *testing.T) {
 }
 
 func unitEqual(a, b intent.Unit) bool {
-	return a.ID == b.ID && a.Text == b.Text && a.ReplyTo == b.ReplyTo && a.State == b.State && a.Attempt == b.Attempt &&
+	return a.ID == b.ID && a.Content == b.Content && a.ReplyTo == b.ReplyTo && a.State == b.State && a.Attempt == b.Attempt &&
 		a.LeaseUntil.Equal(b.LeaseUntil) && slices.Equal(a.Receipt, b.Receipt) && a.SentAt.Equal(b.SentAt) &&
 		a.FailureClass == b.FailureClass && a.FailureReason == b.FailureReason && a.NextAt.Equal(b.NextAt) &&
 		a.Resent == b.Resent && a.UpdatedAt.Equal(b.UpdatedAt)

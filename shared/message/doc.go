@@ -1,7 +1,8 @@
 // Package message is Parley's platform-neutral model: the inbound Event every
-// ingress function produces, the Thread that orders turns and bubbles, the
-// states a delivery unit moves through, and the failure classes a platform
-// adapter reports.
+// ingress function produces (a message, a proactive event, or a press of a
+// control Parley sent), the Thread that orders turns and bubbles, the Content
+// a delivery unit carries (text, or a Question with its form), the states a
+// unit moves through, and the failure classes a platform adapter reports.
 //
 // It is a leaf package: it imports no AWS or platform code, so every adapter,
 // store and function can depend on it without cycles (like River's rivertype).

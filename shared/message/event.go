@@ -32,6 +32,9 @@ const (
 	// KindProactive is an event Parley's agent should act on without a human
 	// asking: an alert, a cron tick, a GitHub event. Only these are triaged.
 	KindProactive Kind = "proactive"
+	// KindAnswer is a press of a control on a message Parley sent (Press):
+	// an answer to a question, which never starts a turn of its own.
+	KindAnswer Kind = "answer"
 )
 
 // Thread identifies a conversation to reply into: a chat, and within it an
@@ -77,7 +80,7 @@ type Event struct {
 	// update_id, Slack's channel:ts of the message, a proactive event's id.
 	// Redeliveries carry the same EventID.
 	EventID string `json:"event_id"`
-	// Kind is KindMessage or KindProactive.
+	// Kind is KindMessage, KindProactive or KindAnswer.
 	Kind Kind `json:"kind"`
 	// Thread is where a reply goes.
 	Thread Thread `json:"thread"`
@@ -97,6 +100,11 @@ type Event struct {
 	Time time.Time `json:"time"`
 	// Data carries a proactive event's structured payload for the agent.
 	Data map[string]any `json:"data,omitempty"`
+	// Press is what a KindAnswer event pressed.
+	Press *Press `json:"press,omitempty"`
+	// ReplyContext, when the platform issued one, lets the reply answer
+	// this event directly (LINE's reply token, Discord's interaction).
+	ReplyContext *ReplyContext `json:"reply_context,omitempty"`
 }
 
 // Key is the event's dedupe key, stable across redeliveries.

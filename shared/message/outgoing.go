@@ -10,14 +10,18 @@ const (
 type Outgoing struct {
 	// Thread is where the message goes.
 	Thread Thread
-	// Text is the unit's text, already within the platform's limit.
-	Text string
+	// Content is what the unit carries: text within the platform's limit,
+	// or a question.
+	Content Content
 	// ReplyTo, when set, is the platform message id to quote or reply to.
 	ReplyTo string
 	// IdempotencyKey is stable across every attempt of this unit
 	// ("<intent id>#<unit id>"). Adapters of platforms with server-side
 	// idempotency (LINE X-Line-Retry-Key, Discord nonce) send it.
 	IdempotencyKey string
+	// ReplyContext, when set and fresh, is the inbound event's right to be
+	// answered directly; the adapter that issued it decides how to use it.
+	ReplyContext *ReplyContext
 }
 
 // Receipt is what the platform said it created.
@@ -39,7 +43,10 @@ const (
 	CountBytes Counting = "bytes"
 )
 
-// Capabilities describe what a platform's send API accepts.
+// Capabilities describe what a platform's send API accepts. The optional
+// abilities (Typing, Buttons, Edit, Reconcile) match the interfaces its
+// sender implements (package platform); the conformance suite checks they
+// agree.
 type Capabilities struct {
 	// TextLimit is the most a single message may hold, counted by Counting.
 	TextLimit int
@@ -47,4 +54,13 @@ type Capabilities struct {
 	// Idempotent is true when the platform deduplicates a resent message
 	// by Outgoing.IdempotencyKey, so an unknown outcome may be resent.
 	Idempotent bool
+	// Typing: the platform shows a typing indicator (platform.Typer).
+	Typing bool
+	// Buttons: questions render as native controls (platform.Asker).
+	Buttons bool
+	// Edit: a sent message can be edited (platform.Editor).
+	Edit bool
+	// Reconcile: an unknown send can be looked up before it is resent
+	// (platform.Reconciler).
+	Reconcile bool
 }

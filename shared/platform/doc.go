@@ -1,6 +1,6 @@
 // Package platform holds what every chat platform adapter shares; each
 // platform lives in its own subpackage (telegram, slack, ...) with a receive
-// half (an ingress.Receiver) and a send half (a Client).
+// half (an platform.Receiver) and a send half (a Client).
 //
 // Do is the one way an adapter calls a platform's send API. It tells apart the
 // two failures that look alike from the outside but call for opposite
@@ -14,6 +14,6 @@
 // written: no markup parsing, no mentions, no channel pings, no disguised
 // links, unless the operator opted in with a documented setting
 // (SLACK_TRUST_AGENT_MARKUP, for one). A platform that parses by default is
-// told not to (Telegram: no parse_mode; Slack: & < > escaped and link_names
-// off), and the adapter's tests prove it.
+// told not to (Telegram: no parse_mode; Slack: & < > escaped, link_names and
+// mrkdwn off), and the adapter's tests prove it (platformtest's InertText).
 package platform

@@ -3,6 +3,7 @@ package resources
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -213,31 +214,60 @@ type FunctionSpec struct {
 	MaxConcurrency int
 	// SendsTo lists the queues the function enqueues on.
 	SendsTo []*QueueSpec
-	// Secrets lists the keys the function reads from the secret.
+	// Secrets lists the secret keys the function reads, each from its own
+	// Secrets Manager secret; IAM lets it read those and no other.
 	Secrets []string
 	// Every is a Scheduled function's period.
 	Every time.Duration
 }
 
-// Secret keys, read from the Secrets Manager secret in AWS and from the
-// environment variables of the same name locally.
+// The core's secret keys, each read from its own Secrets Manager secret in
+// AWS and from the environment variable of the same name locally. A chat
+// platform's secrets are its adapter's settings (package platform).
 const (
-	SecretTelegramBotToken      = "TELEGRAM_BOT_TOKEN"
-	SecretTelegramWebhookSecret = "TELEGRAM_WEBHOOK_SECRET"
-	SecretSlackSigningSecret    = "SLACK_SIGNING_SECRET"
-	SecretSlackBotToken         = "SLACK_BOT_TOKEN"
-	SecretAgentSecret           = "PARLEY_AGENT_SECRET"
-	SecretEventsSecrets         = "PARLEY_EVENTS_SECRETS"
-	SecretGitHubWebhookSecret   = "GITHUB_WEBHOOK_SECRET"
+	SecretAgentSecret         = "PARLEY_AGENT_SECRET"
+	SecretEventsSecrets       = "PARLEY_EVENTS_SECRETS"
+	SecretGitHubWebhookSecret = "GITHUB_WEBHOOK_SECRET"
 )
 
-// SecretKeys lists every secret key. None of them may ever be a plain
-// environment variable of a deployed function.
-func SecretKeys() []string {
-	return []string{
-		SecretTelegramBotToken, SecretTelegramWebhookSecret, SecretSlackSigningSecret, SecretSlackBotToken,
-		SecretAgentSecret, SecretEventsSecrets, SecretGitHubWebhookSecret,
+// CoreSecretKeys lists the core's secret keys.
+func CoreSecretKeys() []string {
+	return []string{SecretAgentSecret, SecretEventsSecrets, SecretGitHubWebhookSecret}
+}
+
+// PlatformSpec is what the declaration needs of a chat platform: its name
+// (its function, its route) and the secrets each half reads.
+type PlatformSpec struct {
+	Name string
+	// ReceiveSecrets are read by the platform's ingress function.
+	ReceiveSecrets []string
+	// SendSecrets are read by the turn and delivery functions.
+	SendSecrets []string
+}
+
+// IngressFor is a chat platform's ingress function: behind a Function URL,
+// reading its receive secrets, enqueueing on inbound.fifo.
+func IngressFor(p PlatformSpec) FunctionSpec {
+	return FunctionSpec{
+		Name: p.Name, Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
+		SendsTo: []*QueueSpec{&Inbound}, Secrets: slices.Clone(p.ReceiveSecrets),
 	}
+}
+
+// FunctionsWith lists every function for the chat platforms ps, in order:
+// one ingress per platform, then the events ingress, turn, delivery and the
+// sweeper. Turn and delivery read every platform's send secrets (turn also
+// the agent secret).
+func FunctionsWith(ps []PlatformSpec) []FunctionSpec {
+	var fns []FunctionSpec
+	turn, deliver := Turn, Delivery
+	turn.Secrets, deliver.Secrets = slices.Clone(Turn.Secrets), slices.Clone(Delivery.Secrets)
+	for _, p := range ps {
+		fns = append(fns, IngressFor(p))
+		turn.Secrets = append(turn.Secrets, p.SendSecrets...)
+		deliver.Secrets = append(deliver.Secrets, p.SendSecrets...)
+	}
+	return append(fns, Events, turn, deliver, Sweeper)
 }
 
 // The consumers' default timeouts; Timing sizes them from the settings.
@@ -332,9 +362,9 @@ func TimingFromEnv(env map[string]string) (Timing, error) {
 	return t.WithDefaults(), nil
 }
 
-// FunctionsFor is Functions with the consumers' timeouts sized for t.
-func FunctionsFor(t Timing) []FunctionSpec {
-	fns := Functions()
+// Sized returns fns with the consumers' timeouts sized for t.
+func (t Timing) Sized(fns []FunctionSpec) []FunctionSpec {
+	fns = slices.Clone(fns)
 	for i := range fns {
 		switch fns[i].Name {
 		case Turn.Name:
@@ -362,18 +392,9 @@ func QueuesFor(t Timing) []QueueSpec {
 	return qs
 }
 
-// The functions.
+// The core functions. Each chat platform adds its ingress (IngressFor), and
+// its send secrets to Turn and Delivery (FunctionsWith).
 var (
-	Telegram = FunctionSpec{
-		Name: "telegram", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
-		SendsTo: []*QueueSpec{&Inbound},
-		Secrets: []string{SecretTelegramWebhookSecret, SecretTelegramBotToken},
-	}
-	Slack = FunctionSpec{
-		Name: "slack", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
-		SendsTo: []*QueueSpec{&Inbound},
-		Secrets: []string{SecretSlackSigningSecret},
-	}
 	Events = FunctionSpec{
 		Name: "events", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
 		SendsTo: []*QueueSpec{&Inbound},
@@ -383,12 +404,11 @@ var (
 		Name: "turn", Kind: Consumer, Timeout: turnTimeout, MemoryMB: 512,
 		Consumes: &Inbound, BatchSize: 10, MaxConcurrency: 50,
 		SendsTo: []*QueueSpec{&Outbound},
-		Secrets: []string{SecretAgentSecret, SecretTelegramBotToken, SecretSlackBotToken},
+		Secrets: []string{SecretAgentSecret},
 	}
 	Delivery = FunctionSpec{
 		Name: "delivery", Kind: Consumer, Timeout: deliveryTimeout, MemoryMB: 256,
 		Consumes: &Outbound, BatchSize: 10, MaxConcurrency: 50,
-		Secrets: []string{SecretTelegramBotToken, SecretSlackBotToken},
 	}
 	// Sweeper mends stuck work (package sweeper): it re-drives stuck units,
 	// enqueues deferred events when due and reports abandoned turns.
@@ -398,8 +418,3 @@ var (
 		Every:   time.Minute,
 	}
 )
-
-// Functions lists every function; each has a directory functions/<Name>.
-func Functions() []FunctionSpec {
-	return []FunctionSpec{Telegram, Slack, Events, Turn, Delivery, Sweeper}
-}

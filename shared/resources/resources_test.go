@@ -1,7 +1,6 @@
 package resources_test
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -10,35 +9,51 @@ import (
 	"github.com/parleyhq/parley/shared/resources"
 )
 
-// TestEveryFunctionDirectoryIsDeclared: functions/<name> and the declaration
-// list the same functions, so the CDK stack (built from the declaration)
-// deploys exactly what the repository builds.
-func TestEveryFunctionDirectoryIsDeclared(t *testing.T) {
-	entries, err := os.ReadDir("../../functions")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dirs, declared []string
-	for _, e := range entries {
-		if e.IsDir() {
-			dirs = append(dirs, e.Name())
-		}
-	}
-	for _, f := range resources.Functions() {
-		declared = append(declared, f.Name)
-	}
-	slices.Sort(dirs)
-	slices.Sort(declared)
-	if !slices.Equal(dirs, declared) {
-		t.Fatalf("functions/ holds %v, resources declares %v", dirs, declared)
-	}
-}
-
 // TestQueuesFitTheirConsumers checks the design's queue rules against the
 // declared consumers: visibility ≥ 6 × the consumer's timeout, at least 5
 // receives before the DLQ, FIFO batches of at most 10.
+// testPlatforms are two chat platforms as the registry describes them.
+var testPlatforms = []resources.PlatformSpec{
+	{Name: "chat", ReceiveSecrets: []string{"CHAT_SIGNING"}, SendSecrets: []string{"CHAT_TOKEN"}},
+	{Name: "other", ReceiveSecrets: []string{"OTHER_TOKEN"}, SendSecrets: []string{"OTHER_TOKEN"}},
+}
+
+// TestFunctionsWithPlatforms: each platform gets its ingress with its
+// receive secrets, and the consumers get every send secret; the core
+// functions keep theirs.
+func TestFunctionsWithPlatforms(t *testing.T) {
+	byName := map[string]resources.FunctionSpec{}
+	var names []string
+	for _, f := range resources.FunctionsWith(testPlatforms) {
+		byName[f.Name] = f
+		names = append(names, f.Name)
+	}
+	if want := []string{"chat", "other", "events", "turn", "delivery", "sweeper"}; !slices.Equal(names, want) {
+		t.Fatalf("functions %v, want %v", names, want)
+	}
+	checks := map[string][]string{
+		"chat": {"CHAT_SIGNING"}, "other": {"OTHER_TOKEN"},
+		"events":   {resources.SecretEventsSecrets, resources.SecretGitHubWebhookSecret},
+		"turn":     {resources.SecretAgentSecret, "CHAT_TOKEN", "OTHER_TOKEN"},
+		"delivery": {"CHAT_TOKEN", "OTHER_TOKEN"},
+		"sweeper":  nil,
+	}
+	for name, want := range checks {
+		if got := byName[name].Secrets; !slices.Equal(got, want) {
+			t.Errorf("%s reads %v, want %v", name, got, want)
+		}
+	}
+	if f := byName["chat"]; f.Kind != resources.Ingress || len(f.SendsTo) != 1 || f.SendsTo[0].Name != resources.Inbound.Name {
+		t.Errorf("chat ingress = %+v", f)
+	}
+	// The declared core functions are not changed by it.
+	if len(resources.Turn.Secrets) != 1 || len(resources.Delivery.Secrets) != 0 {
+		t.Errorf("FunctionsWith changed the declarations: turn %v, delivery %v", resources.Turn.Secrets, resources.Delivery.Secrets)
+	}
+}
+
 func TestQueuesFitTheirConsumers(t *testing.T) {
-	for _, f := range resources.Functions() {
+	for _, f := range resources.FunctionsWith(testPlatforms) {
 		switch f.Kind {
 		case resources.Consumer:
 			q := f.Consumes
@@ -98,7 +113,7 @@ func TestTimingSizesTheConsumers(t *testing.T) {
 		if deliv < d.SendTimeout+9*time.Second || deliv > resources.MaxFunctionTimeout || deliv%time.Second != 0 {
 			t.Errorf("%+v: delivery timeout %s cannot hold one send", tc, deliv)
 		}
-		fns, qs := resources.FunctionsFor(tc), resources.QueuesFor(tc)
+		fns, qs := tc.Sized(resources.FunctionsWith(testPlatforms)), resources.QueuesFor(tc)
 		byName := map[string]resources.QueueSpec{}
 		for _, q := range qs {
 			byName[q.Name] = q

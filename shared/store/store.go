@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -42,6 +43,25 @@ const (
 	// ClaimEnqueued. Set by ingress.
 	ClaimDeferred ClaimState = "deferred"
 )
+
+// Claims is the claim store, the one port every user of claims shares: the
+// ingress dedupe keys, the turn claims and deferred events are all claims,
+// leases with named states (see ClaimState).
+type Claims interface {
+	// Claim takes key for spec.Owner: a new key, an expired one, or one
+	// pending with its lease over. A live key answers *ClaimHeldError.
+	Claim(ctx context.Context, key string, spec ClaimSpec) (Claim, error)
+	// Settle moves owner's pending claim to a final state, kept for ttl.
+	Settle(ctx context.Context, key, owner string, state ClaimState, reason string, now time.Time, ttl time.Duration) error
+	// Release gives owner's claim back for a retry (ReleaseSpec).
+	Release(ctx context.Context, key, owner string, r ReleaseSpec) error
+	// Defer keeps a deferred event's inbound message on its claim until
+	// due (ClaimDeferred); the sweeper enqueues it then.
+	Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error
+	// GetClaim reads key's claim as of now (ErrNotFound when absent or
+	// expired).
+	GetClaim(ctx context.Context, key string, now time.Time) (Claim, error)
+}
 
 // Claim is a claim record.
 type Claim struct {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
@@ -189,7 +188,7 @@ func (p *Processor) deferred(ctx context.Context, r *Report, e store.SweepEntry,
 	if c.DueAt.After(now) {
 		return p.reschedule(ctx, r, e, c.DueAt)
 	}
-	in, err := ingress.DecodeInbound(c.Body)
+	in, err := intent.DecodeInbound(c.Body)
 	if err != nil {
 		// Never enqueueable; leave it on the claim for an operator.
 		p.log().Error("deferred event does not decode; taken off the list", "claim_key", e.Key, "error", err)

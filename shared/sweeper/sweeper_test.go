@@ -16,7 +16,6 @@ import (
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/shared/app"
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
@@ -135,7 +134,7 @@ func (s *setup) intent(id string, units ...intent.Unit) intent.Intent {
 }
 
 func pending(id string) intent.Unit {
-	return intent.Unit{ID: id, Text: "text " + id, State: message.UnitPending}
+	return intent.Unit{ID: id, Content: message.Text("text " + id), State: message.UnitPending}
 }
 
 // TestNothingToDoCostsOneQuery: a run with nothing due is one Query.
@@ -255,7 +254,7 @@ func TestDeferredEventIsEnqueuedAtItsTimeOnce(t *testing.T) {
 	s := newSetup(t)
 	ev := message.Event{Platform: message.Events, Account: "cron", EventID: "d1", Kind: message.KindProactive, Thread: thread, Text: "wake up"}
 	due := t0.Add(14 * time.Hour)
-	body, err := ingress.EncodeInbound(ingress.Inbound{Event: ev, ReceivedAt: due})
+	body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: due})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +279,7 @@ func TestDeferredEventIsEnqueuedAtItsTimeOnce(t *testing.T) {
 	if len(got) != 1 || !strings.HasPrefix(got[0], thread.Key()+" ") {
 		t.Fatalf("inbound = %q, want the event once, in its thread's group", got)
 	}
-	var in ingress.Inbound
+	var in intent.Inbound
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(got[0], thread.Key()+" ")), &in); err != nil || in.Event.EventID != "d1" {
 		t.Fatalf("enqueued %q (%v)", got[0], err)
 	}

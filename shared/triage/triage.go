@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -131,8 +130,6 @@ func (e *LimitError) Error() string { return "triage: " + e.Reason }
 
 func (e *LimitError) Unwrap() error { return ErrLimited }
 
-var _ ingress.Triage = (*Triage)(nil)
-
 // Triage decides proactive events, in order: quiet hours, then cooldown and
 // daily cap in one conditional write. (The ingress pipeline's dedupe claim
 // comes first and never reaches here for a duplicate.) Safe for concurrent
@@ -183,15 +180,32 @@ func counterTTL(cooldown time.Duration) time.Duration {
 	return max(cooldown, 48*time.Hour) + time.Hour
 }
 
+// Decision is triage's answer for one proactive event.
+type Decision struct {
+	// Accepted is true when the event goes on to the agent.
+	Accepted bool
+	// Reason is the stable suppression reason (quiet_hours, cooldown,
+	// daily_cap) when not Accepted.
+	Reason string
+	// NotBefore, when set, defers an accepted event until then.
+	NotBefore time.Time
+	// Revert gives back what an accepted decision consumed (cap, cooldown)
+	// when the event could not be enqueued. May be nil.
+	Revert func(ctx context.Context) error
+	// Counted records what the decision consumed, for the event's retry
+	// when Revert fails: handed back to Admit as counted.
+	Counted string
+}
+
 // Admit decides one proactive event at now. Only Take's refusals suppress;
 // a store failure is an error, so the pipeline answers 5xx and the sender
 // retries. counted is an earlier attempt's Decision.Counted for this same
 // event: it was counted already and could not be given back, so it is
 // accepted as it was then, without counting it again (and without its own
 // count refusing it).
-func (t *Triage) Admit(ctx context.Context, ev message.Event, now time.Time, counted string) (ingress.Decision, error) {
+func (t *Triage) Admit(ctx context.Context, ev message.Event, now time.Time, counted string) (Decision, error) {
 	if at, ok := parseCounted(counted); ok {
-		d := ingress.Decision{Accepted: true, Counted: counted}
+		d := Decision{Accepted: true, Counted: counted}
 		if at.After(now) {
 			d.NotBefore = at
 		}
@@ -202,7 +216,7 @@ func (t *Triage) Admit(ctx context.Context, ev message.Event, now time.Time, cou
 	var notBefore time.Time
 	if p.quiet.Contains(now, p.loc) {
 		if p.mode != QuietDefer {
-			return ingress.Decision{Reason: ReasonQuietHours}, nil
+			return Decision{Reason: ReasonQuietHours}, nil
 		}
 		// Deferred: the event counts as delivered when quiet hours end,
 		// so a quiet night's events wake the conversation once, within
@@ -211,7 +225,7 @@ func (t *Triage) Admit(ctx context.Context, ev message.Event, now time.Time, cou
 		notBefore = at
 	}
 	if p.cooldown == 0 && p.cap == 0 {
-		return ingress.Decision{Accepted: true, NotBefore: notBefore}, nil // nothing to count against
+		return Decision{Accepted: true, NotBefore: notBefore}, nil // nothing to count against
 	}
 	local := at.In(p.loc)
 	forget := make([]string, 0, 3)
@@ -226,12 +240,12 @@ func (t *Triage) Admit(ctx context.Context, ev message.Event, now time.Time, cou
 	})
 	var limit *LimitError
 	if errors.As(err, &limit) {
-		return ingress.Decision{Reason: limit.Reason}, nil
+		return Decision{Reason: limit.Reason}, nil
 	}
 	if err != nil {
-		return ingress.Decision{}, fmt.Errorf("take triage counters: %w", err)
+		return Decision{}, fmt.Errorf("take triage counters: %w", err)
 	}
-	return ingress.Decision{Accepted: true, NotBefore: notBefore, Revert: t.reverter(taken), Counted: countedNote(at)}, nil
+	return Decision{Accepted: true, NotBefore: notBefore, Revert: t.reverter(taken), Counted: countedNote(at)}, nil
 }
 
 // countedPrefix starts a Decision.Counted note: "triage:<unix ms of the

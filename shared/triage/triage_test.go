@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
@@ -52,7 +51,7 @@ func local(t *testing.T, s string) time.Time {
 	return tt
 }
 
-func admit(t *testing.T, tr *triage.Triage, id string, now time.Time) ingress.Decision {
+func admit(t *testing.T, tr *triage.Triage, id string, now time.Time) triage.Decision {
 	t.Helper()
 	d, err := tr.Admit(context.Background(), event(id), now, "")
 	if err != nil {
@@ -61,7 +60,7 @@ func admit(t *testing.T, tr *triage.Triage, id string, now time.Time) ingress.De
 	return d
 }
 
-func want(t *testing.T, d ingress.Decision, accepted bool, reason string) {
+func want(t *testing.T, d triage.Decision, accepted bool, reason string) {
 	t.Helper()
 	if d.Accepted != accepted || d.Reason != reason {
 		t.Fatalf("decision = accepted %v reason %q; want accepted %v reason %q", d.Accepted, d.Reason, accepted, reason)

@@ -14,7 +14,7 @@ import (
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/consumer"
-	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/queue/queuetest"
@@ -52,11 +52,11 @@ func TestAgentOutageOnTheFIFOModel(t *testing.T) {
 	st := dynamostore.New(app.NewDynamoDB(env.AWS), env.Resources.Table)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	p := &turn.Processor{Claims: st, Intents: st, Outbox: outbound, Agent: ag,
-		Channels: map[message.Platform]turn.Channel{message.Telegram: channel{}}, Now: clock.Now, Log: quiet}
+		Channels: map[message.Platform]turn.Channel{message.Telegram: channel}, Now: clock.Now, Log: quiet}
 	c := &consumer.Consumer{Handle: p.Handle, Visibility: inbound, DeadLetters: dlq, Now: clock.Now, Log: quiet}
 
 	for i, id := range []string{"m1", "m2", "m3"} {
-		body, err := ingress.EncodeInbound(ingress.Inbound{Event: event(id), ReceivedAt: clock.Now()})
+		body, err := intent.EncodeInbound(intent.Inbound{Event: event(id), ReceivedAt: clock.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,19 +14,11 @@ import (
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/envelope"
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
 )
-
-// Claims is the claim store as the turn uses it.
-type Claims interface {
-	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
-	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
-	Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error
-}
 
 // Intents is the intent store as the turn uses it.
 type Intents interface {
@@ -44,9 +36,13 @@ type Agent interface {
 	Call(ctx context.Context, req agent.TurnRequest) (agent.Reply, error)
 }
 
-// Channel is what the turn needs of a platform: how long a message may be.
-type Channel interface {
-	Capabilities() message.Capabilities
+// Channel is a platform as the turn sees it: what a message may hold, and
+// its typing indicator, if it has one.
+type Channel struct {
+	Capabilities message.Capabilities
+	// Typer shows "typing…" while the agent thinks; nil when the platform
+	// has none, or sends nothing here.
+	Typer Typer
 }
 
 // Typer is a channel with a typing indicator.
@@ -109,7 +105,7 @@ func (c Config) Validate() error {
 
 // Processor handles inbound.fifo records.
 type Processor struct {
-	Claims   Claims
+	Claims   store.Claims
 	Intents  Intents
 	Outbox   Outbox
 	Agent    Agent
@@ -123,7 +119,7 @@ type Processor struct {
 // Handle runs the turn for one inbound record. It is a consumer.HandlerFunc.
 func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	cfg := p.Config.WithDefaults()
-	in, err := ingress.DecodeInbound([]byte(rec.Body))
+	in, err := intent.DecodeInbound([]byte(rec.Body))
 	if err != nil {
 		p.log().Error("bad inbound message", "message_id", rec.MessageId, "error", err)
 		return consumer.DeadLetter(err) // never processable: to the DLQ, alone, which alarms
@@ -134,6 +130,13 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		return consumer.Retry(errors.New("deferred"), in.NotBefore.Sub(now))
 	}
 	log := p.log().With("event_key", ev.Key(), "thread_key", ev.Thread.Key())
+	if ev.Kind == message.KindAnswer {
+		// A press answers a question; it never starts a turn of its own.
+		// No question is open in this release, so there is nothing to
+		// answer.
+		log.Info("answer dropped: no open question", "outcome", "no_question")
+		return nil
+	}
 	ch, ok := p.Channels[ev.Thread.Platform]
 	if !ok {
 		log.Error("turn dropped: no channel configured for the thread's platform", "platform", string(ev.Thread.Platform))
@@ -189,7 +192,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		}
 		created := false
 		stored, created, err = p.Intents.CreateIntent(ctx, intent.Intent{
-			ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units,
+			ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units, ReplyContext: ev.ReplyContext,
 			CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
 		})
 		if errors.Is(err, store.ErrInvalid) {
@@ -231,7 +234,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 // its reply into units. Returns the units and a stable outcome word.
 func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, intentID string) ([]intent.Unit, string, error) {
 	var wg sync.WaitGroup
-	if t, ok := ch.(Typer); ok {
+	if t := ch.Typer; t != nil {
 		wg.Go(func() {
 			tctx, cancel := context.WithTimeout(ctx, cfg.TypingTimeout)
 			defer cancel()
@@ -253,7 +256,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 		return nil, "accepted_async", nil
 	}
 
-	plan, err := envelope.Build(envelope.Reply{Body: reply.Body, ContentType: reply.ContentType}, cfg.Envelope, ch.Capabilities())
+	plan, err := envelope.Build(envelope.Reply{Body: reply.Body, ContentType: reply.ContentType}, cfg.Envelope, ch.Capabilities)
 	var limit *envelope.LimitError
 	if errors.As(err, &limit) {
 		// Over a limit: the plan is rejected whole, never truncated. The
@@ -263,7 +266,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 		if cfg.Envelope.OnParseError == envelope.PolicySilent {
 			return nil, "rejected", nil
 		}
-		return []intent.Unit{{ID: "error#1", Text: cfg.Envelope.ErrorMessage, State: message.UnitPending}}, "rejected_error_message", nil
+		return []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending}}, "rejected_error_message", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("plan reply: %w", permanent(err))
@@ -284,7 +287,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	}
 	units := make([]intent.Unit, len(plan.Units))
 	for i, u := range plan.Units {
-		units[i] = intent.Unit{ID: u.ID, Text: u.Text, State: message.UnitPending}
+		units[i] = intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending}
 	}
 	if len(units) > 0 && ev.ChatType == message.ChatGroup {
 		units[0].ReplyTo = ev.MessageID
@@ -296,7 +299,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 // queue: released until its retry time (the agent's Retry-After, or a backoff
 // on the claim's attempts), so a redelivery before then waits the rest
 // without asking the agent. Past the turn's age it is dead-lettered instead.
-func (p *Processor) retryLater(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, in ingress.Inbound, key, owner string, claim store.Claim, err error) error {
+func (p *Processor) retryLater(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, in intent.Inbound, key, owner string, claim store.Claim, err error) error {
 	now := p.now()
 	if age := now.Sub(receivedAt(rec, in, now)); age > cfg.MaxAge {
 		p.release(ctx, log, key, owner, time.Time{})
@@ -316,7 +319,7 @@ func (p *Processor) retryLater(ctx context.Context, log *slog.Logger, cfg Config
 
 // receivedAt is when ingress accepted the event: the inbound message's own
 // stamp, else the queue's SentTimestamp, else now (no budget spent yet).
-func receivedAt(rec consumer.Record, in ingress.Inbound, now time.Time) time.Time {
+func receivedAt(rec consumer.Record, in intent.Inbound, now time.Time) time.Time {
 	if !in.ReceivedAt.IsZero() {
 		return in.ReceivedAt
 	}
@@ -333,8 +336,8 @@ func (p *Processor) persistErrorLine(ctx context.Context, cfg Config, ev message
 		return intent.Intent{}, nil
 	}
 	stored, _, err := p.Intents.CreateIntent(ctx, intent.Intent{
-		ID: intentID, Origin: ev.Key(), Thread: ev.Thread,
-		Units:     []intent.Unit{{ID: "error#1", Text: cfg.Envelope.ErrorMessage, State: message.UnitPending}},
+		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, ReplyContext: ev.ReplyContext,
+		Units:     []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending}},
 		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
 	})
 	return stored, err

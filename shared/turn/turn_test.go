@@ -22,7 +22,6 @@ import (
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/envelope"
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/queue"
@@ -71,20 +70,15 @@ func bubbles(n int) string {
 	return `{"schema":"openab.turn.v1","messages":[` + strings.Join(ms, ",") + `]}`
 }
 
-// channel is a platform as the turn sees it.
-type channel struct{}
+// channel is a platform as the turn sees it: Telegram's limits.
+var channel = turn.Channel{Capabilities: message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16}}
 
-func (channel) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16}
-}
-
-// typingChannel has a typing indicator that always fails.
-type typingChannel struct {
-	channel
+// failingTyper is a typing indicator that always fails.
+type failingTyper struct {
 	typed chan message.Thread
 }
 
-func (c typingChannel) Typing(_ context.Context, th message.Thread) error {
+func (c failingTyper) Typing(_ context.Context, th message.Thread) error {
 	c.typed <- th
 	return errors.New("typing: 502")
 }
@@ -128,7 +122,7 @@ func newSetup(t *testing.T, answer func(agent.TurnRequest) (agent.Reply, error))
 		Intents:  s.store,
 		Outbox:   queue.New(env.SQS, env.Resources.OutboundURL),
 		Agent:    s.agent,
-		Channels: map[message.Platform]turn.Channel{message.Telegram: channel{}},
+		Channels: map[message.Platform]turn.Channel{message.Telegram: channel},
 		Now:      s.clock.Now,
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
@@ -143,9 +137,9 @@ func event(id string) message.Event {
 	}
 }
 
-func (s *setup) handle(in ingress.Inbound) error {
+func (s *setup) handle(in intent.Inbound) error {
 	s.t.Helper()
-	body, err := ingress.EncodeInbound(in)
+	body, err := intent.EncodeInbound(in)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -218,14 +212,14 @@ func TestTurn(t *testing.T) {
 		s := newSetup(t, envelopeReply(bubbles(2)))
 		ev := event("1")
 		ev.ChatType = message.ChatGroup
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 			t.Fatal(err)
 		}
 		in, err := s.intent(ev)
 		if err != nil {
 			t.Fatalf("no intent persisted: %v", err)
 		}
-		if len(in.Units) != 2 || in.Units[0].ID != "b1#1" || in.Units[1].Text != "bubble 2" || in.Units[0].State != message.UnitPending {
+		if len(in.Units) != 2 || in.Units[0].ID != "b1#1" || in.Units[1].Content.Text != "bubble 2" || in.Units[0].State != message.UnitPending {
 			t.Fatalf("units = %+v", in.Units)
 		}
 		if in.Units[0].ReplyTo != "m1" || in.Units[1].ReplyTo != "" {
@@ -245,21 +239,54 @@ func TestTurn(t *testing.T) {
 			t.Errorf("agent request turn %q thread %q event %q", req.TurnID, req.ThreadKey, req.Event.Key())
 		}
 		// A redelivery after the claim is settled does nothing.
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
 			t.Fatalf("redelivery: %v, agent called %d times", err, s.agent.count())
+		}
+	})
+
+	t.Run("AnAnswerNeverStartsATurn", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(1)))
+		ev := event("press")
+		ev.Kind, ev.Text, ev.Press = message.KindAnswer, "", &message.Press{Data: "q1:0", MessageID: "77"}
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		if n := s.agent.count(); n != 0 {
+			t.Fatalf("a press asked the agent %d times", n)
+		}
+		if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a press planned a reply: %v", err)
+		}
+	})
+
+	t.Run("ReplyContextReachesTheIntent", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(2)))
+		ev := event("rc")
+		ev.ReplyContext = &message.ReplyContext{Token: "tok-1", Until: t0.Add(time.Minute)}
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		in, err := s.intent(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc := in.ReplyContext; rc == nil || rc.Token != "tok-1" || !rc.Until.Equal(t0.Add(time.Minute)) {
+			t.Fatalf("intent reply context %+v", in.ReplyContext)
 		}
 	})
 
 	t.Run("TypingIsBestEffort", func(t *testing.T) {
 		t.Parallel()
 		s := newSetup(t, envelopeReply(bubbles(1)))
-		ch := typingChannel{typed: make(chan message.Thread, 1)}
-		s.p.Channels[message.Telegram] = ch
+		typer := failingTyper{typed: make(chan message.Thread, 1)}
+		s.p.Channels[message.Telegram] = turn.Channel{Capabilities: channel.Capabilities, Typer: typer}
 		ev := event("ty")
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 			t.Fatalf("a failed typing indicator failed the turn: %v", err)
 		}
-		if th := <-ch.typed; th != ev.Thread {
+		if th := <-typer.typed; th != ev.Thread {
 			t.Fatalf("typing shown in %+v", th)
 		}
 		if refs := s.outbound(); unitIDs(refs) != "b1#1" {
@@ -279,7 +306,7 @@ func TestTurn(t *testing.T) {
 			{t0.Add(48 * time.Hour), 48 * time.Hour}, // the consumer parks it as long as SQS allows
 		} {
 			ev := event("d1")
-			err := s.handle(ingress.Inbound{Event: ev, NotBefore: tc.notBefore})
+			err := s.handle(intent.Inbound{Event: ev, NotBefore: tc.notBefore})
 			if d, ok := retryAfter(err); !ok || d != tc.want {
 				t.Errorf("NotBefore now+%v: %v, want a retry after %v", tc.notBefore.Sub(t0), err, tc.want)
 			}
@@ -291,7 +318,7 @@ func TestTurn(t *testing.T) {
 			t.Fatalf("agent called %d times for deferred turns", s.agent.count())
 		}
 		// Once its time has come, it runs.
-		if err := s.handle(ingress.Inbound{Event: event("d2"), NotBefore: t0.Add(-time.Minute)}); err != nil || s.agent.count() != 1 {
+		if err := s.handle(intent.Inbound{Event: event("d2"), NotBefore: t0.Add(-time.Minute)}); err != nil || s.agent.count() != 1 {
 			t.Fatalf("due turn: %v, agent calls %d", err, s.agent.count())
 		}
 	})
@@ -307,7 +334,7 @@ func TestTurn(t *testing.T) {
 		if err := s.store.Settle(t.Context(), key, "earlier", store.ClaimDone, "", t0, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 			t.Fatal(err)
 		}
 		if s.agent.count() != 0 {
@@ -325,7 +352,7 @@ func TestTurn(t *testing.T) {
 		if _, err := s.store.Claim(t.Context(), "turn#"+ev.Key(), store.ClaimSpec{Owner: "other", Now: t0, Lease: 40 * time.Second, TTL: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
-		err := s.handle(ingress.Inbound{Event: ev})
+		err := s.handle(intent.Inbound{Event: ev})
 		if d, ok := retryAfter(err); !ok || d != 40*time.Second || s.agent.count() != 0 {
 			t.Fatalf("Handle = %v (agent calls %d), want a retry after the other turn's 40 s lease", err, s.agent.count())
 		}
@@ -338,14 +365,14 @@ func TestTurn(t *testing.T) {
 		// An earlier attempt persisted its intent, then died holding the
 		// claim; its lease has ended.
 		in := intent.Intent{ID: intent.IDFor(ev.Key()), Origin: ev.Key(), Thread: ev.Thread, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
-			Units: []intent.Unit{{ID: "x#1", Text: "planned before", State: message.UnitPending}}}
+			Units: []intent.Unit{{ID: "x#1", Content: message.Text("planned before"), State: message.UnitPending}}}
 		if _, _, err := s.store.CreateIntent(t.Context(), in); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.store.Claim(t.Context(), "turn#"+ev.Key(), store.ClaimSpec{Owner: "dead", Now: t0.Add(-2 * time.Minute), Lease: time.Minute, TTL: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 			t.Fatal(err)
 		}
 		if s.agent.count() != 0 {
@@ -366,7 +393,7 @@ func TestTurnAgentFailures(t *testing.T) {
 			return agent.Reply{}, &agent.Error{Kind: agent.KindPermanent, Status: http.StatusBadRequest, Err: agent.ErrStatus}
 		})
 		ev := event("p1")
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 			t.Fatalf("Handle = %v, want nil: the thread moves on", err)
 		}
 		c, err := s.claim(ev)
@@ -376,7 +403,7 @@ func TestTurnAgentFailures(t *testing.T) {
 		if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("an intent was written for a refused turn: %v", err)
 		}
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
 			t.Fatalf("redelivery: %v, agent calls %d; want the failed turn skipped", err, s.agent.count())
 		}
 	})
@@ -388,7 +415,7 @@ func TestTurnAgentFailures(t *testing.T) {
 				return agent.Reply{}, &agent.Error{Kind: agent.KindPermanent, Status: status, Err: agent.ErrStatus}
 			})
 			ev := event("n1")
-			herr := s.handle(ingress.Inbound{Event: ev})
+			herr := s.handle(intent.Inbound{Event: ev})
 			d, ok := retryAfter(herr)
 			if !ok || d < time.Second {
 				t.Fatalf("Handle = %v, want a retry: a misconfiguration is asked again until the turn's age, never dropped", herr)
@@ -398,7 +425,7 @@ func TestTurnAgentFailures(t *testing.T) {
 				t.Fatalf("claim = %+v, %v; want released until its retry time", c, err)
 			}
 			s.clock.Advance(5 * time.Second)
-			if err := s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0}); err == nil || s.agent.count() != 2 {
+			if err := s.handle(intent.Inbound{Event: ev, ReceivedAt: t0}); err == nil || s.agent.count() != 2 {
 				t.Fatalf("retry: %v, agent calls %d; want the agent asked again", err, s.agent.count())
 			}
 		})
@@ -409,7 +436,7 @@ func TestTurnAgentFailures(t *testing.T) {
 		s := newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
 			return agent.Reply{}, &agent.Error{Kind: agent.KindTransient, Status: http.StatusServiceUnavailable, RetryAfter: 20 * time.Second, Err: agent.ErrStatus}
 		})
-		err := s.handle(ingress.Inbound{Event: event("t1")})
+		err := s.handle(intent.Inbound{Event: event("t1")})
 		if d, ok := retryAfter(err); !ok || d != 20*time.Second {
 			t.Fatalf("Handle = %v, want a retry after the agent's 20 s", err)
 		}
@@ -425,7 +452,7 @@ func TestTurnAgentFailures(t *testing.T) {
 		}
 		ev := event("x1")
 		ev.Platform, ev.Thread.Platform = message.Slack, message.Slack
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil || s.agent.count() != 0 {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil || s.agent.count() != 0 {
 			t.Fatalf("no channel for the platform: %v, agent calls %d; want dropped", err, s.agent.count())
 		}
 	})
@@ -445,14 +472,14 @@ func TestTurnPlans(t *testing.T) {
 			s := newSetup(t, envelopeReply(bubbles(5))) // over the default 4
 			s.p.Config.Envelope = envelope.Config{OnParseError: policy, ErrorMessage: "Sorry, try again."}
 			ev := event("o1")
-			if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 				t.Fatal(err)
 			}
 			in, err := s.intent(ev)
 			if err != nil {
 				t.Fatalf("no intent: %v", err)
 			}
-			if len(in.Units) != 1 || in.Units[0].ID != "error#1" || in.Units[0].Text != "Sorry, try again." {
+			if len(in.Units) != 1 || in.Units[0].ID != "error#1" || in.Units[0].Content.Text != "Sorry, try again." {
 				t.Fatalf("units = %+v, want the one error line and nothing of the reply", in.Units)
 			}
 			if refs := s.outbound(); unitIDs(refs) != "error#1" {
@@ -469,7 +496,7 @@ func TestTurnPlans(t *testing.T) {
 		s := newSetup(t, envelopeReply(bubbles(5)))
 		s.p.Config.Envelope = envelope.Config{OnParseError: envelope.PolicySilent}
 		ev := event("o2")
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
@@ -491,7 +518,7 @@ func TestTurnPlans(t *testing.T) {
 			t.Parallel()
 			s := newSetup(t, answer)
 			ev := event("q1")
-			if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+			if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
@@ -533,7 +560,7 @@ func TestAgentOutageWithinTheAgeLosesNothing(t *testing.T) {
 	})
 	ev := event("o1")
 	for tries := 0; ; tries++ {
-		err := s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0})
+		err := s.handle(intent.Inbound{Event: ev, ReceivedAt: t0})
 		if err == nil {
 			break
 		}
@@ -561,7 +588,7 @@ func TestTurnPastItsAgeIsDeadLettered(t *testing.T) {
 	s.p.Config.MaxAge = time.Hour
 	ev := event("g1")
 	s.clock.Advance(61 * time.Minute)
-	err := s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0})
+	err := s.handle(intent.Inbound{Event: ev, ReceivedAt: t0})
 	var dead *consumer.DeadLetterError
 	if !errors.As(err, &dead) {
 		t.Fatalf("Handle = %v, want DeadLetter past the turn's age", err)
@@ -582,11 +609,11 @@ func TestLongRetryAfterWaitsWithoutAskingTheAgent(t *testing.T) {
 	})
 	s.p.Config.MaxAge = 24 * time.Hour
 	ev := event("r1")
-	if d, ok := retryAfter(s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0})); !ok || d != 14*time.Hour {
+	if d, ok := retryAfter(s.handle(intent.Inbound{Event: ev, ReceivedAt: t0})); !ok || d != 14*time.Hour {
 		t.Fatalf("first answer parks %v, want 14h (the consumer parks what SQS allows)", d)
 	}
 	s.clock.Advance(11*time.Hour + 55*time.Minute) // back as early as SQS returns it
-	if d, ok := retryAfter(s.handle(ingress.Inbound{Event: ev, ReceivedAt: t0})); !ok || d != 2*time.Hour+5*time.Minute {
+	if d, ok := retryAfter(s.handle(intent.Inbound{Event: ev, ReceivedAt: t0})); !ok || d != 2*time.Hour+5*time.Minute {
 		t.Fatalf("early return parks %v, want the remaining 2h05m", d)
 	}
 	if n := s.agent.count(); n != 1 {
@@ -607,7 +634,7 @@ func TestOversizedReplyNeverAsksAgain(t *testing.T) {
 			return agent.Reply{Status: http.StatusOK, ContentType: "text/plain", Body: []byte(strings.Repeat("word ", 100_000))}, nil
 		})
 		ev := event("z1")
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 			t.Fatal(err)
 		}
 		in, err := s.intent(ev)
@@ -623,14 +650,14 @@ func TestOversizedReplyNeverAsksAgain(t *testing.T) {
 		s := newSetup(t, envelopeReply(bubbles(2)))
 		s.p.Intents = &refusingIntents{Store: s.store, refuse: 1}
 		ev := event("z2")
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
 			t.Fatalf("Handle = %v, want nil: a refused write is not retried", err)
 		}
 		in, err := s.intent(ev)
-		if err != nil || len(in.Units) != 1 || in.Units[0].Text != envelope.DefaultErrorMessage {
+		if err != nil || len(in.Units) != 1 || in.Units[0].Content.Text != envelope.DefaultErrorMessage {
 			t.Fatalf("intent = %+v, %v; want the error line in place of the refused plan", in.Units, err)
 		}
-		if err := s.handle(ingress.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil || s.agent.count() != 1 {
 			t.Fatalf("redelivery: %v, agent asked %d times; want once", err, s.agent.count())
 		}
 	})

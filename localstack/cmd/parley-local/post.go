@@ -15,6 +15,8 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
@@ -39,9 +41,9 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	var hdr http.Header
 	switch platform {
 	case "telegram":
-		hdr = fakeplatform.TelegramHeaders(env(resources.SecretTelegramWebhookSecret))
+		hdr = fakeplatform.TelegramHeaders(env(telegram.SettingWebhookSecret))
 	case "slack":
-		hdr = fakeplatform.SignSlack(env(resources.SecretSlackSigningSecret), now, body)
+		hdr = fakeplatform.SignSlack(env(slack.SettingSigningSecret), now, body)
 	case "events":
 		secret, githubSecret, err := eventsSecrets(getenv, body)
 		if err != nil {

@@ -27,6 +27,9 @@ import (
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/registry"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
@@ -35,14 +38,14 @@ import (
 // the test identities documented in events/README.md, so the samples there
 // post as they are.
 var demo = map[string]string{
-	resources.SecretTelegramBotToken:      "7000000001:AAFakeTokenForParleyTests_0123456789",
-	resources.SecretTelegramWebhookSecret: "parley-telegram-test-secret",
-	resources.SecretSlackSigningSecret:    "8f742231b10e8888abcd99yyyzzz85a5",
-	resources.SecretSlackBotToken:         "xoxb-parley-local",
-	"SLACK_TEAM_ID":                       "T0TEAM0001",
-	resources.SecretAgentSecret:           "parley-local-agent-secret",
-	resources.SecretGitHubWebhookSecret:   demoGitHubSecret,
-	"PARLEY_BUBBLE_DELAY":                 "1200ms",
+	telegram.SettingBotToken:            "7000000001:AAFakeTokenForParleyTests_0123456789",
+	telegram.SettingWebhookSecret:       "parley-telegram-test-secret",
+	slack.SettingSigningSecret:          "8f742231b10e8888abcd99yyyzzz85a5",
+	slack.SettingBotToken:               "xoxb-parley-local",
+	"SLACK_TEAM_ID":                     "T0TEAM0001",
+	resources.SecretAgentSecret:         "parley-local-agent-secret",
+	resources.SecretGitHubWebhookSecret: demoGitHubSecret,
+	"PARLEY_BUBBLE_DELAY":               "1200ms",
 }
 
 // The demo events sources: the senders of the samples under events/events/,
@@ -77,10 +80,10 @@ func demoEvents(vars map[string]string, getenv config.Getenv) []string {
 		}
 	}
 	own := map[message.Platform]string{}
-	if getenv(resources.SecretTelegramBotToken) != "" {
+	if getenv(telegram.SettingBotToken) != "" {
 		own[message.Telegram] = "TELEGRAM_BOT_TOKEN"
 	}
-	if getenv(resources.SecretSlackBotToken) != "" {
+	if getenv(slack.SettingBotToken) != "" {
 		own[message.Slack] = "SLACK_BOT_TOKEN"
 		if getenv("SLACK_TEAM_ID") == "" {
 			delete(vars, "SLACK_TEAM_ID")
@@ -116,6 +119,9 @@ func demoEvents(vars map[string]string, getenv config.Getenv) []string {
 	return notices
 }
 
+// fakeRoot is where the fake platforms are served.
+const fakeRoot = "/fake"
+
 // ready is told the runner's address once it serves (tests wait on it).
 type ready func(addr string)
 
@@ -147,11 +153,9 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 		return fmt.Errorf("create the table and queues: %w", err)
 	}
 
-	vars := map[string]string{
-		"TELEGRAM_API_BASE_URL": base + "/fake/telegram",
-		"SLACK_API_BASE_URL":    base + "/fake/slack",
-		"PARLEY_AGENT_URL":      base + "/agent/echo",
-	}
+	// Every registry platform's adapter at its fake, under /fake/<platform>.
+	vars := fakeplatform.BaseURLs(base + fakeRoot)
+	vars["PARLEY_AGENT_URL"] = base + "/agent/echo"
 	for k, v := range demo {
 		vars[k] = v
 	}
@@ -179,15 +183,21 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 	}
 
 	fake := fakeplatform.New(fakeplatform.Options{
-		TelegramToken: cfg.Telegram.BotToken, SlackToken: cfg.Slack.BotToken, Out: out,
+		TelegramToken: cfg.Platforms(telegram.SettingBotToken), SlackToken: cfg.Platforms(slack.SettingBotToken), Out: out,
 	})
 	agentSecret, err := standardwebhooks.ParseSecret(cfg.Agent.Secret)
 	if err != nil {
 		return fmt.Errorf("%s: %w", resources.SecretAgentSecret, err)
 	}
 	local.Mux.Handle("/agent/echo", agent.Echo{Secret: agentSecret})
-	local.Mux.Handle("/fake/telegram/", http.StripPrefix("/fake/telegram", fake.Handler()))
-	local.Mux.Handle("/fake/slack/", http.StripPrefix("/fake/slack", fake.Handler()))
+	// The fakes, each under /fake/<platform>/, where BaseURLs pointed the
+	// adapters; a registry platform without a fake stops make run here.
+	for _, a := range registry.Chat() {
+		if _, ok := fake.For(a.Platform()); !ok {
+			return fmt.Errorf("no fake platform for %s under localstack/fakeplatform", a.Platform())
+		}
+	}
+	local.Mux.Handle(fakeRoot+"/", http.StripPrefix(fakeRoot, fake.Handler()))
 
 	srv := &http.Server{Handler: local.Mux, ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
@@ -227,8 +237,8 @@ func openLog(getenv config.Getenv) (string, *os.File, error) {
 func banner(out io.Writer, base, logPath string, cfg config.Config, getenv config.Getenv, notices []string) {
 	slackBody := "events/slack/message-im.json"
 	// A secret the user set is theirs: never printed.
-	hookSecret := demo[resources.SecretTelegramWebhookSecret]
-	if getenv(resources.SecretTelegramWebhookSecret) != "" {
+	hookSecret := demo[telegram.SettingWebhookSecret]
+	if getenv(telegram.SettingWebhookSecret) != "" {
 		hookSecret = "<your TELEGRAM_WEBHOOK_SECRET>"
 	}
 	fmt.Fprintf(out, `
@@ -254,7 +264,7 @@ sign one for you (make post FILE=… does the same):
 
 Delivered bubbles appear below, with the time since the previous one. Ctrl-C stops everything.
 
-`, base, cfg.Agent.URL, cfg.Telegram.APIBaseURL, cfg.Slack.APIBaseURL, logPath, hookSecret, slackBody)
+`, base, cfg.Agent.URL, cfg.Platforms(telegram.SettingAPIBaseURL), cfg.Platforms(slack.SettingAPIBaseURL), logPath, hookSecret, slackBody)
 	for _, n := range notices {
 		fmt.Fprintln(out, "note:", n)
 	}

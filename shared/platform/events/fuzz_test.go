@@ -11,8 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // Fuzz modes: how the fuzzed body is sent.
@@ -59,19 +59,19 @@ func FuzzReceiverParse(f *testing.F) {
 			h.Set("webhook-signature", "v1,"+string(body))
 		}
 		q, _ := url.ParseQuery(query)
-		req := &ingress.Request{Method: http.MethodPost, Header: h, Query: q, Body: body, Now: sampleTime}
+		req := &platform.Request{Method: http.MethodPost, Header: h, Query: q, Body: body, Now: sampleTime}
 		err := r.Verify(req)
 		switch {
 		case mode%3 != fuzzGarbage && err != nil:
 			t.Fatalf("Verify refused a right signature: %v", err)
-		case err != nil && ingress.StatusOf(err)/100 != 4:
-			t.Fatalf("Verify error %v maps to %d", err, ingress.StatusOf(err))
+		case err != nil && platform.StatusOf(err)/100 != 4:
+			t.Fatalf("Verify error %v maps to %d", err, platform.StatusOf(err))
 		case err != nil:
 			return
 		}
 		p, err := r.Parse(req)
 		if err != nil {
-			if !errors.Is(err, ingress.ErrMalformed) && !errors.Is(err, ingress.ErrForbidden) && !errors.Is(err, ingress.ErrTooLarge) {
+			if !errors.Is(err, platform.ErrMalformed) && !errors.Is(err, platform.ErrForbidden) && !errors.Is(err, platform.ErrTooLarge) {
 				t.Fatalf("Parse error %v wraps no ingress sentinel", err)
 			}
 			return

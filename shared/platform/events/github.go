@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // githubPayload holds the few fields of any GitHub event that make its
@@ -40,42 +40,42 @@ type githubItem struct {
 // however late (GitHub sends no timestamp to refuse it by). Its target is its
 // source's one configured target: nothing unsigned (the URL, a header)
 // chooses it.
-func (r *Receiver) parseGitHub(req *ingress.Request, verified []*Source) (ingress.Parsed, error) {
+func (r *Receiver) parseGitHub(req *platform.Request, verified []*Source) (platform.Parsed, error) {
 	src := verified[0] // GitHub sources never share a secret (Validate)
 	if req.Query.Has(QueryTarget) {
-		return ingress.Parsed{}, fmt.Errorf("%w: ?%s is not accepted: GitHub's signature does not cover the URL; the source's target is configured (PARLEY_GITHUB_TARGET, PARLEY_EVENTS_SOURCES)",
-			ingress.ErrMalformed, QueryTarget)
+		return platform.Parsed{}, fmt.Errorf("%w: ?%s is not accepted: GitHub's signature does not cover the URL; the source's target is configured (PARLEY_GITHUB_TARGET, PARLEY_EVENTS_SOURCES)",
+			platform.ErrMalformed, QueryTarget)
 	}
 	sum := sha256.Sum256(req.Body)
 	id := hex.EncodeToString(sum[:16])
 	kind := req.Header.Get(HeaderGitHubEvent)
 	if !validSource(kind) {
-		return ingress.Parsed{}, fmt.Errorf("%w: %s must name the event (push, issues, ...)", ingress.ErrMalformed, HeaderGitHubEvent)
+		return platform.Parsed{}, fmt.Errorf("%w: %s must name the event (push, issues, ...)", platform.ErrMalformed, HeaderGitHubEvent)
 	}
 	if kind == reasonPing {
 		// Sent once when the webhook is created; nothing for the agent.
-		return ingress.Parsed{Ignored: []ingress.Ignored{{Reason: reasonPing, ID: id}}}, nil
+		return platform.Parsed{Ignored: []platform.Ignored{{Reason: reasonPing, ID: id}}}, nil
 	}
 	body := bytes.TrimSpace(req.Body)
 	if len(body) == 0 || body[0] != '{' {
-		return ingress.Parsed{}, fmt.Errorf("%w: body must be a JSON object (set the webhook's content type to application/json)", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: body must be a JSON object (set the webhook's content type to application/json)", platform.ErrMalformed)
 	}
 	if len(body) > MaxDataLen*4 {
-		return ingress.Parsed{}, fmt.Errorf("%w: GitHub payload larger than %d bytes", ingress.ErrTooLarge, MaxDataLen*4)
+		return platform.Parsed{}, fmt.Errorf("%w: GitHub payload larger than %d bytes", platform.ErrTooLarge, MaxDataLen*4)
 	}
 	var summary githubPayload
 	if err := json.Unmarshal(body, &summary); err != nil {
-		return ingress.Parsed{}, fmt.Errorf("%w: body: %s", ingress.ErrMalformed, jsonProblem(err))
+		return platform.Parsed{}, fmt.Errorf("%w: body: %s", platform.ErrMalformed, jsonProblem(err))
 	}
 	data, err := decodeAny(body)
 	if err != nil {
-		return ingress.Parsed{}, err
+		return platform.Parsed{}, err
 	}
 	sender := message.Sender{ID: src.Name, Name: src.Name}
 	if summary.Sender != nil && summary.Sender.Login != "" {
 		sender.Name = summary.Sender.Login
 	}
-	return ingress.Parsed{Events: []message.Event{{
+	return platform.Parsed{Events: []message.Event{{
 		Platform: message.Events, Account: src.Name, EventID: id, Kind: message.KindProactive,
 		Thread: src.Targets[0].Thread, Sender: sender, Text: summary.text(kind), Time: req.Now.UTC(),
 		Data: map[string]any{"github_event": kind, "payload": data},
@@ -87,7 +87,7 @@ func decodeAny(body []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, fmt.Errorf("%w: body must be a JSON object", ingress.ErrMalformed)
+		return nil, fmt.Errorf("%w: body must be a JSON object", platform.ErrMalformed)
 	}
 	return m, nil
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
@@ -48,7 +48,7 @@ var (
 	testSecrets = `{"alertmanager":["` + testSecret + `","` + testOldSecret + `"],"cron":"` + testSecret + `","ci":"` + testSecret + `"}`
 	// testGitHubTarget is where the github source's deliveries go.
 	testGitHubTarget = message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1001000000002", Thread: "77"}
-	testCanonical    = map[message.Platform]Canonicalizer{message.Telegram: telegram.CanonicalTarget, message.Slack: slack.CanonicalTarget(testTeam)}
+	testCanonical    = map[message.Platform]platform.Canonicalizer{message.Telegram: telegram.CanonicalTarget, message.Slack: slack.CanonicalTarget(testTeam)}
 )
 
 // receiverFor builds a receiver from sources' configuration, as the events
@@ -80,7 +80,7 @@ func sample(t testing.TB, name string) []byte {
 	return b
 }
 
-func signed(t testing.TB, id string, at time.Time, body []byte) *ingress.Request {
+func signed(t testing.TB, id string, at time.Time, body []byte) *platform.Request {
 	t.Helper()
-	return &ingress.Request{Method: http.MethodPost, Header: SignRequest(secret(t, testSecret), id, at, body), Query: url.Values{}, Body: body, Now: sampleTime}
+	return &platform.Request{Method: http.MethodPost, Header: SignRequest(secret(t, testSecret), id, at, body), Query: url.Values{}, Body: body, Now: sampleTime}
 }

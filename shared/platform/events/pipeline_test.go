@@ -29,6 +29,7 @@ import (
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
@@ -59,7 +60,7 @@ var (
 		`"alertmanager":{"targets":["telegram:7000000001:-1001000000001:*"]},"cron":{"targets":["telegram:7000000001:42"]},` +
 		`"ci":{"targets":["slack:T0TEAM0001:C0CHAN0001:*"]}}`
 	testSecrets = `{"alerts":"` + eventsSecret + `","alertmanager":"` + eventsSecret + `","cron":"` + eventsSecret + `","ci":"` + eventsSecret + `"}`
-	canonical   = map[message.Platform]events.Canonicalizer{message.Telegram: telegram.CanonicalTarget, message.Slack: slack.CanonicalTarget(team)}
+	canonical   = map[message.Platform]platform.Canonicalizer{message.Telegram: telegram.CanonicalTarget, message.Slack: slack.CanonicalTarget(team)}
 )
 
 // ada is Ada's private chat with the test bot: the conversation the

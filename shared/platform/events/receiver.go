@@ -16,8 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
@@ -51,7 +51,7 @@ const (
 // Ignored reasons.
 const reasonPing = "ping"
 
-var _ ingress.Receiver = (*Receiver)(nil)
+var _ platform.Receiver = (*Receiver)(nil)
 
 // Receiver is the events webhook's receive half. A request is a source's
 // when that source's secret verifies it; it may reach only the targets that
@@ -66,7 +66,7 @@ type Receiver struct {
 	// Canonical puts a payload's target in its platform's canonical form,
 	// per chat platform Parley sends on. A target on any other platform is
 	// refused.
-	Canonical map[message.Platform]Canonicalizer
+	Canonical map[message.Platform]platform.Canonicalizer
 }
 
 // Validate reports every configuration problem at once.
@@ -115,7 +115,7 @@ func schemeOf(h http.Header) Scheme {
 
 // Verify authenticates a request by either scheme and records, in
 // req.Verified, the sources whose secrets verified it.
-func (r *Receiver) Verify(req *ingress.Request) error {
+func (r *Receiver) Verify(req *platform.Request) error {
 	var (
 		verified []*Source
 		err      error
@@ -127,7 +127,7 @@ func (r *Receiver) Verify(req *ingress.Request) error {
 		verified, err = r.verifyGitHub(req)
 	default:
 		return fmt.Errorf("%w: send webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks) or %s (GitHub)",
-			ingress.ErrUnauthorized, HeaderGitHubSignature)
+			platform.ErrUnauthorized, HeaderGitHubSignature)
 	}
 	if err != nil {
 		return err
@@ -136,7 +136,7 @@ func (r *Receiver) Verify(req *ingress.Request) error {
 	return nil
 }
 
-func (r *Receiver) verifyStandard(req *ingress.Request) ([]*Source, error) {
+func (r *Receiver) verifyStandard(req *platform.Request) ([]*Source, error) {
 	var verified []*Source
 	var stale error
 	any := false
@@ -152,28 +152,28 @@ func (r *Receiver) verifyStandard(req *ingress.Request) ([]*Source, error) {
 		case err == nil:
 			verified = append(verified, s)
 		case errors.Is(err, standardwebhooks.ErrStale):
-			stale = fmt.Errorf("%w: %w", ingress.ErrStale, err)
+			stale = fmt.Errorf("%w: %w", platform.ErrStale, err)
 		case errors.Is(err, standardwebhooks.ErrBadTimestamp):
-			return nil, fmt.Errorf("%w: %w", ingress.ErrMalformed, err)
+			return nil, fmt.Errorf("%w: %w", platform.ErrMalformed, err)
 		}
 	}
 	switch {
 	case !any:
-		return nil, fmt.Errorf("%w: no Standard Webhooks source is configured", ingress.ErrUnauthorized)
+		return nil, fmt.Errorf("%w: no Standard Webhooks source is configured", platform.ErrUnauthorized)
 	case len(verified) > 0:
 		return verified, nil
 	case stale != nil:
 		return nil, stale
 	}
-	return nil, fmt.Errorf("%w: no configured source's secret matches webhook-signature", ingress.ErrUnauthorized)
+	return nil, fmt.Errorf("%w: no configured source's secret matches webhook-signature", platform.ErrUnauthorized)
 }
 
-func (r *Receiver) verifyGitHub(req *ingress.Request) ([]*Source, error) {
+func (r *Receiver) verifyGitHub(req *platform.Request) ([]*Source, error) {
 	got := req.Header.Values(HeaderGitHubSignature)
 	hexSig, ok := strings.CutPrefix(got[0], "sha256=")
 	sig, err := hex.DecodeString(hexSig)
 	if len(got) != 1 || !ok || err != nil || len(sig) != sha256.Size {
-		return nil, fmt.Errorf("%w: %s must be sha256=<64 hex digits>", ingress.ErrUnauthorized, HeaderGitHubSignature)
+		return nil, fmt.Errorf("%w: %s must be sha256=<64 hex digits>", platform.ErrUnauthorized, HeaderGitHubSignature)
 	}
 	var verified []*Source
 	any := false
@@ -192,18 +192,18 @@ func (r *Receiver) verifyGitHub(req *ingress.Request) ([]*Source, error) {
 	}
 	switch {
 	case !any:
-		return nil, fmt.Errorf("%w: no GitHub source is configured", ingress.ErrUnauthorized)
+		return nil, fmt.Errorf("%w: no GitHub source is configured", platform.ErrUnauthorized)
 	case len(verified) == 0:
-		return nil, fmt.Errorf("%w: no configured GitHub source's secret matches %s", ingress.ErrUnauthorized, HeaderGitHubSignature)
+		return nil, fmt.Errorf("%w: no configured GitHub source's secret matches %s", platform.ErrUnauthorized, HeaderGitHubSignature)
 	}
 	return verified, nil
 }
 
 // Parse decodes a verified request into one proactive event.
-func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
+func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	verified, _ := req.Verified.([]*Source)
 	if len(verified) == 0 {
-		return ingress.Parsed{}, fmt.Errorf("%w: request not verified", ingress.ErrUnauthorized)
+		return platform.Parsed{}, fmt.Errorf("%w: request not verified", platform.ErrUnauthorized)
 	}
 	switch schemeOf(req.Header) {
 	case SchemeStandard:
@@ -211,29 +211,29 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 	case SchemeGitHub:
 		return r.parseGitHub(req, verified)
 	}
-	return ingress.Parsed{}, fmt.Errorf("%w: no signature headers", ingress.ErrMalformed)
+	return platform.Parsed{}, fmt.Errorf("%w: no signature headers", platform.ErrMalformed)
 }
 
 // target canonicalizes t and checks it against src's targets.
 func (r *Receiver) target(src *Source, t message.Thread) (message.Thread, error) {
 	if !validKeyPart(string(t.Platform)) || !validKeyPart(t.Account) || !validKeyPart(t.Chat) || (t.Thread != "" && !validKeyPart(t.Thread)) {
 		return message.Thread{}, fmt.Errorf("%w: target needs platform, account and chat (and optionally thread): 1-%d visible ASCII characters each, without ':'",
-			ingress.ErrMalformed, MaxKeyPart)
+			platform.ErrMalformed, MaxKeyPart)
 	}
 	canon, ok := r.Canonical[t.Platform]
 	if !ok || t.Platform == message.Events {
-		return message.Thread{}, fmt.Errorf("%w: source %q may not reach %s: not a platform Parley sends on here", ingress.ErrForbidden, src.Name, t.Platform)
+		return message.Thread{}, fmt.Errorf("%w: source %q may not reach %s: not a platform Parley sends on here", platform.ErrForbidden, src.Name, t.Platform)
 	}
 	c, err := canon(t, false)
 	if err != nil {
-		return message.Thread{}, fmt.Errorf("%w: target: %v", ingress.ErrMalformed, err)
+		return message.Thread{}, fmt.Errorf("%w: target: %v", platform.ErrMalformed, err)
 	}
 	for _, p := range src.Targets {
 		if p.Match(c) {
 			return c, nil
 		}
 	}
-	return message.Thread{}, fmt.Errorf("%w: source %q may not reach %s: it is outside the targets configured for its secret", ingress.ErrForbidden, src.Name, c.Key())
+	return message.Thread{}, fmt.Errorf("%w: source %q may not reach %s: it is outside the targets configured for its secret", platform.ErrForbidden, src.Name, c.Key())
 }
 
 // Payload is the JSON body of a Standard Webhooks proactive event.
@@ -265,17 +265,17 @@ type Target struct {
 	Thread   string `json:"thread,omitempty"`
 }
 
-func (r *Receiver) parseStandard(req *ingress.Request, verified []*Source) (ingress.Parsed, error) {
+func (r *Receiver) parseStandard(req *platform.Request, verified []*Source) (platform.Parsed, error) {
 	id := req.Header.Get(standardwebhooks.HeaderID)
 	if !validID(id) {
-		return ingress.Parsed{}, fmt.Errorf("%w: %s must be 1-%d visible ASCII characters", ingress.ErrMalformed, standardwebhooks.HeaderID, MaxIDLen)
+		return platform.Parsed{}, fmt.Errorf("%w: %s must be 1-%d visible ASCII characters", platform.ErrMalformed, standardwebhooks.HeaderID, MaxIDLen)
 	}
 	p, err := decodePayload(req.Body)
 	if err != nil {
-		return ingress.Parsed{}, err
+		return platform.Parsed{}, err
 	}
 	if p.ID != "" && p.ID != id {
-		return ingress.Parsed{}, fmt.Errorf("%w: body id differs from %s", ingress.ErrMalformed, standardwebhooks.HeaderID)
+		return platform.Parsed{}, fmt.Errorf("%w: body id differs from %s", platform.ErrMalformed, standardwebhooks.HeaderID)
 	}
 	// The source is the one whose secret verified the request; a payload
 	// may only choose among those (sources that share a secret).
@@ -288,32 +288,32 @@ func (r *Receiver) parseStandard(req *ingress.Request, verified []*Source) (ingr
 			}
 		}
 		if src == nil {
-			return ingress.Parsed{}, fmt.Errorf("%w: source %q is not one this request's secret belongs to", ingress.ErrForbidden, truncate(p.Source, MaxSourceLen))
+			return platform.Parsed{}, fmt.Errorf("%w: source %q is not one this request's secret belongs to", platform.ErrForbidden, truncate(p.Source, MaxSourceLen))
 		}
 	case len(verified) == 1:
 		src = verified[0]
 	default:
-		return ingress.Parsed{}, fmt.Errorf("%w: several sources share this secret: name yours in \"source\"", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: several sources share this secret: name yours in \"source\"", platform.ErrMalformed)
 	}
 	if p.Target == nil {
-		return ingress.Parsed{}, fmt.Errorf("%w: target is required", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: target is required", platform.ErrMalformed)
 	}
 	th, err := r.target(src, message.Thread{Platform: message.Platform(p.Target.Platform), Account: p.Target.Account, Chat: p.Target.Chat, Thread: p.Target.Thread})
 	if err != nil {
-		return ingress.Parsed{}, err
+		return platform.Parsed{}, err
 	}
 	if len(p.Text) > MaxTextLen || !utf8.ValidString(p.Text) {
-		return ingress.Parsed{}, fmt.Errorf("%w: text must be UTF-8 of at most %d bytes", ingress.ErrMalformed, MaxTextLen)
+		return platform.Parsed{}, fmt.Errorf("%w: text must be UTF-8 of at most %d bytes", platform.ErrMalformed, MaxTextLen)
 	}
 	data, err := decodeData(p.Data)
 	if err != nil {
-		return ingress.Parsed{}, err
+		return platform.Parsed{}, err
 	}
 	if strings.TrimSpace(p.Text) == "" && len(data) == 0 {
-		return ingress.Parsed{}, fmt.Errorf("%w: text or data is required", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: text or data is required", platform.ErrMalformed)
 	}
 	ts, _ := strconv.ParseInt(req.Header.Get(standardwebhooks.HeaderTimestamp), 10, 64) // verified
-	return ingress.Parsed{Events: []message.Event{{
+	return platform.Parsed{Events: []message.Event{{
 		Platform: message.Events, Account: src.Name, EventID: id, Kind: message.KindProactive,
 		Thread: th, Sender: message.Sender{ID: src.Name, Name: src.Name},
 		Text: p.Text, Time: time.Unix(ts, 0).UTC(), Data: data,
@@ -355,7 +355,7 @@ func decodePayload(body []byte) (Payload, error) {
 		}
 	}
 	if err := json.Unmarshal(body, &p); err != nil {
-		return p, fmt.Errorf("%w: body: %s", ingress.ErrMalformed, jsonProblem(err))
+		return p, fmt.Errorf("%w: body: %s", platform.ErrMalformed, jsonProblem(err))
 	}
 	return p, nil
 }
@@ -365,12 +365,12 @@ func decodeObject(b []byte, what string) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if err := dec.Decode(&m); err != nil || m == nil {
 		if err == nil {
-			return nil, fmt.Errorf("%w: %s must be a JSON object", ingress.ErrMalformed, what)
+			return nil, fmt.Errorf("%w: %s must be a JSON object", platform.ErrMalformed, what)
 		}
-		return nil, fmt.Errorf("%w: %s: %s", ingress.ErrMalformed, what, jsonProblem(err))
+		return nil, fmt.Errorf("%w: %s: %s", platform.ErrMalformed, what, jsonProblem(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %s: trailing data after the JSON object", ingress.ErrMalformed, what)
+		return nil, fmt.Errorf("%w: %s: trailing data after the JSON object", platform.ErrMalformed, what)
 	}
 	return m, nil
 }
@@ -382,7 +382,7 @@ func onlyFields(m map[string]json.RawMessage, known []string, prefix string) err
 				k = k[:min(len(k), 64)]
 				k = strings.ToValidUTF8(k, "?")
 			}
-			return fmt.Errorf("%w: unknown field %q", ingress.ErrMalformed, prefix+k)
+			return fmt.Errorf("%w: unknown field %q", platform.ErrMalformed, prefix+k)
 		}
 	}
 	return nil
@@ -411,13 +411,13 @@ func decodeData(raw json.RawMessage) (map[string]any, error) {
 		return nil, nil
 	}
 	if len(raw) > MaxDataLen {
-		return nil, fmt.Errorf("%w: data is larger than %d bytes", ingress.ErrMalformed, MaxDataLen)
+		return nil, fmt.Errorf("%w: data is larger than %d bytes", platform.ErrMalformed, MaxDataLen)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // keep large integers exact for the agent
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, fmt.Errorf("%w: data must be a JSON object", ingress.ErrMalformed)
+		return nil, fmt.Errorf("%w: data must be a JSON object", platform.ErrMalformed)
 	}
 	return m, nil
 }
@@ -427,13 +427,13 @@ func decodeData(raw json.RawMessage) (map[string]any, error) {
 func ParseTarget(s string) (message.Thread, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 3 || len(parts) > 4 {
-		return message.Thread{}, fmt.Errorf("%w: target must be platform:account:chat[:thread]", ingress.ErrMalformed)
+		return message.Thread{}, fmt.Errorf("%w: target must be platform:account:chat[:thread]", platform.ErrMalformed)
 	}
 	t := message.Thread{Platform: message.Platform(parts[0]), Account: parts[1], Chat: parts[2]}
 	if len(parts) == 4 {
 		t.Thread = parts[3]
 		if t.Thread == "" {
-			return message.Thread{}, fmt.Errorf("%w: target's thread part is empty", ingress.ErrMalformed)
+			return message.Thread{}, fmt.Errorf("%w: target's thread part is empty", platform.ErrMalformed)
 		}
 	}
 	return t, nil

@@ -13,15 +13,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
-func parse(t *testing.T, r *Receiver, req *ingress.Request) (ingress.Parsed, error) {
+func parse(t *testing.T, r *Receiver, req *platform.Request) (platform.Parsed, error) {
 	t.Helper()
 	if err := r.Verify(req); err != nil {
-		return ingress.Parsed{}, err
+		return platform.Parsed{}, err
 	}
 	return r.Parse(req)
 }
@@ -78,7 +79,7 @@ func TestSamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := parse(t, r, &ingress.Request{Method: http.MethodPost, Header: h, Query: url.Values{}, Body: body, Now: sampleTime})
+			p, err := parse(t, r, &platform.Request{Method: http.MethodPost, Header: h, Query: url.Values{}, Body: body, Now: sampleTime})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,11 +107,11 @@ func TestSamples(t *testing.T) {
 				t.Fatalf("event key = %s", ev.Key())
 			}
 			// The event survives the trip through inbound.fifo.
-			b, err := ingress.EncodeInbound(ingress.Inbound{Event: ev})
+			b, err := intent.EncodeInbound(intent.Inbound{Event: ev})
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := ingress.DecodeInbound(b)
+			in, err := intent.DecodeInbound(b)
 			if err != nil || in.Event.EventID != ev.EventID || in.Event.Thread != ev.Thread || !reflect.DeepEqual(in.Event.Data["job"], ev.Data["job"]) {
 				t.Fatalf("round trip = %+v, %v", in.Event, err)
 			}
@@ -123,49 +124,49 @@ func TestVerifyRefuses(t *testing.T) {
 	body := sample(t, "alert.json")
 	stale := signed(t, "msg_alert_0001", sampleTime.Add(-6*time.Minute), body)
 	future := signed(t, "msg_alert_0001", sampleTime.Add(6*time.Minute), body)
-	wrong := &ingress.Request{Method: http.MethodPost, Header: SignRequest(secret(t, "whsec_d3Jvbmc="), "msg_alert_0001", sampleTime, body), Body: body, Now: sampleTime}
+	wrong := &platform.Request{Method: http.MethodPost, Header: SignRequest(secret(t, "whsec_d3Jvbmc="), "msg_alert_0001", sampleTime, body), Body: body, Now: sampleTime}
 	tampered := signed(t, "msg_alert_0001", sampleTime, body)
 	tampered.Body = []byte(strings.Replace(string(body), "92%", "12%", 1))
 	otherID := signed(t, "msg_alert_0001", sampleTime, body)
 	otherID.Header.Set(standardwebhooks.HeaderID, "msg_alert_0002")
-	unsigned := &ingress.Request{Method: http.MethodPost, Header: http.Header{}, Body: body, Now: sampleTime}
+	unsigned := &platform.Request{Method: http.MethodPost, Header: http.Header{}, Body: body, Now: sampleTime}
 	badTS := signed(t, "msg_alert_0001", sampleTime, body)
 	badTS.Header.Set(standardwebhooks.HeaderTimestamp, "1764432240.5")
 	noSig := signed(t, "msg_alert_0001", sampleTime, body)
 	noSig.Header.Del(standardwebhooks.HeaderSignature)
 
-	gh := func(mut func(h http.Header)) *ingress.Request {
+	gh := func(mut func(h http.Header)) *platform.Request {
 		b := sample(t, "github-push.json")
 		h := SignGitHub(secret(t, testGitHubSecret), "d1f4e3a0-0000-4000-8000-000000000001", "push", b)
 		mut(h)
-		return &ingress.Request{Method: http.MethodPost, Header: h, Body: b, Now: sampleTime}
+		return &platform.Request{Method: http.MethodPost, Header: h, Body: b, Now: sampleTime}
 	}
 	for name, c := range map[string]struct {
-		req  *ingress.Request
+		req  *platform.Request
 		want error
 	}{
-		"stale":                {stale, ingress.ErrStale},
-		"future":               {future, ingress.ErrStale},
-		"wrong secret":         {wrong, ingress.ErrUnauthorized},
-		"tampered body":        {tampered, ingress.ErrUnauthorized},
-		"id not signed":        {otherID, ingress.ErrUnauthorized},
-		"no signature at all":  {unsigned, ingress.ErrUnauthorized},
-		"bad timestamp":        {badTS, ingress.ErrMalformed},
-		"no webhook-signature": {noSig, ingress.ErrUnauthorized},
+		"stale":                {stale, platform.ErrStale},
+		"future":               {future, platform.ErrStale},
+		"wrong secret":         {wrong, platform.ErrUnauthorized},
+		"tampered body":        {tampered, platform.ErrUnauthorized},
+		"id not signed":        {otherID, platform.ErrUnauthorized},
+		"no signature at all":  {unsigned, platform.ErrUnauthorized},
+		"bad timestamp":        {badTS, platform.ErrMalformed},
+		"no webhook-signature": {noSig, platform.ErrUnauthorized},
 		"github wrong secret": {gh(func(h http.Header) {
 			h.Set(HeaderGitHubSignature, SignGitHub(secret(t, "a-wrong-secret-of-24-bytes-or-more"), "x", "push", []byte("{}")).Get(HeaderGitHubSignature))
-		}), ingress.ErrUnauthorized},
-		"github sha1 only":   {gh(func(h http.Header) { h.Set(HeaderGitHubSignature, "sha1=0123") }), ingress.ErrUnauthorized},
-		"github not hex":     {gh(func(h http.Header) { h.Set(HeaderGitHubSignature, "sha256="+strings.Repeat("z", 64)) }), ingress.ErrUnauthorized},
-		"github two headers": {gh(func(h http.Header) { h.Add(HeaderGitHubSignature, h.Get(HeaderGitHubSignature)) }), ingress.ErrUnauthorized},
+		}), platform.ErrUnauthorized},
+		"github sha1 only":   {gh(func(h http.Header) { h.Set(HeaderGitHubSignature, "sha1=0123") }), platform.ErrUnauthorized},
+		"github not hex":     {gh(func(h http.Header) { h.Set(HeaderGitHubSignature, "sha256="+strings.Repeat("z", 64)) }), platform.ErrUnauthorized},
+		"github two headers": {gh(func(h http.Header) { h.Add(HeaderGitHubSignature, h.Get(HeaderGitHubSignature)) }), platform.ErrUnauthorized},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := r.Verify(c.req)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("Verify = %v, want %v", err, c.want)
 			}
-			if ingress.StatusOf(err)/100 != 4 {
-				t.Fatalf("status %d, want 4xx", ingress.StatusOf(err))
+			if platform.StatusOf(err)/100 != 4 {
+				t.Fatalf("status %d, want 4xx", platform.StatusOf(err))
 			}
 			for _, s := range []string{testSecret, testGitHubSecret, "92%"} {
 				if strings.Contains(err.Error(), s) {
@@ -177,26 +178,26 @@ func TestVerifyRefuses(t *testing.T) {
 
 	// Rotation: the previous secret still verifies; a receiver without a
 	// scheme's secret refuses that scheme.
-	old := &ingress.Request{Method: http.MethodPost, Header: SignRequest(secret(t, testOldSecret), "msg_alert_0001", sampleTime, body), Body: body, Now: sampleTime}
+	old := &platform.Request{Method: http.MethodPost, Header: SignRequest(secret(t, testOldSecret), "msg_alert_0001", sampleTime, body), Body: body, Now: sampleTime}
 	if err := r.Verify(old); err != nil {
 		t.Fatalf("signed with the previous secret: %v", err)
 	}
 	onlyGH := receiverFor(t, "", "", testGitHubSecret, testGitHubTarget.Key())
-	if err := onlyGH.Verify(signed(t, "msg_alert_0001", sampleTime, body)); !errors.Is(err, ingress.ErrUnauthorized) {
+	if err := onlyGH.Verify(signed(t, "msg_alert_0001", sampleTime, body)); !errors.Is(err, platform.ErrUnauthorized) {
 		t.Fatalf("no Standard Webhooks source: %v", err)
 	}
 	onlySW := receiverFor(t, testSources, testSecrets, "", "")
-	if err := onlySW.Verify(gh(func(http.Header) {})); !errors.Is(err, ingress.ErrUnauthorized) {
+	if err := onlySW.Verify(gh(func(http.Header) {})); !errors.Is(err, platform.ErrUnauthorized) {
 		t.Fatalf("no GitHub source: %v", err)
 	}
 	none := &Receiver{Canonical: testCanonical}
-	if err := none.Verify(signed(t, "msg_alert_0001", sampleTime, body)); !errors.Is(err, ingress.ErrUnauthorized) {
+	if err := none.Verify(signed(t, "msg_alert_0001", sampleTime, body)); !errors.Is(err, platform.ErrUnauthorized) {
 		t.Fatalf("no source at all: %v", err)
 	}
 	// The old secret is alertmanager's alone.
 	cron := []byte(`{"source":"cron","text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`)
-	oldCron := &ingress.Request{Method: http.MethodPost, Header: SignRequest(secret(t, testOldSecret), "msg_c", sampleTime, cron), Body: cron, Now: sampleTime}
-	if _, err := parse(t, r, oldCron); !errors.Is(err, ingress.ErrForbidden) {
+	oldCron := &platform.Request{Method: http.MethodPost, Header: SignRequest(secret(t, testOldSecret), "msg_c", sampleTime, cron), Body: cron, Now: sampleTime}
+	if _, err := parse(t, r, oldCron); !errors.Is(err, platform.ErrForbidden) {
 		t.Fatalf("alertmanager's secret claiming to be cron: %v, want 403", err)
 	}
 }
@@ -208,37 +209,37 @@ func TestParseRefuses(t *testing.T) {
 		body string
 		want error
 	}{
-		"not json":           {`nope`, ingress.ErrMalformed},
-		"array":              {`[]`, ingress.ErrMalformed},
-		"null":               {`null`, ingress.ErrMalformed},
-		"empty":              {``, ingress.ErrMalformed},
-		"truncated":          {`{"text":"x",` + target, ingress.ErrMalformed},
-		"trailing data":      {`{"text":"x",` + target + `} {}`, ingress.ErrMalformed},
-		"unknown field":      {`{"text":"x","txt":"y",` + target + `}`, ingress.ErrMalformed},
-		"unknown target key": {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","topic":"1"}}`, ingress.ErrMalformed},
-		"wrong type":         {`{"text":5,` + target + `}`, ingress.ErrMalformed},
-		"id differs":         {`{"id":"other","text":"x",` + target + `}`, ingress.ErrMalformed},
-		"source not its own": {`{"source":"Alert Manager","text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, ingress.ErrForbidden},
-		"github source":      {`{"source":"github","text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, ingress.ErrForbidden},
-		"no source, shared":  {`{"text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, ingress.ErrMalformed},
-		"no target":          {`{"text":"x","source":"cron"}`, ingress.ErrMalformed},
-		"null target":        {`{"text":"x","source":"cron","target":null}`, ingress.ErrMalformed},
-		"target not object":  {`{"text":"x","source":"cron","target":"telegram:1:2"}`, ingress.ErrMalformed},
-		"no chat":            {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001"}}`, ingress.ErrMalformed},
-		"colon in chat":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"4:2"}}`, ingress.ErrMalformed},
-		"space in thread":    {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","thread":"7 "}}`, ingress.ErrMalformed},
-		"username chat":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"@ada"}}`, ingress.ErrMalformed},
+		"not json":           {`nope`, platform.ErrMalformed},
+		"array":              {`[]`, platform.ErrMalformed},
+		"null":               {`null`, platform.ErrMalformed},
+		"empty":              {``, platform.ErrMalformed},
+		"truncated":          {`{"text":"x",` + target, platform.ErrMalformed},
+		"trailing data":      {`{"text":"x",` + target + `} {}`, platform.ErrMalformed},
+		"unknown field":      {`{"text":"x","txt":"y",` + target + `}`, platform.ErrMalformed},
+		"unknown target key": {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","topic":"1"}}`, platform.ErrMalformed},
+		"wrong type":         {`{"text":5,` + target + `}`, platform.ErrMalformed},
+		"id differs":         {`{"id":"other","text":"x",` + target + `}`, platform.ErrMalformed},
+		"source not its own": {`{"source":"Alert Manager","text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, platform.ErrForbidden},
+		"github source":      {`{"source":"github","text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, platform.ErrForbidden},
+		"no source, shared":  {`{"text":"x","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`, platform.ErrMalformed},
+		"no target":          {`{"text":"x","source":"cron"}`, platform.ErrMalformed},
+		"null target":        {`{"text":"x","source":"cron","target":null}`, platform.ErrMalformed},
+		"target not object":  {`{"text":"x","source":"cron","target":"telegram:1:2"}`, platform.ErrMalformed},
+		"no chat":            {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001"}}`, platform.ErrMalformed},
+		"colon in chat":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"4:2"}}`, platform.ErrMalformed},
+		"space in thread":    {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","thread":"7 "}}`, platform.ErrMalformed},
+		"username chat":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"@ada"}}`, platform.ErrMalformed},
 		// Finding 9.2: a source reaches only its configured targets.
-		"unknown platform": {`{"text":"x","source":"cron","target":{"platform":"discord","account":"1","chat":"2"}}`, ingress.ErrForbidden},
-		"events platform":  {`{"text":"x","source":"cron","target":{"platform":"events","account":"1","chat":"2"}}`, ingress.ErrForbidden},
-		"another bot":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"123","chat":"42"}}`, ingress.ErrForbidden},
-		"another chat":     {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"-1001000000001"}}`, ingress.ErrForbidden},
-		"a thread of it":   {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","thread":"5"}}`, ingress.ErrForbidden},
-		"another team":     {`{"text":"x","source":"ci","target":{"platform":"slack","account":"T0OTHER001","chat":"C0CHAN0001"}}`, ingress.ErrMalformed},
-		"no content":       {`{"text":"  ",` + target + `}`, ingress.ErrMalformed},
-		"data not object":  {`{"data":[1],` + target + `}`, ingress.ErrMalformed},
-		"text too long":    {`{"text":"` + strings.Repeat("a", MaxTextLen+1) + `",` + target + `}`, ingress.ErrMalformed},
-		"data too large":   {`{"data":{"x":"` + strings.Repeat("a", MaxDataLen) + `"},` + target + `}`, ingress.ErrMalformed},
+		"unknown platform": {`{"text":"x","source":"cron","target":{"platform":"discord","account":"1","chat":"2"}}`, platform.ErrForbidden},
+		"events platform":  {`{"text":"x","source":"cron","target":{"platform":"events","account":"1","chat":"2"}}`, platform.ErrForbidden},
+		"another bot":      {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"123","chat":"42"}}`, platform.ErrForbidden},
+		"another chat":     {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"-1001000000001"}}`, platform.ErrForbidden},
+		"a thread of it":   {`{"text":"x","source":"cron","target":{"platform":"telegram","account":"7000000001","chat":"42","thread":"5"}}`, platform.ErrForbidden},
+		"another team":     {`{"text":"x","source":"ci","target":{"platform":"slack","account":"T0OTHER001","chat":"C0CHAN0001"}}`, platform.ErrMalformed},
+		"no content":       {`{"text":"  ",` + target + `}`, platform.ErrMalformed},
+		"data not object":  {`{"data":[1],` + target + `}`, platform.ErrMalformed},
+		"text too long":    {`{"text":"` + strings.Repeat("a", MaxTextLen+1) + `",` + target + `}`, platform.ErrMalformed},
+		"data too large":   {`{"data":{"x":"` + strings.Repeat("a", MaxDataLen) + `"},` + target + `}`, platform.ErrMalformed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := parse(t, r, signed(t, "msg_1", sampleTime, []byte(c.body)))
@@ -275,7 +276,7 @@ func TestParseRefuses(t *testing.T) {
 		t.Fatalf("invalid UTF-8 = %+v, %v", p, err)
 	}
 	long := strings.Repeat("i", MaxIDLen+1)
-	if _, err := parse(t, r, signed(t, long, sampleTime, []byte(`{"text":"x",`+target+`}`))); !errors.Is(err, ingress.ErrMalformed) {
+	if _, err := parse(t, r, signed(t, long, sampleTime, []byte(`{"text":"x",`+target+`}`))); !errors.Is(err, platform.ErrMalformed) {
 		t.Fatalf("over-long webhook-id: %v", err)
 	}
 }
@@ -287,13 +288,13 @@ func TestParseRefuses(t *testing.T) {
 func TestGitHubDeliveries(t *testing.T) {
 	r := newReceiver(t)
 	body := sample(t, "github-issues-opened.json")
-	req := func(query string, mut func(http.Header)) *ingress.Request {
+	req := func(query string, mut func(http.Header)) *platform.Request {
 		h := SignGitHub(secret(t, testGitHubSecret), "d1f4e3a0-0000-4000-8000-000000000002", "issues", body)
 		if mut != nil {
 			mut(h)
 		}
 		q, _ := url.ParseQuery(query)
-		return &ingress.Request{Method: http.MethodPost, Header: h, Query: q, Body: body, Now: sampleTime}
+		return &platform.Request{Method: http.MethodPost, Header: h, Query: q, Body: body, Now: sampleTime}
 	}
 	p, err := parse(t, r, req("", nil))
 	if err != nil || p.Events[0].Thread != testGitHubTarget || p.Events[0].Sender.Name != "grace" || p.Events[0].Account != SourceGitHub {
@@ -304,13 +305,13 @@ func TestGitHubDeliveries(t *testing.T) {
 		t.Fatalf("a replay under a new delivery id = %+v, %v; want the same event key %s", replay, err, p.Events[0].Key())
 	}
 	for name, c := range map[string]struct {
-		req  *ingress.Request
+		req  *platform.Request
 		want error
 	}{
-		"a target in the URL": {req("target=slack:T0TEAM0001:C0CHAN0001", nil), ingress.ErrMalformed},
-		"an empty target":     {req("target=", nil), ingress.ErrMalformed},
-		"no event":            {req("", func(h http.Header) { h.Del(HeaderGitHubEvent) }), ingress.ErrMalformed},
-		"odd event":           {req("", func(h http.Header) { h.Set(HeaderGitHubEvent, "Push Event") }), ingress.ErrMalformed},
+		"a target in the URL": {req("target=slack:T0TEAM0001:C0CHAN0001", nil), platform.ErrMalformed},
+		"an empty target":     {req("target=", nil), platform.ErrMalformed},
+		"no event":            {req("", func(h http.Header) { h.Del(HeaderGitHubEvent) }), platform.ErrMalformed},
+		"odd event":           {req("", func(h http.Header) { h.Set(HeaderGitHubEvent, "Push Event") }), platform.ErrMalformed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := parse(t, r, c.req); !errors.Is(err, c.want) {
@@ -320,7 +321,7 @@ func TestGitHubDeliveries(t *testing.T) {
 	}
 	form := []byte("payload=%7B%7D")
 	h := SignGitHub(secret(t, testGitHubSecret), "d1", "push", form)
-	if _, err := parse(t, r, &ingress.Request{Method: http.MethodPost, Header: h, Body: form, Now: sampleTime}); !errors.Is(err, ingress.ErrMalformed) {
+	if _, err := parse(t, r, &platform.Request{Method: http.MethodPost, Header: h, Body: form, Now: sampleTime}); !errors.Is(err, platform.ErrMalformed) {
 		t.Fatalf("form-encoded delivery: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
@@ -85,7 +86,7 @@ func (p Pattern) Exact() bool { return !p.AnyChat && !p.AnyThread }
 // ParsePattern reads a pattern and puts its fixed parts in canonical form
 // with canon (the target's platform's own rules; nil: the platform is not
 // one Parley sends on).
-func ParsePattern(s string, canon Canonicalizer) (Pattern, error) {
+func ParsePattern(s string, canon platform.Canonicalizer) (Pattern, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 3 || len(parts) > 4 {
 		return Pattern{}, fmt.Errorf("target %q: want platform:account:chat[:thread], whose last part may be *", s)
@@ -119,13 +120,6 @@ func ParsePattern(s string, canon Canonicalizer) (Pattern, error) {
 	return p, nil
 }
 
-// Canonicalizer puts a target in the form its platform knows the
-// conversation by (so that cosmetic variations of one chat are one chat, with
-// one triage policy and one set of counters), and refuses one it does not
-// serve. chatless is true for a pattern's "platform:account:*": only the
-// account is checked.
-type Canonicalizer func(t message.Thread, chatless bool) (message.Thread, error)
-
 // sourcesJSON and secretsJSON are PARLEY_EVENTS_SOURCES and
 // PARLEY_EVENTS_SECRETS as written.
 type sourceJSON struct {
@@ -145,10 +139,10 @@ type sourceJSON struct {
 //     PARLEY_GITHUB_TARGET: a shorthand for a source named "github" with the
 //     GitHub scheme and that one target.
 //
-// canon maps each chat platform Parley sends on to its Canonicalizer. Every
+// canon maps each chat platform Parley sends on to its platform.Canonicalizer. Every
 // problem is reported, naming the variable and the source; secrets are never
 // quoted.
-func ParseSources(sources, secrets, githubSecret, githubTarget string, canon map[message.Platform]Canonicalizer) ([]Source, error) {
+func ParseSources(sources, secrets, githubSecret, githubTarget string, canon map[message.Platform]platform.Canonicalizer) ([]Source, error) {
 	var errs []error
 	decls := map[string]sourceJSON{}
 	if strings.TrimSpace(sources) != "" {

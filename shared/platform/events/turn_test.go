@@ -18,7 +18,7 @@ import (
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/envelope"
-	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
@@ -91,7 +91,7 @@ func TestDeferredEventWaitsForQuietHoursEnd(t *testing.T) {
 	if len(recs) != 1 || recs[0].Group != message.GroupID(ada.Key()) {
 		t.Fatalf("received %+v, want the deferred event in Ada's own thread group", recs)
 	}
-	in, err := ingress.DecodeInbound([]byte(recs[0].Body))
+	in, err := intent.DecodeInbound([]byte(recs[0].Body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +104,7 @@ func TestDeferredEventWaitsForQuietHoursEnd(t *testing.T) {
 }
 
 // channel is the Telegram channel as the turn sees it: capabilities only.
-type channel struct{}
-
-func (channel) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16}
-}
+var channel = turn.Channel{Capabilities: message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16}}
 
 // TestSilentEnvelopeSendsNothing: triage is the first layer; the agent's
 // envelope is the second. An accepted proactive event whose agent answers
@@ -141,7 +137,7 @@ func TestSilentEnvelopeSendsNothing(t *testing.T) {
 			p := &turn.Processor{
 				Claims: h.store, Intents: h.store, Outbox: queue.New(h.env.SQS, h.env.Resources.OutboundURL),
 				Agent:    &agent.Client{URL: srv.URL, Secret: h.secret, Now: h.clock.Now},
-				Channels: map[message.Platform]turn.Channel{message.Telegram: channel{}},
+				Channels: map[message.Platform]turn.Channel{message.Telegram: channel},
 				Config:   turn.Config{Envelope: envelope.Config{}.WithDefaults()},
 				Now:      h.clock.Now,
 			}

@@ -1,14 +1,10 @@
 package slack
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -27,9 +23,6 @@ const (
 	TextLimit = 4000
 )
 
-// defaultHTTP bounds a call whose ctx has no deadline.
-var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
-
 // Client is the send half of the Slack adapter: it posts messages with
 // chat.postMessage. Its zero value with a Token is ready to use, and it is
 // safe for concurrent use.
@@ -37,6 +30,9 @@ type Client struct {
 	// Token is the bot token (xoxb-…) with the chat:write scope. Required.
 	// It travels in the Authorization header, never in a URL or an error.
 	Token string
+	// TeamID, when set, is the token's workspace (SLACK_TEAM_ID): a thread
+	// of any other workspace is refused without a call.
+	TeamID string
 	// BaseURL is the Web API root. Defaults to DefaultBaseURL.
 	BaseURL string
 	// HTTP sends the requests. Defaults to a client with a 30-second
@@ -53,16 +49,6 @@ type Client struct {
 // inert escapes the three characters Slack parses as control sequences, as
 // Slack documents: &amp; &lt; &gt;. What remains renders as written.
 var inert = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-
-// Capabilities: 4000 runes, no idempotency key (chat.postMessage has none).
-func (c *Client) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountRunes, Idempotent: false}
-}
-
-// Typing does nothing and returns nil. Slack offers bots no typing indicator
-// through the Web API; assistant.threads.setStatus exists but needs the AI
-// app feature and its scope, which a plain bot install lacks.
-func (c *Client) Typing(context.Context, message.Thread) error { return nil }
 
 // Send posts m with chat.postMessage into m.Thread.Chat, inside the thread
 // m.Thread.Thread when set. Slack has no quote-reply, so m.ReplyTo is not
@@ -92,64 +78,30 @@ func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt,
 }
 
 func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
-	if c.Token == "" {
-		return message.Receipt{}, &message.SendError{Class: message.FailAuth, Reason: "no bot token configured"}
-	}
-	if m.Thread.Chat == "" {
-		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "no channel"}
-	}
-	base := strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/")
-	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
-		return message.Receipt{}, &message.SendError{Class: message.FailAuth, Reason: "invalid Web API base URL " + strconv.Quote(base)}
-	}
-	msg := SlackPostMessage{Channel: m.Thread.Chat, Text: m.Text, ThreadTS: m.Thread.Thread}
-	if !c.TrustMarkup {
-		off := false
-		msg.Text, msg.LinkNames = inert.Replace(m.Text), &off
-	}
-	body, err := json.Marshal(msg)
-	if err != nil {
-		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "arguments do not encode", Err: err}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/chat.postMessage", bytes.NewReader(body))
-	if err != nil {
-		return message.Receipt{}, &message.SendError{Class: message.FailAuth, Reason: "invalid Web API base URL", Err: err}
-	}
-	req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	hc := c.HTTP
-	if hc == nil {
-		hc = defaultHTTP
-	}
-	resp, err := platform.Do(ctx, hc, req)
+	text, err := platform.TextFor(c.TeamID, m)
 	if err != nil {
 		return message.Receipt{}, err
 	}
-
-	switch {
-	case resp.Status == http.StatusTooManyRequests:
-		return message.Receipt{}, &message.SendError{
-			Class:      message.FailRateLimit,
-			Status:     resp.Status,
-			RetryAfter: platform.RetryAfter(resp.Header, time.Now()),
-			Reason:     "HTTP 429",
-		}
-	case resp.Status != http.StatusOK:
-		se := &message.SendError{Class: platform.StatusClass(resp.Status), Status: resp.Status, Reason: "HTTP " + strconv.Itoa(resp.Status)}
-		switch {
-		case resp.Status == http.StatusNotFound:
-			// Slack answers chat.postMessage with 200 for every channel
-			// error; a 404 means the method URL is wrong (BaseURL).
-			se.Class = message.FailAuth
-		case resp.Status >= 500:
-			se.Class = message.FailUnknown
-		}
-		return message.Receipt{}, se
+	msg := SlackPostMessage{Channel: m.Thread.Chat, Text: text, ThreadTS: m.Thread.Thread}
+	if !c.TrustMarkup {
+		off := false
+		msg.Text, msg.LinkNames, msg.Mrkdwn = inert.Replace(text), &off, &off
 	}
-
+	api := platform.API{Name: "Web API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
+	// Without a charset Slack answers with a warning, missing_charset.
+	header := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Authorization": {"Bearer " + c.Token}}
+	resp, err := api.PostJSON(ctx, "/chat.postMessage", header, msg)
+	if err != nil {
+		return message.Receipt{}, err
+	}
+	if resp.Status != http.StatusOK {
+		// Slack answers chat.postMessage with 200 for every channel error:
+		// any other status is the edge's or a wrong BaseURL's.
+		return message.Receipt{}, platform.StatusFailure(resp.Status, resp.Header)
+	}
 	var r SlackPostMessageResponse
-	if err := json.Unmarshal(resp.Body, &r); err != nil {
-		return message.Receipt{}, &message.SendError{Class: message.FailUnknown, Status: resp.Status, Reason: "answer is not a Web API response"}
+	if err := api.Decode(resp, &r); err != nil {
+		return message.Receipt{}, err
 	}
 	if !r.OK {
 		se := &message.SendError{Class: errorClass(r.Error), Status: resp.Status, Reason: platform.Reason(cmp.Or(r.Error, "ok:false without error"))}

@@ -9,15 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
-// Request headers Slack signs every Events API request with.
+// Request headers Slack signs every request with: Events API and
+// interactivity alike.
 const (
 	TimestampHeader = "X-Slack-Request-Timestamp"
 	SignatureHeader = "X-Slack-Signature"
@@ -27,7 +29,7 @@ const (
 // before it is refused as a replay.
 const MaxSkew = 5 * time.Minute
 
-var _ ingress.Receiver = (*Receiver)(nil)
+var _ platform.Receiver = (*Receiver)(nil)
 
 // Receiver is the receive half of the Slack adapter.
 //
@@ -37,6 +39,14 @@ var _ ingress.Receiver = (*Receiver)(nil)
 // ("bot"), edits ("edited"), deletions ("deleted"), messages left without
 // text ("no_text", also a bare mention of the bot), and every other event
 // or subtype ("unsupported").
+//
+// Interactivity requests come to the same URL, signed the same way, as a
+// form whose payload field holds JSON. A block_actions payload on a message
+// becomes one message.KindAnswer per action, a press with Press{Data: the
+// action's value, or its selected option's; MessageID: the message's ts}, in
+// the message's channel and thread. Every other payload (shortcuts, modal
+// submissions, presses in a modal or the App Home) is dropped
+// ("unsupported"). Slack waits 3 seconds for the answer (Parsed.Within).
 //
 // # Event ids
 //
@@ -72,32 +82,32 @@ func (r *Receiver) Platform() message.Platform { return message.Slack }
 // constant time, with the timestamp within MaxSkew of req.Now (the wall clock
 // when req.Now is zero). Retries (X-Slack-Retry-Num) are signed like first
 // deliveries and need nothing special: the dedupe key covers them.
-func (r *Receiver) Verify(req *ingress.Request) error {
+func (r *Receiver) Verify(req *platform.Request) error {
 	if r.SigningSecret == "" {
-		return fmt.Errorf("%w: no signing secret configured", ingress.ErrUnauthorized)
+		return fmt.Errorf("%w: no signing secret configured", platform.ErrUnauthorized)
 	}
 	ts := req.Header.Get(TimestampHeader)
 	sig := req.Header.Get(SignatureHeader)
 	switch {
 	case ts == "":
-		return fmt.Errorf("%w: missing %s", ingress.ErrUnauthorized, TimestampHeader)
+		return fmt.Errorf("%w: missing %s", platform.ErrUnauthorized, TimestampHeader)
 	case sig == "":
-		return fmt.Errorf("%w: missing %s", ingress.ErrUnauthorized, SignatureHeader)
+		return fmt.Errorf("%w: missing %s", platform.ErrUnauthorized, SignatureHeader)
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil {
-		return fmt.Errorf("%w: %s is not a unix time", ingress.ErrMalformed, TimestampHeader)
+		return fmt.Errorf("%w: %s is not a unix time", platform.ErrMalformed, TimestampHeader)
 	}
 	hexSig, ok := strings.CutPrefix(sig, "v0=")
 	if !ok {
-		return fmt.Errorf("%w: %s is not a v0 signature", ingress.ErrUnauthorized, SignatureHeader)
+		return fmt.Errorf("%w: %s is not a v0 signature", platform.ErrUnauthorized, SignatureHeader)
 	}
 	got, err := hex.DecodeString(hexSig)
 	if err != nil {
-		return fmt.Errorf("%w: %s is not hex", ingress.ErrUnauthorized, SignatureHeader)
+		return fmt.Errorf("%w: %s is not hex", platform.ErrUnauthorized, SignatureHeader)
 	}
 	if !hmac.Equal(got, Sign(r.SigningSecret, ts, req.Body)) {
-		return fmt.Errorf("%w: %s does not match", ingress.ErrUnauthorized, SignatureHeader)
+		return fmt.Errorf("%w: %s does not match", platform.ErrUnauthorized, SignatureHeader)
 	}
 	// Checked after the signature, so a stale verdict means "authentic but
 	// old" (a replay, or a skewed clock), never a forgery.
@@ -107,7 +117,7 @@ func (r *Receiver) Verify(req *ingress.Request) error {
 	}
 	skew := int64(MaxSkew / time.Second)
 	if n := now.Unix(); sec < n-skew || sec > n+skew {
-		return fmt.Errorf("%w: %s more than %s from now", ingress.ErrStale, TimestampHeader, MaxSkew)
+		return fmt.Errorf("%w: %s more than %s from now", platform.ErrStale, TimestampHeader, MaxSkew)
 	}
 	return nil
 }
@@ -121,26 +131,31 @@ func Sign(secret, ts string, body []byte) []byte {
 	return mac.Sum(nil)
 }
 
-// Parse decodes a verified request: the envelope first, then its inner event
-// by type.
-func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
+// Parse decodes a verified request: a JSON body is an Events API
+// envelope, decoded first and then its inner event by type; anything else
+// is an interactivity form.
+func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	body := bytes.TrimSpace(req.Body)
-	if len(body) == 0 || body[0] != '{' {
-		return ingress.Parsed{}, fmt.Errorf("%w: slack request is not a JSON object", ingress.ErrMalformed)
+	if len(body) > 0 && body[0] == '{' {
+		return r.event(body)
 	}
+	return r.interaction(body)
+}
+
+func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 	var env SlackEnvelope
 	if err := json.Unmarshal(body, &env); err != nil {
-		return ingress.Parsed{}, fmt.Errorf("%w: slack envelope does not decode", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: slack envelope does not decode", platform.ErrMalformed)
 	}
-	ignore := func(reason string) (ingress.Parsed, error) {
-		return ingress.Parsed{Ignored: []ingress.Ignored{{Reason: reason, ID: env.EventID}}}, nil
+	ignore := func(reason string) (platform.Parsed, error) {
+		return platform.Parsed{Ignored: []platform.Ignored{{Reason: reason, ID: env.EventID}}}, nil
 	}
 	switch env.Type {
 	case SlackTypeURLVerification:
 		if env.Challenge == "" {
-			return ingress.Parsed{}, fmt.Errorf("%w: url_verification without challenge", ingress.ErrMalformed)
+			return platform.Parsed{}, fmt.Errorf("%w: url_verification without challenge", platform.ErrMalformed)
 		}
-		return ingress.Parsed{Reply: &ingress.Reply{
+		return platform.Parsed{Reply: &platform.Reply{
 			Status:      http.StatusOK,
 			ContentType: "text/plain; charset=utf-8",
 			Body:        []byte(env.Challenge),
@@ -148,24 +163,24 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 	case SlackTypeEventCallback:
 	default:
 		// app_rate_limited and whatever Slack adds later.
-		return ignore(ingress.IgnoredUnsupported)
+		return ignore(platform.IgnoredUnsupported)
 	}
 
 	if len(env.Event) == 0 || env.Event[0] != '{' {
-		return ingress.Parsed{}, fmt.Errorf("%w: event_callback without event", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: event_callback without event", platform.ErrMalformed)
 	}
 	var kind struct {
 		Type string `json:"type"`
 	}
 	if err := json.Unmarshal(env.Event, &kind); err != nil {
-		return ingress.Parsed{}, fmt.Errorf("%w: slack event does not decode", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: slack event does not decode", platform.ErrMalformed)
 	}
 	if kind.Type != SlackEventMessage && kind.Type != SlackEventAppMention {
-		return ignore(ingress.IgnoredUnsupported)
+		return ignore(platform.IgnoredUnsupported)
 	}
 	var ev SlackMessageEvent
 	if err := json.Unmarshal(env.Event, &ev); err != nil {
-		return ingress.Parsed{}, fmt.Errorf("%w: slack %s event does not decode", ingress.ErrMalformed, kind.Type)
+		return platform.Parsed{}, fmt.Errorf("%w: slack %s event does not decode", platform.ErrMalformed, kind.Type)
 	}
 
 	var botUser string
@@ -175,19 +190,19 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 	switch ev.Subtype {
 	case "", SlackSubtypeThreadBroadcast, SlackSubtypeFileShare:
 	case SlackSubtypeBotMessage:
-		return ignore(ingress.IgnoredBot)
+		return ignore(platform.IgnoredBot)
 	case SlackSubtypeMessageChanged:
-		return ignore(ingress.IgnoredEdited)
+		return ignore(platform.IgnoredEdited)
 	case SlackSubtypeMessageDeleted:
-		return ignore(ingress.IgnoredDeleted)
+		return ignore(platform.IgnoredDeleted)
 	default:
-		return ignore(ingress.IgnoredUnsupported)
+		return ignore(platform.IgnoredUnsupported)
 	}
 	if ev.BotID != "" || (botUser != "" && ev.User == botUser) {
-		return ignore(ingress.IgnoredBot)
+		return ignore(platform.IgnoredBot)
 	}
 	if ev.User == "" {
-		return ignore(ingress.IgnoredUnsupported)
+		return ignore(platform.IgnoredUnsupported)
 	}
 
 	team := env.TeamID
@@ -195,11 +210,11 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 		team = env.Authorizations[0].TeamID
 	}
 	if team == "" || ev.Channel == "" || ev.TS == "" {
-		return ingress.Parsed{}, fmt.Errorf("%w: slack message without team_id, channel or ts", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: slack message without team_id, channel or ts", platform.ErrMalformed)
 	}
 	text := stripMention(ev.Text, botUser)
 	if strings.TrimSpace(text) == "" {
-		return ignore(ingress.IgnoredNoText)
+		return ignore(platform.IgnoredNoText)
 	}
 
 	// app_mention carries no channel_type; DM channel ids start with D.
@@ -226,7 +241,104 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 	if ev.ThreadTS != "" && ev.ThreadTS != ev.TS {
 		out.ReplyTo = ev.ThreadTS
 	}
-	return ingress.Parsed{Events: []message.Event{out}}, nil
+	return platform.Parsed{Events: []message.Event{out}}, nil
+}
+
+// interactionWithin is how long Slack waits for the answer to an
+// interactivity request before it shows the person an error.
+const interactionWithin = 3 * time.Second
+
+// interaction decodes an interactivity request: the JSON payload of its
+// form, then a block_actions press on a message.
+func (r *Receiver) interaction(body []byte) (platform.Parsed, error) {
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return platform.Parsed{}, fmt.Errorf("%w: slack request is neither a JSON object nor a form", platform.ErrMalformed)
+	}
+	payloads := form[InteractionPayloadField]
+	if len(payloads) != 1 {
+		return platform.Parsed{}, fmt.Errorf("%w: slack form without exactly one payload field", platform.ErrMalformed)
+	}
+	payload := strings.TrimSpace(payloads[0])
+	var in SlackInteraction
+	if !strings.HasPrefix(payload, "{") || json.Unmarshal([]byte(payload), &in) != nil {
+		return platform.Parsed{}, fmt.Errorf("%w: slack interactivity payload is not a JSON object", platform.ErrMalformed)
+	}
+	c := in.Container
+	switch {
+	case in.Type == SlackInteractionBlockActions && c == nil:
+		return platform.Parsed{}, fmt.Errorf("%w: slack block_actions without container", platform.ErrMalformed)
+	case in.Type != SlackInteractionBlockActions, c.Type != SlackContainerMessage:
+		// A shortcut, a modal, the App Home: no question Parley asked. Its
+		// id for the log is its time: trigger_id and response_url are
+		// short-lived rights to act, kept out of logs.
+		id := in.ActionTS
+		if id == "" && len(in.Actions) > 0 {
+			id = in.Actions[0].ActionTS
+		}
+		return platform.Parsed{Ignored: []platform.Ignored{{Reason: platform.IgnoredUnsupported, ID: id}}}, nil
+	}
+
+	var team, user, channel string
+	if in.User != nil {
+		user, team = in.User.ID, in.User.TeamID
+	}
+	if in.Team != nil && in.Team.ID != "" {
+		team = in.Team.ID
+	}
+	channel = c.ChannelID
+	if channel == "" && in.Channel != nil {
+		channel = in.Channel.ID
+	}
+	if team == "" || user == "" || channel == "" || c.MessageTS == "" || len(in.Actions) == 0 {
+		return platform.Parsed{}, fmt.Errorf("%w: slack block_actions without team, user, channel, message ts or actions", platform.ErrMalformed)
+	}
+	thread := c.ThreadTS
+	if thread == "" && in.Message != nil {
+		thread = in.Message.ThreadTS
+	}
+	if thread == c.MessageTS {
+		// The pressed message is a thread's parent: it lives in the
+		// channel, where its question was asked.
+		thread = ""
+	}
+	chatType := message.ChatGroup
+	if strings.HasPrefix(channel, "D") {
+		chatType = message.ChatPrivate
+	}
+
+	out := platform.Parsed{Within: interactionWithin}
+	for _, a := range in.Actions {
+		if a.ActionTS == "" {
+			return platform.Parsed{}, fmt.Errorf("%w: slack action without action_ts", platform.ErrMalformed)
+		}
+		id := channel + ":" + c.MessageTS + ":" + a.ActionTS
+		data := a.Value
+		if data == "" && a.SelectedOption != nil {
+			data = a.SelectedOption.Value
+		}
+		if data == "" {
+			// A link button, a date picker, a multi-select: nothing of a
+			// control Parley sends.
+			out.Ignored = append(out.Ignored, platform.Ignored{Reason: platform.IgnoredUnsupported, ID: id})
+			continue
+		}
+		out.Events = append(out.Events, message.Event{
+			Platform: message.Slack,
+			Account:  team,
+			EventID:  id,
+			Kind:     message.KindAnswer,
+			Thread:   message.Thread{Platform: message.Slack, Account: team, Chat: channel, Thread: thread},
+			Sender:   message.Sender{ID: user},
+			ChatType: chatType,
+			Time:     tsTime(a.ActionTS, 0),
+			Press:    &message.Press{Data: data, MessageID: c.MessageTS},
+		})
+	}
+	if len(out.Events) == 0 {
+		out.Within = 0
+	}
+	return out, nil
 }
 
 // stripMention removes a leading mention of the bot ("<@U0BOT>" or the older

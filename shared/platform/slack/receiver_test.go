@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"net/http"
@@ -12,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // testSecret signs the samples in tests. It is the example signing secret of
@@ -30,13 +31,13 @@ var sampleNow = time.Unix(1764432240, 0)
 
 // signed builds a request the way Slack sends it: the v0 signature over the
 // raw body and the timestamp header, computed here independently of Sign.
-func signed(body []byte, ts time.Time, now time.Time) *ingress.Request {
+func signed(body []byte, ts time.Time, now time.Time) *platform.Request {
 	tss := strconv.FormatInt(ts.Unix(), 10)
 	h := http.Header{}
 	h.Set(TimestampHeader, tss)
 	h.Set(SignatureHeader, "v0="+hex.EncodeToString(hmacSHA256(testSecret, "v0:"+tss+":"+string(body))))
 	h.Set("Content-Type", "application/json")
-	return &ingress.Request{Method: http.MethodPost, Header: h, Body: body, Now: now}
+	return &platform.Request{Method: http.MethodPost, Header: h, Body: body, Now: now}
 }
 
 func TestSignMatchesSlacksPublishedExample(t *testing.T) {
@@ -50,7 +51,7 @@ func TestSignMatchesSlacksPublishedExample(t *testing.T) {
 	h.Set(TimestampHeader, "1531420618")
 	h.Set(SignatureHeader, "v0="+want)
 	r := &Receiver{SigningSecret: testSecret}
-	req := &ingress.Request{Method: http.MethodPost, Header: h, Body: []byte(body), Now: time.Unix(1531420618+60, 0)}
+	req := &platform.Request{Method: http.MethodPost, Header: h, Body: []byte(body), Now: time.Unix(1531420618+60, 0)}
 	if err := r.Verify(req); err != nil {
 		t.Fatalf("Verify(Slack's example) = %v", err)
 	}
@@ -60,7 +61,7 @@ func TestVerify(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"type":"event_callback"}`)
 	now := sampleNow
-	with := func(mutate func(*ingress.Request)) *ingress.Request {
+	with := func(mutate func(*platform.Request)) *platform.Request {
 		req := signed(body, now, now)
 		mutate(req)
 		return req
@@ -68,37 +69,37 @@ func TestVerify(t *testing.T) {
 	cases := []struct {
 		name string
 		r    *Receiver
-		req  *ingress.Request
+		req  *platform.Request
 		want error
 	}{
 		{"Signed", nil, signed(body, now, now), nil},
 		{"FourMinutesOld", nil, signed(body, now.Add(-4*time.Minute), now), nil},
 		{"FourMinutesAhead", nil, signed(body, now.Add(4*time.Minute), now), nil},
-		{"Retry", nil, with(func(r *ingress.Request) {
+		{"Retry", nil, with(func(r *platform.Request) {
 			r.Header.Set("X-Slack-Retry-Num", "2")
 			r.Header.Set("X-Slack-Retry-Reason", "http_timeout")
 		}), nil},
-		{"SixMinutesOld", nil, signed(body, now.Add(-6*time.Minute), now), ingress.ErrStale},
-		{"SixMinutesAhead", nil, signed(body, now.Add(6*time.Minute), now), ingress.ErrStale},
-		{"TamperedBody", nil, with(func(r *ingress.Request) { r.Body = []byte(`{"type":"event_callback" }`) }), ingress.ErrUnauthorized},
-		{"TamperedTimestamp", nil, with(func(r *ingress.Request) {
+		{"SixMinutesOld", nil, signed(body, now.Add(-6*time.Minute), now), platform.ErrStale},
+		{"SixMinutesAhead", nil, signed(body, now.Add(6*time.Minute), now), platform.ErrStale},
+		{"TamperedBody", nil, with(func(r *platform.Request) { r.Body = []byte(`{"type":"event_callback" }`) }), platform.ErrUnauthorized},
+		{"TamperedTimestamp", nil, with(func(r *platform.Request) {
 			r.Header.Set(TimestampHeader, strconv.FormatInt(now.Unix()+1, 10))
-		}), ingress.ErrUnauthorized},
-		{"OtherSecret", &Receiver{SigningSecret: testSecret + "x"}, signed(body, now, now), ingress.ErrUnauthorized},
-		{"MissingTimestamp", nil, with(func(r *ingress.Request) { r.Header.Del(TimestampHeader) }), ingress.ErrUnauthorized},
-		{"MissingSignature", nil, with(func(r *ingress.Request) { r.Header.Del(SignatureHeader) }), ingress.ErrUnauthorized},
-		{"GarbledTimestamp", nil, with(func(r *ingress.Request) { r.Header.Set(TimestampHeader, "yesterday") }), ingress.ErrMalformed},
-		{"OtherVersion", nil, with(func(r *ingress.Request) {
+		}), platform.ErrUnauthorized},
+		{"OtherSecret", &Receiver{SigningSecret: testSecret + "x"}, signed(body, now, now), platform.ErrUnauthorized},
+		{"MissingTimestamp", nil, with(func(r *platform.Request) { r.Header.Del(TimestampHeader) }), platform.ErrUnauthorized},
+		{"MissingSignature", nil, with(func(r *platform.Request) { r.Header.Del(SignatureHeader) }), platform.ErrUnauthorized},
+		{"GarbledTimestamp", nil, with(func(r *platform.Request) { r.Header.Set(TimestampHeader, "yesterday") }), platform.ErrMalformed},
+		{"OtherVersion", nil, with(func(r *platform.Request) {
 			r.Header.Set(SignatureHeader, "v1="+strings.TrimPrefix(r.Header.Get(SignatureHeader), "v0="))
-		}), ingress.ErrUnauthorized},
-		{"NotHex", nil, with(func(r *ingress.Request) { r.Header.Set(SignatureHeader, "v0=zz") }), ingress.ErrUnauthorized},
-		{"ShortSignature", nil, with(func(r *ingress.Request) { r.Header.Set(SignatureHeader, r.Header.Get(SignatureHeader)[:20]) }), ingress.ErrUnauthorized},
-		{"NoSecretConfigured", &Receiver{}, func() *ingress.Request {
+		}), platform.ErrUnauthorized},
+		{"NotHex", nil, with(func(r *platform.Request) { r.Header.Set(SignatureHeader, "v0=zz") }), platform.ErrUnauthorized},
+		{"ShortSignature", nil, with(func(r *platform.Request) { r.Header.Set(SignatureHeader, r.Header.Get(SignatureHeader)[:20]) }), platform.ErrUnauthorized},
+		{"NoSecretConfigured", &Receiver{}, func() *platform.Request {
 			// Even a request signed with the empty secret is refused.
 			req := signed(body, now, now)
 			req.Header.Set(SignatureHeader, "v0="+hex.EncodeToString(Sign("", req.Header.Get(TimestampHeader), body)))
 			return req
-		}(), ingress.ErrUnauthorized},
+		}(), platform.ErrUnauthorized},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,7 +133,7 @@ func TestVerifyZeroNowUsesWallClock(t *testing.T) {
 		t.Fatalf("Verify: %v", err)
 	}
 	req = signed(body, time.Now().Add(-time.Hour), time.Time{})
-	if err := (&Receiver{SigningSecret: testSecret}).Verify(req); !errors.Is(err, ingress.ErrStale) {
+	if err := (&Receiver{SigningSecret: testSecret}).Verify(req); !errors.Is(err, platform.ErrStale) {
 		t.Fatalf("Verify = %v, want ErrStale", err)
 	}
 }
@@ -153,8 +154,8 @@ var mention = message.Event{
 	MessageID: "1764432060.000200", ChatType: message.ChatGroup, Time: time.Date(2025, 11, 29, 16, 1, 0, 200_000, time.UTC),
 }
 
-func sampleExpectations() map[string]ingress.Parsed {
-	return map[string]ingress.Parsed{
+func sampleExpectations() map[string]platform.Parsed {
+	return map[string]platform.Parsed{
 		"message-im.json": {Events: []message.Event{{
 			Platform: message.Slack, Account: team, EventID: "D0DM000001:1764432000.000100", Kind: message.KindMessage,
 			Thread: dm, Sender: ada, Text: "what's on my calendar today?",
@@ -173,10 +174,26 @@ func sampleExpectations() map[string]ingress.Parsed {
 			Thread: dm, Sender: ada, Text: "are you still there?",
 			MessageID: "1764432180.000400", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 3, 0, 400_000, time.UTC),
 		}}},
-		"bot-message.json":     {Ignored: []ingress.Ignored{{Reason: "bot", ID: "Ev0BOTMSG01"}}},
-		"message-changed.json": {Ignored: []ingress.Ignored{{Reason: "edited", ID: "Ev0CHANGED1"}}},
-		"url-verification.json": {Reply: &ingress.Reply{Status: 200, ContentType: "text/plain; charset=utf-8",
+		"bot-message.json":     {Ignored: []platform.Ignored{{Reason: "bot", ID: "Ev0BOTMSG01"}}},
+		"message-changed.json": {Ignored: []platform.Ignored{{Reason: "edited", ID: "Ev0CHANGED1"}}},
+		"url-verification.json": {Reply: &platform.Reply{Status: 200, ContentType: "text/plain; charset=utf-8",
 			Body: []byte("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P")}},
+		// Ada presses Yes on the question Parley asked in the mention's
+		// thread.
+		"block-actions.txt": {Within: 3 * time.Second, Events: []message.Event{{
+			Platform: message.Slack, Account: team, EventID: "C0CHAN0001:1764432100.000500:1764432200.123456", Kind: message.KindAnswer,
+			Thread: channel("1764432060.000200"), Sender: ada, ChatType: message.ChatGroup,
+			Time:  time.Date(2025, 11, 29, 16, 3, 20, 123_456_000, time.UTC),
+			Press: &message.Press{Data: "q0:0", MessageID: "1764432100.000500"},
+		}}},
+		// Ada picks Porto from a select on a question in her DM.
+		"block-actions-select.txt": {Within: 3 * time.Second, Events: []message.Event{{
+			Platform: message.Slack, Account: team, EventID: "D0DM000001:1764432210.000600:1764432230.654321", Kind: message.KindAnswer,
+			Thread: dm, Sender: ada, ChatType: message.ChatPrivate,
+			Time:  time.Date(2025, 11, 29, 16, 3, 50, 654_321_000, time.UTC),
+			Press: &message.Press{Data: "q1:1", MessageID: "1764432210.000600"},
+		}}},
+		"shortcut.txt": {Ignored: []platform.Ignored{{Reason: "unsupported", ID: "1764432290.000001"}}},
 	}
 }
 
@@ -187,42 +204,6 @@ func readSample(t testing.TB, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// TestSamples verifies and parses every payload in events/slack.
-func TestSamples(t *testing.T) {
-	t.Parallel()
-	want := sampleExpectations()
-	files, err := filepath.Glob(filepath.Join(eventsDir, "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no samples in %s: %v", eventsDir, err)
-	}
-	r := &Receiver{SigningSecret: testSecret}
-	seen := 0
-	for _, f := range files {
-		name := filepath.Base(f)
-		t.Run(name, func(t *testing.T) {
-			exp, ok := want[name]
-			if !ok {
-				t.Fatalf("sample %s has no expectation: add one", name)
-			}
-			seen++
-			req := signed(readSample(t, name), sampleNow, sampleNow)
-			if err := r.Verify(req); err != nil {
-				t.Fatalf("Verify: %v", err)
-			}
-			got, err := r.Parse(req)
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			if !reflect.DeepEqual(got, exp) {
-				t.Fatalf("Parse(%s)\n got %+v\nwant %+v", name, got, exp)
-			}
-		})
-	}
-	if seen != len(want) {
-		t.Fatalf("checked %d samples, expected %d: a sample file is missing", seen, len(want))
-	}
 }
 
 // TestMentionPairIsOneEvent: Slack sends app_mention and message for one
@@ -256,8 +237,8 @@ func TestRetryIsTheSameEvent(t *testing.T) {
 	retry := signed(body, sampleNow.Add(time.Minute), sampleNow.Add(time.Minute))
 	retry.Header.Set("X-Slack-Retry-Num", "1")
 	retry.Header.Set("X-Slack-Retry-Reason", "http_timeout")
-	var got []ingress.Parsed
-	for _, req := range []*ingress.Request{first, retry} {
+	var got []platform.Parsed
+	for _, req := range []*platform.Request{first, retry} {
 		if err := r.Verify(req); err != nil {
 			t.Fatalf("Verify: %v", err)
 		}
@@ -281,11 +262,11 @@ func callback(inner string) []byte {
 
 func TestParse(t *testing.T) {
 	t.Parallel()
-	ignored := func(reason string) ingress.Parsed {
-		return ingress.Parsed{Ignored: []ingress.Ignored{{Reason: reason, ID: "Ev1"}}}
+	ignored := func(reason string) platform.Parsed {
+		return platform.Parsed{Ignored: []platform.Ignored{{Reason: reason, ID: "Ev1"}}}
 	}
-	event := func(thread message.Thread, text, chatType string) ingress.Parsed {
-		return ingress.Parsed{Events: []message.Event{{
+	event := func(thread message.Thread, text, chatType string) platform.Parsed {
+		return platform.Parsed{Events: []message.Event{{
 			Platform: message.Slack, Account: team, EventID: thread.Chat + ":1764432000.000100", Kind: message.KindMessage,
 			Thread: thread, Sender: ada, Text: text, MessageID: "1764432000.000100", ChatType: chatType,
 			Time: time.Date(2025, 11, 29, 16, 0, 0, 100_000, time.UTC),
@@ -298,11 +279,11 @@ func TestParse(t *testing.T) {
 		name string
 		r    Receiver
 		body []byte
-		want ingress.Parsed
+		want platform.Parsed
 	}{
 		{"ReplyInChannel", Receiver{ReplyInChannel: true}, msg(""), event(channel(""), "hi there", message.ChatGroup)},
 		{"ThreadBroadcast", Receiver{}, callback(`{"type":"message","subtype":"thread_broadcast","user":"U0ADA00001","text":"done","ts":"1764432000.000100","thread_ts":"1764431000.000001","channel":"C0CHAN0001","channel_type":"channel"}`),
-			ingress.Parsed{Events: []message.Event{{
+			platform.Parsed{Events: []message.Event{{
 				Platform: message.Slack, Account: team, EventID: "C0CHAN0001:1764432000.000100", Kind: message.KindMessage,
 				Thread: channel("1764431000.000001"), Sender: ada, Text: "done", MessageID: "1764432000.000100", ReplyTo: "1764431000.000001",
 				ChatType: message.ChatGroup, Time: time.Date(2025, 11, 29, 16, 0, 0, 100_000, time.UTC),
@@ -321,7 +302,7 @@ func TestParse(t *testing.T) {
 		{"GroupDMStartsThread", Receiver{}, callback(`{"type":"message","user":"U0ADA00001","text":"hi there","ts":"1764432000.000100","channel":"G0MPIM0001","channel_type":"mpim"}`),
 			event(message.Thread{Platform: message.Slack, Account: team, Chat: "G0MPIM0001", Thread: "1764432000.000100"}, "hi there", message.ChatGroup)},
 		{"TimeFromEventTime", Receiver{}, callback(`{"type":"message","user":"U0ADA00001","text":"x","ts":"odd","channel":"D0DM000001","channel_type":"im"}`),
-			ingress.Parsed{Events: []message.Event{{
+			platform.Parsed{Events: []message.Event{{
 				Platform: message.Slack, Account: team, EventID: "D0DM000001:odd", Kind: message.KindMessage,
 				Thread: dm, Sender: ada, Text: "x", MessageID: "odd", ChatType: message.ChatPrivate, Time: time.Unix(1764432000, 0).UTC(),
 			}}}},
@@ -333,7 +314,7 @@ func TestParse(t *testing.T) {
 		{"NoUser", Receiver{}, callback(`{"type":"message","text":"hi","ts":"1764432000.000100","channel":"C0CHAN0001"}`), ignored("unsupported")},
 		{"Reaction", Receiver{}, callback(`{"type":"reaction_added","user":"U0ADA00001","reaction":"thumbsup","item":{"type":"message","channel":"C0CHAN0001","ts":"1"}}`), ignored("unsupported")},
 		{"AppRateLimited", Receiver{}, []byte(`{"token":"x","type":"app_rate_limited","team_id":"T0TEAM0001","minute_rate_limited":1518467820,"api_app_id":"A0APP00001"}`),
-			ingress.Parsed{Ignored: []ingress.Ignored{{Reason: "unsupported"}}}},
+			platform.Parsed{Ignored: []platform.Ignored{{Reason: "unsupported"}}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -373,7 +354,7 @@ func TestParseMalformed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, err := r.Parse(signed(body, sampleNow, sampleNow))
-			if !errors.Is(err, ingress.ErrMalformed) {
+			if !errors.Is(err, platform.ErrMalformed) {
 				t.Fatalf("Parse(%s) = %v, want ErrMalformed", body, err)
 			}
 			if strings.Contains(err.Error(), "hi") {
@@ -414,5 +395,93 @@ func TestValidate(t *testing.T) {
 	}
 	if (&Receiver{}).Platform() != message.Slack {
 		t.Fatal("wrong platform")
+	}
+}
+
+func TestParseInteraction(t *testing.T) {
+	t.Parallel()
+	// press builds a block_actions payload on message 1764432100.000500.
+	press := func(container, actions string) []byte {
+		return interaction(`{"type":"block_actions","team":{"id":"T0TEAM0001"},"user":{"id":"U0ADA00001","team_id":"T0TEAM0001"},` +
+			`"container":` + container + `,"trigger_id":"tr1","actions":` + actions + `}`)
+	}
+	inChannel := `{"type":"message","message_ts":"1764432100.000500","channel_id":"C0CHAN0001"}`
+	yes := `[{"type":"button","action_id":"a","value":"q0:0","action_ts":"1764432200.000001"}]`
+	answer := func(thread message.Thread, data, actionTS string) message.Event {
+		return message.Event{
+			Platform: message.Slack, Account: team, EventID: thread.Chat + ":1764432100.000500:" + actionTS, Kind: message.KindAnswer,
+			Thread: thread, Sender: ada, ChatType: message.ChatGroup, Time: tsTime(actionTS, 0),
+			Press: &message.Press{Data: data, MessageID: "1764432100.000500"},
+		}
+	}
+	cases := []struct {
+		name string
+		body []byte
+		want platform.Parsed
+	}{
+		{"TopLevelMessage", press(inChannel, yes), platform.Parsed{Within: 3 * time.Second, Events: []message.Event{answer(channel(""), "q0:0", "1764432200.000001")}}},
+		// A message that became a thread's parent carries thread_ts = its
+		// own ts; it still lives in the channel.
+		{"ThreadParent", press(`{"type":"message","message_ts":"1764432100.000500","channel_id":"C0CHAN0001","thread_ts":"1764432100.000500"}`, yes),
+			platform.Parsed{Within: 3 * time.Second, Events: []message.Event{answer(channel(""), "q0:0", "1764432200.000001")}}},
+		{"ThreadFromTheMessage", interaction(`{"type":"block_actions","team":{"id":"T0TEAM0001"},"user":{"id":"U0ADA00001"},"container":` + inChannel +
+			`,"message":{"type":"message","ts":"1764432100.000500","thread_ts":"1764432060.000200"},"actions":` + yes + `}`),
+			platform.Parsed{Within: 3 * time.Second, Events: []message.Event{answer(channel("1764432060.000200"), "q0:0", "1764432200.000001")}}},
+		// An Enterprise Grid org install: no team object, the user's team.
+		{"TeamOfTheUser", interaction(`{"type":"block_actions","team":null,"user":{"id":"U0ADA00001","team_id":"T0TEAM0001"},"container":` + inChannel + `,"actions":` + yes + `}`),
+			platform.Parsed{Within: 3 * time.Second, Events: []message.Event{answer(channel(""), "q0:0", "1764432200.000001")}}},
+		{"ChannelFromTheChannel", interaction(`{"type":"block_actions","team":{"id":"T0TEAM0001"},"user":{"id":"U0ADA00001"},"container":{"type":"message","message_ts":"1764432100.000500"},"channel":{"id":"C0CHAN0001"},"actions":` + yes + `}`),
+			platform.Parsed{Within: 3 * time.Second, Events: []message.Event{answer(channel(""), "q0:0", "1764432200.000001")}}},
+		{"EachActionIsAPress", press(inChannel, `[{"type":"button","value":"q0:0","action_ts":"1764432200.000001"},{"type":"static_select","selected_option":{"value":"q1:2"},"action_ts":"1764432200.000002"},{"type":"button","url":"https://example.com","action_ts":"1764432200.000003"}]`),
+			platform.Parsed{Within: 3 * time.Second,
+				Events:  []message.Event{answer(channel(""), "q0:0", "1764432200.000001"), answer(channel(""), "q1:2", "1764432200.000002")},
+				Ignored: []platform.Ignored{{Reason: "unsupported", ID: "C0CHAN0001:1764432100.000500:1764432200.000003"}}}},
+		{"LinkButtonOnly", press(inChannel, `[{"type":"button","url":"https://example.com","action_ts":"1764432200.000003"}]`),
+			platform.Parsed{Ignored: []platform.Ignored{{Reason: "unsupported", ID: "C0CHAN0001:1764432100.000500:1764432200.000003"}}}},
+		{"PressInAModal", press(`{"type":"view","view_id":"V0VIEW0001"}`, yes), platform.Parsed{Ignored: []platform.Ignored{{Reason: "unsupported", ID: "1764432200.000001"}}}},
+		{"ViewSubmission", interaction(`{"type":"view_submission","team":{"id":"T0TEAM0001"},"user":{"id":"U0ADA00001"},"trigger_id":"tr2","view":{"id":"V1"}}`),
+			platform.Parsed{Ignored: []platform.Ignored{{Reason: "unsupported"}}}},
+		{"MessageAction", interaction(`{"type":"message_action","callback_id":"ask","action_ts":"1764432299.000001","trigger_id":"tr3","channel":{"id":"C0CHAN0001"}}`),
+			platform.Parsed{Ignored: []platform.Ignored{{Reason: "unsupported", ID: "1764432299.000001"}}}},
+	}
+	r := &Receiver{SigningSecret: testSecret}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req := signed(tc.body, sampleNow, sampleNow)
+			if err := r.Verify(req); err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			got, err := r.Parse(req)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPressRetryIsTheSamePress: the same payload posted again (a retry, a
+// double submit) is the same event key; another press is not.
+func TestPressRetryIsTheSamePress(t *testing.T) {
+	t.Parallel()
+	r := &Receiver{SigningSecret: testSecret}
+	body := readSample(t, "block-actions.txt")
+	first, err := r.Parse(signed(body, sampleNow, sampleNow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Parse(signed(body, sampleNow.Add(time.Minute), sampleNow.Add(time.Minute)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := r.Parse(signed(bytes.Replace(body, []byte("1764432200.123456"), []byte("1764432201.000001"), 1), sampleNow, sampleNow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Events[0].Key() != again.Events[0].Key() || first.Events[0].Key() == other.Events[0].Key() {
+		t.Fatalf("keys %q, %q, %q", first.Events[0].Key(), again.Events[0].Key(), other.Events[0].Key())
 	}
 }

@@ -3,9 +3,11 @@ package slack
 import "encoding/json"
 
 // Slack wire types, with JSON tags verbatim from the Events API
-// (https://docs.slack.dev/apis/events-api/) and the Web API's
-// chat.postMessage (https://docs.slack.dev/reference/methods/chat.postmessage).
-// Only the fields Parley reads or writes are declared.
+// (https://docs.slack.dev/apis/events-api/), interactivity payloads
+// (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload)
+// and the Web API's chat.postMessage
+// (https://docs.slack.dev/reference/methods/chat.postmessage). Only the
+// fields Parley reads or writes are declared.
 
 // Envelope types (SlackEnvelope.Type).
 const (
@@ -86,12 +88,92 @@ type SlackMessageEvent struct {
 	DeletedTS       string             `json:"deleted_ts,omitempty"`
 }
 
+// InteractionPayloadField is the form field of an interactivity request
+// that holds its JSON payload.
+const InteractionPayloadField = "payload"
+
+// Interactivity payload types (SlackInteraction.Type) Parley tells apart.
+const (
+	SlackInteractionBlockActions = "block_actions"
+)
+
+// Container types (SlackContainer.Type).
+const (
+	SlackContainerMessage = "message"
+	SlackContainerView    = "view"
+)
+
+// SlackInteraction is the payload of an interactivity request: a press of a
+// Block Kit control (block_actions), a shortcut, a modal's submission ….
+// Only block_actions on a message is read.
+type SlackInteraction struct {
+	Type        string             `json:"type"`
+	Team        *SlackTeam         `json:"team,omitempty"`
+	User        *SlackUser         `json:"user,omitempty"`
+	APIAppID    string             `json:"api_app_id,omitempty"`
+	Container   *SlackContainer    `json:"container,omitempty"`
+	ActionTS    string             `json:"action_ts,omitempty"`
+	TriggerID   string             `json:"trigger_id,omitempty"`
+	Channel     *SlackChannel      `json:"channel,omitempty"`
+	Message     *SlackMessageEvent `json:"message,omitempty"`
+	ResponseURL string             `json:"response_url,omitempty"`
+	Actions     []SlackAction      `json:"actions,omitempty"`
+}
+
+// SlackTeam is a workspace.
+type SlackTeam struct {
+	ID     string `json:"id"`
+	Domain string `json:"domain,omitempty"`
+}
+
+// SlackUser is who interacted.
+type SlackUser struct {
+	ID       string `json:"id"`
+	Username string `json:"username,omitempty"`
+	Name     string `json:"name,omitempty"`
+	TeamID   string `json:"team_id,omitempty"`
+}
+
+// SlackChannel is the conversation of an interaction.
+type SlackChannel struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+// SlackContainer is where the pressed control is: for a message, its
+// channel, its ts and the thread it is in.
+type SlackContainer struct {
+	Type        string `json:"type"`
+	MessageTS   string `json:"message_ts,omitempty"`
+	ChannelID   string `json:"channel_id,omitempty"`
+	ThreadTS    string `json:"thread_ts,omitempty"`
+	IsEphemeral bool   `json:"is_ephemeral,omitempty"`
+}
+
+// SlackAction is one control's action: a button's Value, a select's
+// SelectedOption.
+type SlackAction struct {
+	Type           string       `json:"type"`
+	ActionID       string       `json:"action_id"`
+	BlockID        string       `json:"block_id,omitempty"`
+	Value          string       `json:"value,omitempty"`
+	SelectedOption *SlackOption `json:"selected_option,omitempty"`
+	ActionTS       string       `json:"action_ts"`
+}
+
+// SlackOption is a select's option.
+type SlackOption struct {
+	Value string `json:"value"`
+}
+
 // SlackPostMessage is the body of chat.postMessage.
 type SlackPostMessage struct {
 	Channel   string `json:"channel"`
 	Text      string `json:"text"`
 	ThreadTS  string `json:"thread_ts,omitempty"`
 	LinkNames *bool  `json:"link_names,omitempty"`
+	// Mrkdwn false shows *bold*, _italic_ and `code` as typed.
+	Mrkdwn *bool `json:"mrkdwn,omitempty"`
 }
 
 // SlackPostMessageResponse is chat.postMessage's answer: TS of the new

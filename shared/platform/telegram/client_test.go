@@ -99,14 +99,14 @@ func TestSendRequest(t *testing.T) {
 		want map[string]any
 	}{
 		{"PrivateChat",
-			message.Outgoing{Thread: message.Thread{Platform: message.Telegram, Chat: "42"}, Text: "sunny, 21°C", IdempotencyKey: "i#0"},
+			message.Outgoing{Thread: message.Thread{Platform: message.Telegram, Chat: "42"}, Content: message.Text("sunny, 21°C"), IdempotencyKey: "i#0"},
 			map[string]any{"chat_id": 42.0, "text": "sunny, 21°C"}},
 		{"TopicReply",
-			message.Outgoing{Thread: topic, Text: "*not bold* <b>", ReplyTo: "318"},
+			message.Outgoing{Thread: topic, Content: message.Text("*not bold* <b>"), ReplyTo: "318"},
 			map[string]any{"chat_id": -1001000000002.0, "text": "*not bold* <b>", "message_thread_id": 77.0,
 				"reply_parameters": map[string]any{"message_id": 318.0, "allow_sending_without_reply": true}}},
 		{"ChannelUsername",
-			message.Outgoing{Thread: message.Thread{Platform: message.Telegram, Chat: "@parley_news"}, Text: "hello"},
+			message.Outgoing{Thread: message.Thread{Platform: message.Telegram, Chat: "@parley_news"}, Content: message.Text("hello")},
 			map[string]any{"chat_id": "@parley_news", "text": "hello"}},
 	}
 	for _, tc := range cases {
@@ -164,7 +164,7 @@ func TestSendClassifies(t *testing.T) {
 		{"BadGatewayHTML", 502, `<html><body>502 Bad Gateway</body></html>`, message.FailUnknown, 0, "HTTP 502"},
 		{"GatewayTimeout", 504, `<html><body>504 Gateway Time-out</body></html>`, message.FailUnknown, 0, "HTTP 504"},
 		{"OKButNotJSON", 200, `<html>welcome to the hotel wifi</html>`, message.FailUnknown, 0, "answer is not a Bot API response"},
-		{"OKWithoutMessageID", 200, `{"ok":true,"result":{}}`, message.FailUnknown, 0, "telegram sendMessage: answer has no message_id"},
+		{"OKWithoutMessageID", 200, `{"ok":true,"result":{}}`, message.FailUnknown, 0, "answer has no message_id"},
 		{"OKWithBadResult", 200, `{"ok":true,"result":"sent"}`, message.FailUnknown, 0, "answer does not decode"},
 	}
 	for _, tc := range cases {
@@ -172,7 +172,7 @@ func TestSendClassifies(t *testing.T) {
 			t.Parallel()
 			api := newBotAPI(t)
 			api.set(tc.status, tc.answer)
-			_, err := api.client().Send(context.Background(), message.Outgoing{Thread: topic, Text: "the secret plan"})
+			_, err := api.client().Send(context.Background(), message.Outgoing{Thread: topic, Content: message.Text("the secret plan")})
 			se := sendErr(t, err)
 			if se.Class != tc.class || se.RetryAfter != tc.retryAfter || se.Reason != tc.reason || se.Status != tc.status {
 				t.Fatalf("got %+v, want class %s retry %s reason %q status %d", se, tc.class, tc.retryAfter, tc.reason, tc.status)
@@ -202,7 +202,7 @@ func TestSendOutcomeUnknownOrNot(t *testing.T) {
 		}))
 		defer srv.Close()
 		c := &Client{Token: testToken, BaseURL: srv.URL}
-		_, err := c.Send(context.Background(), message.Outgoing{Thread: topic, Text: "hi"})
+		_, err := c.Send(context.Background(), message.Outgoing{Thread: topic, Content: message.Text("hi")})
 		if se := sendErr(t, err); se.Class != message.FailUnknown {
 			t.Fatalf("class = %s, want unknown: %v", se.Class, err)
 		}
@@ -217,7 +217,7 @@ func TestSendOutcomeUnknownOrNot(t *testing.T) {
 		base := "http://" + ln.Addr().String()
 		ln.Close()
 		c := &Client{Token: testToken, BaseURL: base}
-		_, err = c.Send(context.Background(), message.Outgoing{Thread: topic, Text: "hi"})
+		_, err = c.Send(context.Background(), message.Outgoing{Thread: topic, Content: message.Text("hi")})
 		if se := sendErr(t, err); se.Class != message.FailTransient {
 			t.Fatalf("class = %s, want transient: %v", se.Class, err)
 		}
@@ -237,12 +237,12 @@ func TestSendRefusesWithoutCalling(t *testing.T) {
 		out   message.Outgoing
 		class message.FailureClass
 	}{
-		{"NoToken", &Client{BaseURL: api.srv.URL}, message.Outgoing{Thread: topic, Text: "x"}, message.FailAuth},
-		{"NoChat", api.client(), message.Outgoing{Text: "x"}, message.FailInvalidPayload},
-		{"TopicNotAnInteger", api.client(), message.Outgoing{Thread: message.Thread{Chat: "42", Thread: "general"}, Text: "x"}, message.FailInvalidPayload},
-		{"ReplyToNotAnInteger", api.client(), message.Outgoing{Thread: topic, ReplyTo: "1700000000.000100", Text: "x"}, message.FailInvalidPayload},
-		{"BadBaseURL", &Client{Token: testToken, BaseURL: "api.telegram.org"}, message.Outgoing{Thread: topic, Text: "x"}, message.FailAuth},
-		{"TokenBreaksURL", &Client{Token: "1:a b\x7f", BaseURL: api.srv.URL}, message.Outgoing{Thread: topic, Text: "x"}, message.FailAuth},
+		{"NoToken", &Client{BaseURL: api.srv.URL}, message.Outgoing{Thread: topic, Content: message.Text("x")}, message.FailAuth},
+		{"NoChat", api.client(), message.Outgoing{Content: message.Text("x")}, message.FailInvalidPayload},
+		{"TopicNotAnInteger", api.client(), message.Outgoing{Thread: message.Thread{Chat: "42", Thread: "general"}, Content: message.Text("x")}, message.FailInvalidPayload},
+		{"ReplyToNotAnInteger", api.client(), message.Outgoing{Thread: topic, ReplyTo: "1700000000.000100", Content: message.Text("x")}, message.FailInvalidPayload},
+		{"BadBaseURL", &Client{Token: testToken, BaseURL: "api.telegram.org"}, message.Outgoing{Thread: topic, Content: message.Text("x")}, message.FailAuth},
+		{"TokenBreaksURL", &Client{Token: "1:a b\x7f", BaseURL: api.srv.URL}, message.Outgoing{Thread: topic, Content: message.Text("x")}, message.FailAuth},
 	}
 	for _, tc := range cases {
 		_, err := tc.c.Send(context.Background(), tc.out)
@@ -283,8 +283,8 @@ func TestTyping(t *testing.T) {
 
 func TestCapabilities(t *testing.T) {
 	t.Parallel()
-	got := (&Client{}).Capabilities()
-	want := message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16, Idempotent: false}
+	got := Adapter.Capabilities()
+	want := message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16, Typing: true}
 	if got != want {
 		t.Fatalf("Capabilities = %+v", got)
 	}

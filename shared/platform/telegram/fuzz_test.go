@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // FuzzReceiverParse feeds any body and secret header through Verify and Parse:
 // neither may panic, refusals wrap the ingress sentinels, and whatever parses
-// is one well-formed event or one ignored update.
+// is one well-formed event (a message with text, or a press with its data)
+// or one ignored update.
 func FuzzReceiverParse(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(eventsDir, "*.json"))
 	for _, file := range files {
@@ -26,6 +27,9 @@ func FuzzReceiverParse(f *testing.F) {
 	f.Add([]byte(`{"update_id":1}`), "")
 	f.Add([]byte(`{"update_id":-9223372036854775808,"message":{"message_id":1,"chat":{"id":1},"date":-1,"caption":"x"}}`), "x")
 	f.Add([]byte(`{"update_id":1,"message":null,"edited_message":null}`), testSecret)
+	f.Add([]byte(`{"update_id":1,"callback_query":{"id":"7","from":{"id":1},"message":{"message_id":2,"chat":{"id":-3},"date":0},"data":"x"}}`), testSecret)
+	f.Add([]byte(`{"update_id":1,"callback_query":{"id":"","from":{"id":1},"inline_message_id":"AAA","data":"x"}}`), testSecret)
+	f.Add([]byte(`{"update_id":1,"callback_query":{"id":"7","from":{"id":0},"message":null}}`), testSecret)
 
 	r, err := NewReceiver(testSecret, testToken)
 	if err != nil {
@@ -37,13 +41,13 @@ func FuzzReceiverParse(f *testing.F) {
 		switch {
 		case secret == testSecret && err != nil:
 			t.Fatalf("Verify refused the right secret: %v", err)
-		case secret != testSecret && !errors.Is(err, ingress.ErrUnauthorized):
+		case secret != testSecret && !errors.Is(err, platform.ErrUnauthorized):
 			t.Fatalf("Verify(%q) = %v, want ErrUnauthorized", secret, err)
 		}
 
 		p, err := r.Parse(req)
 		if err != nil {
-			if !errors.Is(err, ingress.ErrMalformed) {
+			if !errors.Is(err, platform.ErrMalformed) {
 				t.Fatalf("Parse error %v does not wrap ErrMalformed", err)
 			}
 			return
@@ -52,10 +56,21 @@ func FuzzReceiverParse(f *testing.F) {
 			t.Fatalf("Parse = %+v, want one event or one ignored update", p)
 		}
 		for _, ev := range p.Events {
-			if ev.EventID == "" || ev.Account != testBotID || ev.Kind != message.KindMessage || ev.Text == "" ||
-				ev.Thread.Platform != message.Telegram || ev.Thread.Chat == "" ||
+			if ev.EventID == "" || ev.Account != testBotID || ev.Thread.Platform != message.Telegram || ev.Thread.Chat == "" ||
 				(ev.ChatType != message.ChatPrivate && ev.ChatType != message.ChatGroup) {
 				t.Fatalf("bad event %+v", ev)
+			}
+			switch ev.Kind {
+			case message.KindMessage:
+				if ev.Text == "" || ev.Press != nil {
+					t.Fatalf("bad message %+v", ev)
+				}
+			case message.KindAnswer:
+				if pr := ev.Press; pr == nil || pr.Data == "" || pr.MessageID == "" || "cb:"+pr.AckID != ev.EventID || ev.Text != "" {
+					t.Fatalf("bad answer %+v, press %+v", ev, pr)
+				}
+			default:
+				t.Fatalf("kind %q", ev.Kind)
 			}
 			if !strings.HasPrefix(ev.Thread.Key(), "telegram:"+testBotID+":") {
 				t.Fatalf("bad thread key %q", ev.Thread.Key())
@@ -63,7 +78,7 @@ func FuzzReceiverParse(f *testing.F) {
 		}
 		for _, ig := range p.Ignored {
 			switch ig.Reason {
-			case ingress.IgnoredBot, ingress.IgnoredEdited, ingress.IgnoredNoText, ingress.IgnoredUnsupported:
+			case platform.IgnoredBot, platform.IgnoredEdited, platform.IgnoredNoText, platform.IgnoredUnsupported:
 			default:
 				t.Fatalf("unknown ignore reason %q", ig.Reason)
 			}

@@ -11,26 +11,38 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // SecretHeader carries the secret_token given to setWebhook on every update.
 const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
 
-var _ ingress.Receiver = (*Receiver)(nil)
+var _ platform.Receiver = (*Receiver)(nil)
 
 // Receiver is the receive half of the Telegram adapter: it checks the webhook
 // secret and turns an Update into at most one message.Event.
 //
 // Handled: "message" updates with text or a caption, in private chats,
-// groups, supergroups and forum topics. Dropped with a reason: messages from
-// bots ("bot"), edits ("edited"), messages with neither text nor caption
-// ("no_text"), and everything else ("unsupported"): channel posts (a
-// broadcast channel has no sender to converse with, and a bot admin of a
-// channel should not answer its own channel), automatic forwards of those
-// posts into a linked discussion group, button presses and membership
-// updates.
+// groups, supergroups and forum topics, and "callback_query" updates, the
+// presses of inline keyboard buttons on the bot's messages
+// (message.KindAnswer). Dropped with a reason: messages from bots ("bot"),
+// edits ("edited"), messages with neither text nor caption ("no_text"), and
+// everything else ("unsupported"): channel posts (a broadcast channel has no
+// sender to converse with, and a bot admin of a channel should not answer
+// its own channel), automatic forwards of those posts into a linked
+// discussion group, presses on inline-mode messages (no chat Parley posted
+// in) or of game buttons (no data), and membership updates.
+//
+// # Presses
+//
+// A press is an answer with Press{Data: callback_data, MessageID: the
+// pressed message's message_id, AckID: the callback_query id}, from the
+// user who pressed, in the chat (and forum topic) of the pressed message.
+// Its EventID is "cb:" and the callback_query id, scoped by the bot like
+// update ids (the prefix keeps the two id spaces apart):
+// Telegram's redelivery of the update repeats it. The update dates nothing,
+// so its Time is when it was received.
 type Receiver struct {
 	// WebhookSecret is the secret_token given to setWebhook (1-256 of
 	// A-Z a-z 0-9 _ -). Required: an empty secret refuses every request.
@@ -108,20 +120,20 @@ func (r *Receiver) Platform() message.Platform { return message.Telegram }
 
 // Verify checks that the request carries the webhook secret.
 // Telegram signs nothing and sends no timestamp: the secret is all there is.
-func (r *Receiver) Verify(req *ingress.Request) error {
+func (r *Receiver) Verify(req *platform.Request) error {
 	if r.WebhookSecret == "" {
-		return fmt.Errorf("%w: no webhook secret configured", ingress.ErrUnauthorized)
+		return fmt.Errorf("%w: no webhook secret configured", platform.ErrUnauthorized)
 	}
 	got := req.Header.Values(SecretHeader)
 	if len(got) == 0 {
-		return fmt.Errorf("%w: missing %s", ingress.ErrUnauthorized, SecretHeader)
+		return fmt.Errorf("%w: missing %s", platform.ErrUnauthorized, SecretHeader)
 	}
 	// Comparing digests keeps the comparison constant-time in the secret's
 	// length too (ConstantTimeCompare returns early on a length mismatch).
 	want := sha256.Sum256([]byte(r.WebhookSecret))
 	have := sha256.Sum256([]byte(got[0]))
 	if len(got) != 1 || subtle.ConstantTimeCompare(want[:], have[:]) != 1 {
-		return fmt.Errorf("%w: wrong %s", ingress.ErrUnauthorized, SecretHeader)
+		return fmt.Errorf("%w: wrong %s", platform.ErrUnauthorized, SecretHeader)
 	}
 	return nil
 }
@@ -134,71 +146,103 @@ type update struct {
 }
 
 // Parse decodes a verified update.
-func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
+func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	body := bytes.TrimSpace(req.Body)
 	if len(body) == 0 || body[0] != '{' {
-		return ingress.Parsed{}, fmt.Errorf("%w: telegram update is not a JSON object", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: telegram update is not a JSON object", platform.ErrMalformed)
 	}
 	var u update
 	if err := json.Unmarshal(body, &u); err != nil {
-		return ingress.Parsed{}, fmt.Errorf("%w: telegram update does not decode", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: telegram update does not decode", platform.ErrMalformed)
 	}
 	if u.UpdateID == nil {
-		return ingress.Parsed{}, fmt.Errorf("%w: telegram update has no update_id", ingress.ErrMalformed)
+		return platform.Parsed{}, fmt.Errorf("%w: telegram update has no update_id", platform.ErrMalformed)
 	}
 	id := strconv.FormatInt(*u.UpdateID, 10)
-	ignore := func(reason string) (ingress.Parsed, error) {
-		return ingress.Parsed{Ignored: []ingress.Ignored{{Reason: reason, ID: id}}}, nil
+	ignore := func(reason string) (platform.Parsed, error) {
+		return platform.Parsed{Ignored: []platform.Ignored{{Reason: reason, ID: id}}}, nil
 	}
 
 	m := u.Message
 	switch {
 	case u.EditedMessage != nil, u.EditedChannelPost != nil:
-		return ignore(ingress.IgnoredEdited)
+		return ignore(platform.IgnoredEdited)
+	case u.CallbackQuery != nil:
+		return r.press(id, u.CallbackQuery, req.Now)
 	case m == nil, m.IsAutomaticForward:
-		return ignore(ingress.IgnoredUnsupported)
+		return ignore(platform.IgnoredUnsupported)
 	case m.From != nil && m.From.IsBot:
-		return ignore(ingress.IgnoredBot)
+		return ignore(platform.IgnoredBot)
 	}
 	text := m.Text
 	if text == "" {
 		text = m.Caption
 	}
 	if text == "" {
-		return ignore(ingress.IgnoredNoText)
-	}
-
-	thread := message.Thread{
-		Platform: message.Telegram,
-		Account:  r.BotID,
-		Chat:     strconv.FormatInt(m.Chat.ID, 10),
-	}
-	// message_thread_id is also set on replies in non-forum supergroups;
-	// only a forum topic is a thread one can post into.
-	if m.IsTopicMessage && m.MessageThreadID != 0 {
-		thread.Thread = strconv.FormatInt(m.MessageThreadID, 10)
+		return ignore(platform.IgnoredNoText)
 	}
 	ev := message.Event{
 		Platform:  message.Telegram,
 		Account:   r.BotID,
 		EventID:   id,
 		Kind:      message.KindMessage,
-		Thread:    thread,
+		Thread:    r.thread(m),
 		Sender:    sender(m),
 		Text:      text,
 		MessageID: strconv.FormatInt(m.MessageID, 10),
-		ChatType:  message.ChatGroup,
+		ChatType:  chatType(m),
 		Time:      time.Unix(m.Date, 0).UTC(),
-	}
-	if m.Chat.Type == TelegramChatPrivate {
-		ev.ChatType = message.ChatPrivate
 	}
 	// Every message in a forum topic "replies" to the topic's creation
 	// message; only a reply to something else is a real reply.
 	if rt := m.ReplyToMessage; rt != nil && !(m.IsTopicMessage && rt.MessageID == m.MessageThreadID) {
 		ev.ReplyTo = strconv.FormatInt(rt.MessageID, 10)
 	}
-	return ingress.Parsed{Events: []message.Event{ev}}, nil
+	return platform.Parsed{Events: []message.Event{ev}}, nil
+}
+
+// press turns a callback_query into an answer; see Receiver.
+func (r *Receiver) press(updateID string, q *TelegramCallbackQuery, now time.Time) (platform.Parsed, error) {
+	if q.ID == "" || q.From.ID == 0 {
+		return platform.Parsed{}, fmt.Errorf("%w: telegram callback_query without id or from", platform.ErrMalformed)
+	}
+	m := q.Message
+	switch {
+	case q.From.IsBot:
+		return platform.Parsed{Ignored: []platform.Ignored{{Reason: platform.IgnoredBot, ID: updateID}}}, nil
+	case m == nil, m.Chat.ID == 0, m.MessageID == 0, q.Data == "":
+		return platform.Parsed{Ignored: []platform.Ignored{{Reason: platform.IgnoredUnsupported, ID: updateID}}}, nil
+	}
+	ev := message.Event{
+		Platform: message.Telegram,
+		Account:  r.BotID,
+		EventID:  "cb:" + q.ID, // apart from update ids, which share the claim's namespace
+		Kind:     message.KindAnswer,
+		Thread:   r.thread(m),
+		Sender:   user(&q.From),
+		ChatType: chatType(m),
+		Time:     now.UTC(),
+		Press:    &message.Press{Data: q.Data, MessageID: strconv.FormatInt(m.MessageID, 10), AckID: q.ID},
+	}
+	return platform.Parsed{Events: []message.Event{ev}}, nil
+}
+
+// thread is where a reply to m goes: its chat, and its forum topic.
+func (r *Receiver) thread(m *TelegramMessage) message.Thread {
+	t := message.Thread{Platform: message.Telegram, Account: r.BotID, Chat: strconv.FormatInt(m.Chat.ID, 10)}
+	// message_thread_id is also set on replies in non-forum supergroups;
+	// only a forum topic is a thread one can post into.
+	if m.IsTopicMessage && m.MessageThreadID != 0 {
+		t.Thread = strconv.FormatInt(m.MessageThreadID, 10)
+	}
+	return t
+}
+
+func chatType(m *TelegramMessage) string {
+	if m.Chat.Type == TelegramChatPrivate {
+		return message.ChatPrivate
+	}
+	return message.ChatGroup
 }
 
 // sender is the message's author: the user, or for an anonymous group admin
@@ -206,13 +250,17 @@ func (r *Receiver) Parse(req *ingress.Request) (ingress.Parsed, error) {
 func sender(m *TelegramMessage) message.Sender {
 	switch {
 	case m.From != nil:
-		name := strings.TrimSpace(m.From.FirstName + " " + m.From.LastName)
-		if name == "" {
-			name = m.From.Username
-		}
-		return message.Sender{ID: strconv.FormatInt(m.From.ID, 10), Name: name, IsBot: m.From.IsBot}
+		return user(m.From)
 	case m.SenderChat != nil:
 		return message.Sender{ID: strconv.FormatInt(m.SenderChat.ID, 10), Name: m.SenderChat.Title}
 	}
 	return message.Sender{}
+}
+
+func user(u *TelegramUser) message.Sender {
+	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
+	if name == "" {
+		name = u.Username
+	}
+	return message.Sender{ID: strconv.FormatInt(u.ID, 10), Name: name, IsBot: u.IsBot}
 }

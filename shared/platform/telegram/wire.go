@@ -101,13 +101,18 @@ type TelegramSticker struct {
 	Emoji        string `json:"emoji,omitempty"`
 }
 
-// TelegramCallbackQuery is an inline keyboard button press.
+// TelegramCallbackQuery is an inline keyboard button press. Message is the
+// message the button was on (for a message older than 48 hours, only its
+// chat, message_id and a zero date); a message sent in inline mode has
+// InlineMessageID instead.
 type TelegramCallbackQuery struct {
-	ID           string           `json:"id"`
-	From         TelegramUser     `json:"from"`
-	Message      *TelegramMessage `json:"message,omitempty"`
-	ChatInstance string           `json:"chat_instance"`
-	Data         string           `json:"data,omitempty"`
+	ID              string           `json:"id"`
+	From            TelegramUser     `json:"from"`
+	Message         *TelegramMessage `json:"message,omitempty"`
+	InlineMessageID string           `json:"inline_message_id,omitempty"`
+	ChatInstance    string           `json:"chat_instance"`
+	Data            string           `json:"data,omitempty"`
+	GameShortName   string           `json:"game_short_name,omitempty"`
 }
 
 // TelegramChatID is a chat_id argument. The Bot API takes an integer chat id

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -24,8 +25,16 @@ func intentPK(id string) string { return "int#" + id }
 // an operator should look at (failed, or held in unknown_after_send).
 const attentionIntent = "intent"
 
+// itemVersion tags the layout of intent items this code writes. Version 1
+// (no attribute) held text units only: a unit's "text". Version 2 adds the
+// content kind ("ck", absent for text), a question ("q", its JSON) and the
+// reply context ("rc"). Readers accept both, so intents written by the
+// previous release still deliver.
+const itemVersion = 2
+
 type intentItem struct {
 	PK        string         `dynamodbav:"pk"`
+	Version   int            `dynamodbav:"v,omitempty"`
 	Kind      string         `dynamodbav:"kind"`
 	ID        string         `dynamodbav:"id"`
 	Origin    string         `dynamodbav:"origin"`
@@ -33,6 +42,7 @@ type intentItem struct {
 	Units     []unitItem     `dynamodbav:"units"`
 	CreatedAt int64          `dynamodbav:"created_at"`
 	ExpiresAt int64          `dynamodbav:"expires_at"`
+	Reply     *replyItem     `dynamodbav:"rc,omitempty"`
 	// Sweep and SweepAt put an open intent on the sweeper's list.
 	Sweep   string `dynamodbav:"sw,omitempty"`
 	SweepAt int64  `dynamodbav:"sw_at,omitempty"`
@@ -40,8 +50,13 @@ type intentItem struct {
 
 // unitItem is a unit as stored. Short attribute names: an intent holds many.
 type unitItem struct {
-	ID         string   `dynamodbav:"id"`
-	Text       string   `dynamodbav:"text"`
+	ID   string `dynamodbav:"id"`
+	Text string `dynamodbav:"text"`
+	// ContentKind is absent for text (every version-1 unit).
+	ContentKind string `dynamodbav:"ck,omitempty"`
+	// Question is a question unit's message.Question, as JSON: the
+	// question model's own tags version it.
+	Question   string   `dynamodbav:"q,omitempty"`
 	ReplyTo    string   `dynamodbav:"reply_to"`
 	State      string   `dynamodbav:"st"`
 	Attempt    int      `dynamodbav:"att"`
@@ -56,23 +71,60 @@ type unitItem struct {
 	UpdatedAt  int64    `dynamodbav:"upd"`
 }
 
-func toItem(in intent.Intent) intentItem {
+// replyItem is a stored message.ReplyContext.
+type replyItem struct {
+	Token string `dynamodbav:"tok"`
+	Until int64  `dynamodbav:"until"`
+}
+
+func toItem(in intent.Intent) (intentItem, error) {
 	it := intentItem{
-		PK: intentPK(in.ID), Kind: "intent", ID: in.ID, Origin: in.Origin, Thread: in.Thread,
+		PK: intentPK(in.ID), Version: itemVersion, Kind: "intent", ID: in.ID, Origin: in.Origin, Thread: in.Thread,
 		CreatedAt: millis(in.CreatedAt), ExpiresAt: in.ExpiresAt.Unix(),
+	}
+	if rc := in.ReplyContext; rc != nil {
+		it.Reply = &replyItem{Token: rc.Token, Until: millis(rc.Until)}
 	}
 	if !in.SweepAt.IsZero() {
 		it.Sweep, it.SweepAt = resources.SweepShard, millis(in.SweepAt)
 	}
 	for _, u := range in.Units {
-		it.Units = append(it.Units, unitItem{
-			ID: u.ID, Text: u.Text, ReplyTo: u.ReplyTo, State: string(u.State), Attempt: u.Attempt,
+		ui := unitItem{
+			ID: u.ID, Text: u.Content.Text, ReplyTo: u.ReplyTo, State: string(u.State), Attempt: u.Attempt,
 			LeaseUntil: millis(u.LeaseUntil), Receipt: u.Receipt, SentAt: millis(u.SentAt),
 			FailClass: string(u.FailureClass), FailReason: u.FailureReason, NextAt: millis(u.NextAt), Resent: u.Resent, Resends: u.Resends,
 			UpdatedAt: millis(u.UpdatedAt),
-		})
+		}
+		switch k := u.Content.Kind(); k {
+		case message.ContentText:
+		case message.ContentQuestion:
+			q, err := json.Marshal(u.Content.Question)
+			if err != nil {
+				return intentItem{}, fmt.Errorf("encode unit %s: %w", u.ID, err)
+			}
+			ui.ContentKind, ui.Question = string(k), string(q)
+		default:
+			return intentItem{}, fmt.Errorf("encode unit %s: %w: no content", u.ID, store.ErrInvalid)
+		}
+		it.Units = append(it.Units, ui)
 	}
-	return it
+	return it, nil
+}
+
+// content reads a stored unit's content. A kind this code does not know
+// (written by a later release) reads as empty content, which delivery fails
+// visibly rather than send something else.
+func (u unitItem) content() message.Content {
+	switch message.ContentKind(u.ContentKind) {
+	case "", message.ContentText:
+		return message.Text(u.Text)
+	case message.ContentQuestion:
+		var q message.Question
+		if json.Unmarshal([]byte(u.Question), &q) == nil {
+			return message.Content{Question: &q}
+		}
+	}
+	return message.Content{}
 }
 
 func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
@@ -87,9 +139,12 @@ func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
 	if it.Sweep != "" {
 		in.SweepAt = fromMillis(it.SweepAt)
 	}
+	if it.Reply != nil {
+		in.ReplyContext = &message.ReplyContext{Token: it.Reply.Token, Until: fromMillis(it.Reply.Until)}
+	}
 	for _, u := range it.Units {
 		in.Units = append(in.Units, intent.Unit{
-			ID: u.ID, Text: u.Text, ReplyTo: u.ReplyTo, State: message.UnitState(u.State), Attempt: u.Attempt,
+			ID: u.ID, Content: u.content(), ReplyTo: u.ReplyTo, State: message.UnitState(u.State), Attempt: u.Attempt,
 			LeaseUntil: fromMillis(u.LeaseUntil), Receipt: u.Receipt, SentAt: fromMillis(u.SentAt),
 			FailureClass: message.FailureClass(u.FailClass), FailureReason: u.FailReason, NextAt: fromMillis(u.NextAt),
 			Resent: u.Resent, Resends: u.Resends, UpdatedAt: fromMillis(u.UpdatedAt),
@@ -102,7 +157,11 @@ func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
 // stored intent and whether this call created it: a re-run turn gets the
 // intent it wrote before, never a second plan.
 func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error) {
-	item, err := attributevalue.MarshalMap(toItem(in))
+	it, err := toItem(in)
+	if err != nil {
+		return intent.Intent{}, false, err
+	}
+	item, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return intent.Intent{}, false, fmt.Errorf("encode intent: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -41,6 +42,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
 	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
 	t.Run("OversizedIntentIsInvalid", func(t *testing.T) { t.Parallel(); oversized(t, newStore(t)) })
+	t.Run("ContentKinds", func(t *testing.T) { t.Parallel(); contentKinds(t, newStore(t)) })
 	t.Run("SweepList", func(t *testing.T) { t.Parallel(); sweepList(t, newStore(t)) })
 	t.Run("Deferred", func(t *testing.T) { t.Parallel(); deferred(t, newStore(t)) })
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); triageSuite(t, newStore) })
@@ -182,7 +184,7 @@ func newIntent(id string, units int) intent.Intent {
 		Thread: message.Thread{Platform: message.Telegram, Account: "1", Chat: "-100", Thread: "7"},
 	}
 	for i := range units {
-		in.Units = append(in.Units, intent.Unit{ID: fmt.Sprintf("b%d#1", i+1), Text: fmt.Sprintf("bubble %d\nline two", i+1), State: message.UnitPending})
+		in.Units = append(in.Units, intent.Unit{ID: fmt.Sprintf("b%d#1", i+1), Content: message.Text(fmt.Sprintf("bubble %d\nline two", i+1)), State: message.UnitPending})
 	}
 	return in
 }
@@ -333,12 +335,46 @@ func deferred(t *testing.T, s Store) {
 func oversized(t *testing.T, s Store) {
 	ctx := context.Background()
 	in := newIntent("big", 1)
-	in.Units[0].Text = strings.Repeat("x", 410<<10)
+	in.Units[0].Content = message.Text(strings.Repeat("x", 410<<10))
 	if _, _, err := s.CreateIntent(ctx, in); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("CreateIntent of a 410 KiB intent = %v, want store.ErrInvalid", err)
 	}
 	if _, err := s.GetIntent(ctx, "big"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("GetIntent after the refusal = %v, want ErrNotFound", err)
+	}
+}
+
+// contentKinds: a unit's content comes back as it went in, whatever its
+// kind, with the intent's reply context; a unit with no content is refused
+// (store.ErrInvalid) and nothing is written.
+func contentKinds(t *testing.T, s Store) {
+	ctx := context.Background()
+	in := newIntent("kinds", 2)
+	in.Units[1].Content = message.Content{Question: &message.Question{Message: "Which seat?"}}
+	in.ReplyContext = &message.ReplyContext{Token: "reply-token", Until: t0.Add(time.Minute)}
+	if _, _, err := s.CreateIntent(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetIntent(ctx, "kinds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Units[0].Content != in.Units[0].Content || got.Units[0].Content.Kind() != message.ContentText {
+		t.Errorf("text unit read back as %+v", got.Units[0].Content)
+	}
+	if q := got.Units[1].Content.Question; q == nil || !reflect.DeepEqual(*q, *in.Units[1].Content.Question) {
+		t.Errorf("question unit read back as %+v", got.Units[1].Content)
+	}
+	if rc := got.ReplyContext; rc == nil || rc.Token != "reply-token" || !rc.Until.Equal(t0.Add(time.Minute)) {
+		t.Errorf("reply context read back as %+v", got.ReplyContext)
+	}
+	empty := newIntent("empty", 1)
+	empty.Units[0].Content = message.Content{}
+	if _, _, err := s.CreateIntent(ctx, empty); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("a unit without content: %v, want store.ErrInvalid", err)
+	}
+	if _, err := s.GetIntent(ctx, "empty"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after the refusal: %v, want ErrNotFound", err)
 	}
 }
 
@@ -359,7 +395,7 @@ func intents(t *testing.T, s Store) {
 	if err != nil || created {
 		t.Fatalf("second create: created=%v err=%v", created, err)
 	}
-	if len(got.Units) != 3 || got.Units[0].ReplyTo != "55" || got.Units[1].Text != "bubble 2\nline two" {
+	if len(got.Units) != 3 || got.Units[0].ReplyTo != "55" || got.Units[1].Content.Text != "bubble 2\nline two" {
 		t.Fatalf("second create returned %+v, want the first intent", got)
 	}
 	read, err := s.GetIntent(ctx, "i1")

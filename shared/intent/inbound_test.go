@@ -1,20 +1,15 @@
-package ingress_test
+package intent_test
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 )
-
-var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // humanEvent is a Telegram private-chat message.
 func humanEvent(id string) message.Event {
@@ -37,7 +32,7 @@ func proactiveEvent(id string) message.Event {
 
 func TestInboundRoundTrip(t *testing.T) {
 	t.Parallel()
-	for name, in := range map[string]ingress.Inbound{
+	for name, in := range map[string]intent.Inbound{
 		"Message":  {Event: humanEvent("1")},
 		"Deferred": {Event: proactiveEvent("2"), NotBefore: t0.Add(8 * time.Hour)},
 		"Threaded": {Event: func() message.Event {
@@ -49,15 +44,15 @@ func TestInboundRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			in.Version = "ignored: EncodeInbound sets it"
-			b, err := ingress.EncodeInbound(in)
+			b, err := intent.EncodeInbound(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ingress.DecodeInbound(b)
+			got, err := intent.DecodeInbound(b)
 			if err != nil {
 				t.Fatalf("DecodeInbound(%s): %v", b, err)
 			}
-			if got.Version != ingress.InboundVersion || !got.NotBefore.Equal(in.NotBefore) {
+			if got.Version != intent.InboundVersion || !got.NotBefore.Equal(in.NotBefore) {
 				t.Fatalf("version %q, not_before %v", got.Version, got.NotBefore)
 			}
 			a, _ := json.Marshal(got.Event)
@@ -75,7 +70,7 @@ func TestInboundRoundTrip(t *testing.T) {
 		t.Parallel()
 		ev := proactiveEvent("4")
 		ev.Data = map[string]any{"f": func() {}}
-		if _, err := ingress.EncodeInbound(ingress.Inbound{Event: ev}); err == nil {
+		if _, err := intent.EncodeInbound(intent.Inbound{Event: ev}); err == nil {
 			t.Fatal("EncodeInbound encoded a func")
 		}
 	})
@@ -96,7 +91,7 @@ func TestDecodeInboundRejects(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := ingress.DecodeInbound([]byte(body)); err == nil {
+			if _, err := intent.DecodeInbound([]byte(body)); err == nil {
 				t.Fatalf("DecodeInbound(%q) accepted it", body)
 			}
 		})
@@ -106,60 +101,35 @@ func TestDecodeInboundRejects(t *testing.T) {
 // FuzzDecodeInbound: any body is rejected with an error or decodes to a
 // complete message whose encoding is stable; never a panic.
 func FuzzDecodeInbound(f *testing.F) {
-	seed, _ := ingress.EncodeInbound(ingress.Inbound{Event: proactiveEvent("1"), NotBefore: t0})
+	seed, _ := intent.EncodeInbound(intent.Inbound{Event: proactiveEvent("1"), NotBefore: t0})
 	f.Add(seed)
 	f.Add([]byte(`{"version":"parley.inbound.v1","event":{"platform":"telegram","event_id":"1","data":{"a":[1,{"b":null}]}}}`))
 	f.Add([]byte(`{"version":"parley.inbound.v1","event":{"platform":"x","event_id":"\u0000"},"not_before":"0001-01-01T00:00:00Z"}`))
 	f.Add([]byte(`{"version":"parley.inbound.v1","event":{"platform":"x","event_id":"1","time":"9999-12-31T23:59:59.999999999+14:00"}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		in, err := ingress.DecodeInbound(b)
+		in, err := intent.DecodeInbound(b)
 		if err != nil {
 			return
 		}
-		if in.Version != ingress.InboundVersion || in.Event.EventID == "" || in.Event.Platform == "" {
+		if in.Version != intent.InboundVersion || in.Event.EventID == "" || in.Event.Platform == "" {
 			t.Fatalf("accepted an incomplete message: %+v", in)
 		}
-		enc, err := ingress.EncodeInbound(in)
+		enc, err := intent.EncodeInbound(in)
 		if err != nil {
 			// Times outside what JSON can hold (year > 9999) decode from
 			// other layouts only; they must be refused, not panic.
 			return
 		}
-		again, err := ingress.DecodeInbound(enc)
+		again, err := intent.DecodeInbound(enc)
 		if err != nil {
 			t.Fatalf("re-encoded message does not decode: %v\n%s", err, enc)
 		}
-		enc2, err := ingress.EncodeInbound(again)
+		enc2, err := intent.EncodeInbound(again)
 		if err != nil || !bytes.Equal(enc, enc2) {
 			t.Fatalf("encoding is not stable:\n%s\n%s (%v)", enc, enc2, err)
 		}
 	})
-}
-
-func TestStatusOf(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		err  error
-		want int
-	}{
-		{ingress.ErrUnauthorized, http.StatusUnauthorized},
-		{ingress.ErrStale, http.StatusUnauthorized},
-		{ingress.ErrMalformed, http.StatusBadRequest},
-		{ingress.ErrMethod, http.StatusMethodNotAllowed},
-		{ingress.ErrTooLarge, http.StatusRequestEntityTooLarge},
-		{ingress.ErrUnprocessable, http.StatusUnprocessableEntity},
-		{fmt.Errorf("%w: missing X-Slack-Signature", ingress.ErrUnauthorized), http.StatusUnauthorized},
-		{fmt.Errorf("telegram: %w", fmt.Errorf("%w: not JSON", ingress.ErrMalformed)), http.StatusBadRequest},
-		{errors.Join(errors.New("other"), ingress.ErrUnprocessable), http.StatusUnprocessableEntity},
-		{errors.New("dynamodb unavailable"), 0},
-		{nil, 0},
-	}
-	for _, tc := range cases {
-		if got := ingress.StatusOf(tc.err); got != tc.want {
-			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
-		}
-	}
 }
 
 // TestInboundMessageKeepsMarkupSmall (finding 8.12): json.Marshal writes each
@@ -170,14 +140,14 @@ func TestInboundMessageKeepsMarkupSmall(t *testing.T) {
 	t.Parallel()
 	ev := humanEvent("1")
 	ev.Text = strings.Repeat("<b>&amp;</b>", 10_000) // 120,000 bytes of markup
-	b, err := ingress.EncodeInbound(ingress.Inbound{Event: ev})
+	b, err := intent.EncodeInbound(intent.Inbound{Event: ev})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(b) > len(ev.Text)+1024 {
 		t.Fatalf("a %d-byte text encodes to %d bytes: markup is escaped", len(ev.Text), len(b))
 	}
-	got, err := ingress.DecodeInbound(b)
+	got, err := intent.DecodeInbound(b)
 	if err != nil || got.Event.Text != ev.Text {
 		t.Fatalf("round trip changed the text (%v)", err)
 	}
@@ -190,7 +160,7 @@ func TestInboundDataKeepsLargeIntegersExact(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"version":"parley.inbound.v1","event":{"platform":"events","account":"ci","event_id":"1",` +
 		`"data":{"id":12345678901234567891,"nested":[{"n":-98765432109876543210}],"f":0.1}}}`)
-	in, err := ingress.DecodeInbound(body)
+	in, err := intent.DecodeInbound(body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,261 @@
+// Package faketelegram is a fake Telegram Bot API: an http.Handler speaking
+// the real wire format, validating each call as the Bot API does (the
+// token, the chat, empty and over-long text, parse_mode) and answering in
+// its error format ({"ok":false,"error_code":…,"description":…}). It
+// records what it accepts in a fakeapi.Recorder.
+//
+// It serves POST /bot<token>/sendMessage, /bot<token>/sendChatAction and
+// /bot<token>/getMe. Headers signs inbound updates as Telegram sends them.
+//
+// Bot API reference: https://core.telegram.org/bots/api
+package faketelegram
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// TextLimit is the most a message's text may hold, in UTF-16 code units:
+// the Bot API refuses more with "message is too long".
+const TextLimit = 4096
+
+// Identity the fake answers getMe with.
+const (
+	botName = "Parley (fake)"
+	botUser = "parley_fake_bot"
+)
+
+// Options configure an API: Token is the bot token the Bot API accepts,
+// any other gets Telegram's 401.
+type Options = fakeapi.Config
+
+// API is the fake Bot API. It is safe for concurrent use.
+type API struct {
+	fakeapi.Base
+	// botID is the token's prefix: the fake answers as that bot.
+	botID int64
+}
+
+// New returns an API.
+func New(opt Options) *API {
+	id, _, _ := strings.Cut(opt.Token, ":")
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return &API{Base: fakeapi.NewBase(opt, fakeapi.Sequence()), botID: n}
+}
+
+// Headers returns the headers Telegram sends with a webhook update when
+// setWebhook was given secret: X-Telegram-Bot-Api-Secret-Token and
+// Content-Type. Telegram signs nothing else.
+func Headers(secret string) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+	return h
+}
+
+type apiError struct {
+	OK          bool       `json:"ok"`
+	ErrorCode   int        `json:"error_code"`
+	Description string     `json:"description"`
+	Parameters  *apiParams `json:"parameters,omitempty"`
+}
+
+type apiParams struct {
+	RetryAfter int64 `json:"retry_after,omitempty"`
+}
+
+func fail(w http.ResponseWriter, status int, description string, params *apiParams) {
+	fakeapi.WriteJSON(w, status, apiError{ErrorCode: status, Description: description, Parameters: params})
+}
+
+// descriptions are the Bot API's texts for the statuses a fault can set.
+var descriptions = map[int]string{
+	400: "Bad Request: chat not found",
+	401: "Unauthorized",
+	403: "Forbidden: bot was blocked by the user",
+	404: "Not Found",
+	409: "Conflict: terminated by other getUpdates request",
+	429: "Too Many Requests: retry after %d",
+	500: "Internal Server Error",
+	502: "Bad Gateway",
+}
+
+// parseModes are the parse_mode values the Bot API knows.
+var parseModes = map[string]bool{"MarkdownV2": true, "HTML": true, "Markdown": true}
+
+// chatActions are the sendChatAction actions the Bot API knows.
+var chatActions = map[string]bool{
+	"typing": true, "upload_photo": true, "record_video": true, "upload_video": true, "record_voice": true,
+	"upload_voice": true, "upload_document": true, "choose_sticker": true, "find_location": true,
+	"record_video_note": true, "upload_video_note": true,
+}
+
+// ServeHTTP serves the Bot API. Its paths put the token inside the first
+// segment (/bot<token>/), which ServeMux patterns cannot match, so it
+// routes by hand.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
+	token, method, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 || token == "" || strings.Contains(method, "/") {
+		fail(w, http.StatusNotFound, "Not Found", nil)
+		return
+	}
+	send := method == "sendMessage"
+	if !a.Authorized(token) {
+		if send {
+			a.Recorder().Refused()
+		}
+		fail(w, http.StatusUnauthorized, "Unauthorized", nil)
+		return
+	}
+	args, ok := fakeapi.Args(r)
+	if !ok {
+		if send {
+			a.Recorder().Refused()
+		}
+		fail(w, http.StatusBadRequest, "Bad Request: can't parse JSON object", nil)
+		return
+	}
+	switch method {
+	case "getMe":
+		fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": a.bot()})
+	case "sendChatAction":
+		a.sendChatAction(w, args)
+	case "sendMessage":
+		a.sendMessage(w, args)
+	default:
+		fail(w, http.StatusNotFound, "Not Found", nil)
+	}
+}
+
+func (a *API) bot() map[string]any {
+	return map[string]any{"id": a.botID, "is_bot": true, "first_name": botName, "username": botUser}
+}
+
+// chatError is the Bot API's refusal of a chat_id, "" for one it takes:
+// an integer other than 0 or a @channelusername. No chat has id 0.
+func chatError(chat string) string {
+	if chat == "" {
+		return "Bad Request: chat_id is empty"
+	}
+	if strings.HasPrefix(chat, "@") && len(chat) > 1 {
+		return ""
+	}
+	if n, err := strconv.ParseInt(chat, 10, 64); err != nil || n == 0 {
+		return "Bad Request: chat not found"
+	}
+	return ""
+}
+
+func (a *API) sendChatAction(w http.ResponseWriter, args map[string]json.RawMessage) {
+	chat, action := fakeapi.Str(args, "chat_id"), fakeapi.Str(args, "action")
+	if msg := chatError(chat); msg != "" {
+		fail(w, http.StatusBadRequest, msg, nil)
+		return
+	}
+	if !chatActions[action] {
+		fail(w, http.StatusBadRequest, "Bad Request: wrong type of action", nil)
+		return
+	}
+	a.Recorder().Act(fakeapi.Action{Platform: message.Telegram, Chat: chat, Thread: fakeapi.Str(args, "message_thread_id"), Action: action})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": true})
+}
+
+func (a *API) sendMessage(w http.ResponseWriter, args map[string]json.RawMessage) {
+	chat := fakeapi.Str(args, "chat_id")
+	a.Send(w, fakeapi.Send{
+		Platform: message.Telegram,
+		Chat:     chat,
+		Fail:     failWith,
+		Accept: func(w http.ResponseWriter) (fakeapi.Delivery, bool) {
+			text := fakeapi.Str(args, "text")
+			var refusal string
+			switch mode := fakeapi.Str(args, "parse_mode"); {
+			case chatError(chat) != "":
+				refusal = chatError(chat)
+			case strings.TrimSpace(text) == "":
+				// Telegram trims the text before it checks it.
+				refusal = "Bad Request: message text is empty"
+			case len(utf16.Encode([]rune(text))) > TextLimit:
+				refusal = "Bad Request: message is too long"
+			case mode != "" && !parseModes[mode]:
+				refusal = "Bad Request: unsupported parse_mode"
+			}
+			if refusal != "" {
+				fail(w, http.StatusBadRequest, refusal, nil)
+				return fakeapi.Delivery{}, false
+			}
+			var reply struct {
+				MessageID json.Number `json:"message_id"`
+			}
+			if raw, ok := args["reply_parameters"]; ok {
+				_ = json.Unmarshal(raw, &reply)
+			}
+			return fakeapi.Delivery{Chat: chat, Thread: fakeapi.Str(args, "message_thread_id"), Text: text, ReplyTo: reply.MessageID.String(), Args: args}, true
+		},
+		Answer: a.answer,
+	})
+}
+
+// failWith answers an injected fault: its Status (400 when only Error is
+// set) with its Error, or the Bot API's own text for that status, as the
+// description; a 429 carries parameters.retry_after.
+func failWith(w http.ResponseWriter, f fakeapi.Fault) {
+	status := f.Status
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	desc := f.Error
+	var params *apiParams
+	if status == http.StatusTooManyRequests {
+		params = &apiParams{RetryAfter: f.RetryAfterSeconds()}
+		if desc == "" {
+			desc = fmt.Sprintf(descriptions[status], params.RetryAfter)
+		}
+	}
+	if desc == "" {
+		desc = descriptions[status]
+	}
+	if desc == "" {
+		desc = http.StatusText(status)
+	}
+	fail(w, status, desc, params)
+}
+
+// answer is sendMessage's result: the Message that was sent.
+func (a *API) answer(w http.ResponseWriter, d fakeapi.Delivery) {
+	id, _ := strconv.ParseInt(d.MessageID, 10, 64)
+	var chat map[string]any
+	if n, err := strconv.ParseInt(d.Chat, 10, 64); err == nil {
+		chat = map[string]any{"id": n, "type": "supergroup"}
+		if n > 0 {
+			chat["type"] = "private"
+		}
+	} else {
+		chat = map[string]any{"id": -1001999999999, "type": "channel", "username": strings.TrimPrefix(d.Chat, "@")}
+	}
+	msg := map[string]any{
+		"message_id": id,
+		"from":       a.bot(),
+		"chat":       chat,
+		"date":       d.At.Unix(),
+		"text":       d.Text,
+	}
+	if d.Thread != "" {
+		n, _ := strconv.ParseInt(d.Thread, 10, 64)
+		msg["message_thread_id"] = n
+		msg["is_topic_message"] = true
+	}
+	if d.ReplyTo != "" {
+		n, _ := strconv.ParseInt(d.ReplyTo, 10, 64)
+		msg["reply_to_message"] = map[string]any{"message_id": n, "chat": chat, "date": d.At.Unix()}
+	}
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": msg})
+}

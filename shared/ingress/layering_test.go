@@ -1,0 +1,33 @@
+package ingress_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestCoreDoesNotImportTheWebhookCore: the state machines, the stores and
+// the parsers sit below the webhook core, so none of them may import it
+// (directly or through another package), and neither may the platform
+// adapters, which the CDK app imports through the registry.
+func TestCoreDoesNotImportTheWebhookCore(t *testing.T) {
+	const mod = "github.com/parleyhq/parley/shared/"
+	pkgs := []string{"triage", "turn", "delivery", "intent", "store", "store/dynamostore", "envelope", "sweeper",
+		"platform", "platform/telegram", "platform/slack", "platform/registry", "message", "resources"}
+	for _, p := range pkgs {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", mod+p).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", p, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == mod+"ingress" {
+				t.Errorf("%s imports the webhook core (shared/ingress)", p)
+			}
+			// The CDK app's own module builds the registry: it must stay
+			// free of the AWS SDK and every other outside module.
+			if p == "platform/registry" && !strings.HasPrefix(dep, "github.com/parleyhq/parley/") {
+				t.Errorf("the registry depends on %s", dep)
+			}
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package message
+
+import "time"
+
+// ContentKind says what a unit carries. Its value is what the store persists.
+type ContentKind string
+
+const (
+	// ContentText is a plain-text message, already within the platform's
+	// limit.
+	ContentText ContentKind = "text"
+	// ContentQuestion is a question with its form: the adapter renders
+	// native controls where it can (an Asker), a numbered text form
+	// elsewhere.
+	ContentQuestion ContentKind = "question"
+)
+
+// Content is what one delivery unit carries: exactly one of its fields is
+// set. New kinds (media) add a field; a reader that finds none it knows
+// refuses the unit rather than send something else.
+type Content struct {
+	// Text is a text message's text.
+	Text string `json:"text,omitempty"`
+	// Question is a question to ask.
+	Question *Question `json:"question,omitempty"`
+}
+
+// Text is text content.
+func Text(s string) Content { return Content{Text: s} }
+
+// Kind is the content's kind, or "" when it holds nothing Parley knows.
+func (c Content) Kind() ContentKind {
+	switch {
+	case c.Question != nil:
+		return ContentQuestion
+	case c.Text != "":
+		return ContentText
+	}
+	return ""
+}
+
+// ReplyContext is a short-lived, platform-issued right to answer one inbound
+// event: LINE's reply token, Discord's interaction token. It travels with
+// the event to the turn, into the intent and to the adapter that sends the
+// reply; only that adapter reads Token, and nothing logs it.
+type ReplyContext struct {
+	// Token is the platform's token, opaque to everything but its adapter.
+	Token string `json:"token"`
+	// Until is when the platform stops honouring it.
+	Until time.Time `json:"until"`
+}
+
+// Fresh reports whether the context may still be used at now, with margin
+// to spare for the call itself.
+func (r *ReplyContext) Fresh(now time.Time, margin time.Duration) bool {
+	return r != nil && r.Token != "" && now.Add(margin).Before(r.Until)
+}
+
+// Press is a button press or a selection on a message Parley sent: an
+// answer to a question, never a new message.
+type Press struct {
+	// Data is what the control carried (Telegram callback_data, Slack's
+	// action value, a Discord custom_id, a LINE postback): Parley's own
+	// short key, never the agent's field names or values.
+	Data string `json:"data"`
+	// MessageID is the platform id of the message whose control was
+	// pressed.
+	MessageID string `json:"message_id,omitempty"`
+	// AckID is what the platform needs to acknowledge the press (Telegram's
+	// callback_query id), if anything.
+	AckID string `json:"ack_id,omitempty"`
+}

@@ -1,0 +1,177 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// Adapter is a chat platform: the one value its package exports for the
+// registry, from which Parley derives the platform's settings, its ingress
+// function, its route, its secrets and its place in the turn and delivery
+// functions.
+type Adapter interface {
+	// Platform names it: the first part of its thread keys, its route
+	// (/<platform>) and its ingress function (functions/<platform>).
+	Platform() message.Platform
+	// Settings lists every setting the adapter reads, each marked secret or
+	// not and with the half that reads it.
+	Settings() []Setting
+	// Capabilities say what its send API accepts: the text limit and its
+	// unit, idempotency, and which optional abilities its sender has.
+	Capabilities() message.Capabilities
+	// NewReceiver builds the receive half from the adapter's settings.
+	NewReceiver(env Env) (Receiver, error)
+	// NewSender builds the send half. ErrNotConfigured when the settings
+	// it needs are unset: the platform is then not one Parley sends on.
+	NewSender(env Env, client *http.Client) (Sender, error)
+	// Targets returns the rules that put a conversation named from outside
+	// (an events target, a configured pattern) in the form the platform's
+	// own events name it by, refusing conversations the configured bot
+	// cannot reach.
+	Targets(env Env) Canonicalizer
+}
+
+// Canonicalizer puts a thread named from outside in its platform's
+// canonical form, so that cosmetic variations of one conversation are one
+// thread key. chatless checks only the account (a pattern "<platform>:
+// <account>:*").
+type Canonicalizer func(t message.Thread, chatless bool) (message.Thread, error)
+
+// ErrNotConfigured is returned by NewSender when the platform's credentials
+// are unset.
+var ErrNotConfigured = errors.New("platform not configured")
+
+// Half says which half of an adapter reads a setting, and with it which
+// functions hold it: the receive half runs in the platform's ingress
+// function, the send half in turn and delivery.
+type Half int
+
+const (
+	// Receive settings are read by the ingress function only.
+	Receive Half = 1 << iota
+	// Send settings are read by turn and delivery.
+	Send
+	// Both halves read it (Telegram's bot token names the bot either way).
+	Both = Receive | Send
+)
+
+// Kind says how a setting's value is checked at start-up.
+type Kind string
+
+const (
+	KindString   Kind = "string"
+	KindBool     Kind = "bool"
+	KindURL      Kind = "url"
+	KindDuration Kind = "duration"
+)
+
+// Setting is one environment variable (or, for a secret, one Secrets Manager
+// secret of that name) an adapter reads.
+type Setting struct {
+	// Key is the variable's name: TELEGRAM_BOT_TOKEN.
+	Key string
+	// Secret keeps the value out of the template, the environment and the
+	// logs: in AWS it is read from its own secret.
+	Secret bool
+	// Half is who reads it.
+	Half Half
+	// Kind is how its value is checked. Defaults to KindString.
+	Kind Kind
+	// Default is the value when unset, as documented.
+	Default string
+	// Doc says what it is, in a sentence (the README's table).
+	Doc string
+}
+
+// Env is how an adapter reads its settings: the process environment with
+// the function's secrets overlaid. An empty value is unset.
+type Env func(key string) string
+
+// Bool reads a boolean setting, def when unset.
+func (e Env) Bool(key string, def bool) (bool, error) {
+	v := e(key)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return def, errors.New(key + ": want true or false, got " + strconv.Quote(v))
+	}
+	return b, nil
+}
+
+// Check reports whether value is well-formed for the setting's kind (a
+// secret's value is never named).
+func (s Setting) Check(value string) error {
+	if value == "" {
+		return nil
+	}
+	var err error
+	switch s.Kind {
+	case KindBool:
+		_, err = strconv.ParseBool(value)
+	case KindDuration:
+		_, err = time.ParseDuration(value)
+	case KindURL:
+		err = checkURL(value)
+	}
+	if err == nil {
+		return nil
+	}
+	if s.Secret {
+		return errors.New(s.Key + ": not a valid " + string(s.Kind))
+	}
+	return errors.New(s.Key + ": not a valid " + string(s.Kind) + ": " + strconv.Quote(value))
+}
+
+// Sender is the send half of an adapter: it sends one unit's content and
+// returns the receipt, with every id the platform gave. Failures are
+// *message.SendError values (errors.As), classified into the failure
+// classes from the platform's documented behaviour (ADR 0003): what proves
+// nothing was posted, what is unknown, what is permanent.
+//
+// A sender is scoped to its account: a thread of another bot or workspace is
+// refused (invalid_payload) without a call.
+type Sender interface {
+	Send(ctx context.Context, m message.Outgoing) (message.Receipt, error)
+}
+
+// Typer is a sender with a typing indicator, shown while the agent thinks.
+type Typer interface {
+	Typing(ctx context.Context, t message.Thread) error
+}
+
+// Asker is a sender that renders a question (message.ContentQuestion) with
+// native controls. A sender without it gets the question as a numbered text
+// form.
+type Asker interface {
+	Ask(ctx context.Context, m message.Outgoing) (message.Receipt, error)
+}
+
+// Editor is a sender that can change a message it sent.
+type Editor interface {
+	Edit(ctx context.Context, t message.Thread, messageID string, c message.Content) error
+}
+
+// Reconciler is a sender that can look an unknown send up on the platform
+// before it is resent: found reports whether the unit was posted after all.
+type Reconciler interface {
+	Reconcile(ctx context.Context, m message.Outgoing) (r message.Receipt, found bool, err error)
+}
+
+func checkURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil {
+		return err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("want an http(s) URL")
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package platform
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// Request is a webhook request as the webhook core hands it to a receiver:
+// the raw body (already size-limited and base64-decoded), never
+// re-serialized, so signatures are checked on the exact bytes the platform
+// signed.
+type Request struct {
+	Method string
+	Header http.Header
+	Query  url.Values
+	Body   []byte
+	// Now is the core's clock reading for this request (timestamp windows
+	// are checked against it).
+	Now time.Time
+	// Verified is what Verify learned about who signed the request (the
+	// events receiver: which sources' secrets verified it), for Parse.
+	// Parse must not trust anything Verify did not set here.
+	Verified any
+}
+
+// Receiver is the receive half of an adapter.
+type Receiver interface {
+	// Platform names the platform.
+	Platform() message.Platform
+	// Verify authenticates r from its headers and raw body. The core has
+	// already refused every method but POST. Failures wrap
+	// ErrUnauthorized, ErrStale or ErrMalformed.
+	Verify(r *Request) error
+	// Parse decodes a verified request into events: messages, and presses
+	// of controls Parley sent (message.KindAnswer). Failures wrap
+	// ErrMalformed, ErrForbidden or ErrUnprocessable; they must never
+	// panic, whatever the body.
+	Parse(r *Request) (Parsed, error)
+}
+
+// Handshaker is a receiver whose platform checks the endpoint with a
+// request that must be answered before, or instead of, signature
+// verification (WhatsApp's GET hub.challenge). Slack's signed
+// url_verification is answered from Parsed.Reply instead.
+type Handshaker interface {
+	Handshake(r *Request) (reply *Reply, ok bool)
+}
+
+// Reply is an answer the platform expects verbatim.
+type Reply struct {
+	Status      int
+	ContentType string
+	Body        []byte
+}
+
+// Parsed is what a verified request holds.
+type Parsed struct {
+	// Reply, when set, is answered at once and nothing is stored or
+	// enqueued: a handshake such as Slack's url_verification.
+	Reply *Reply
+	// Events are the normalized events to dedupe and enqueue, in the
+	// platform's order.
+	Events []message.Event
+	// Ignored names what was deliberately dropped, with a stable reason
+	// ("bot", "edited", "unsupported", "own_message"), for the log.
+	Ignored []Ignored
+	// Ack, when set, is the answer once every event is durable, in place
+	// of Parley's own JSON (Discord's deferred interaction response). The
+	// Parley-Ack header is still set.
+	Ack *Reply
+	// Unavailable, when set, is the answer when the events could not be
+	// made durable, in place of a 503 the platform would not retry (a short
+	// "try again" a person sees).
+	Unavailable *Reply
+	// Within, when set, is how long the platform waits for the answer: the
+	// core gives up on durable writes in time to answer Unavailable.
+	Within time.Duration
+}
+
+// Stable reasons for dropped updates (Ignored.Reason), shared by every
+// receiver so logs and dashboards read the same words for every platform.
+const (
+	IgnoredBot         = "bot"
+	IgnoredEdited      = "edited"
+	IgnoredDeleted     = "deleted"
+	IgnoredNoText      = "no_text"
+	IgnoredUnsupported = "unsupported"
+)
+
+// Ignored is a dropped update.
+type Ignored struct {
+	// Reason is a stable, loggable word.
+	Reason string
+	// ID is the platform's id for the dropped update, if any.
+	ID string
+}
+
+// Sentinel errors for refused requests. Receivers wrap them with a short,
+// secret-free reason ("missing X-Slack-Signature"); the webhook core maps
+// each to its HTTP status (StatusOf), answers with the reason, and writes
+// nothing.
+var (
+	// ErrUnauthorized: a missing or wrong signature or secret token. 401.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrStale: a signed timestamp outside the replay window. 401.
+	ErrStale = errors.New("stale timestamp")
+	// ErrMalformed: a body or header that does not parse. 400.
+	ErrMalformed = errors.New("malformed request")
+	// ErrMethod: an HTTP method the endpoint does not take. 405.
+	ErrMethod = errors.New("method not allowed")
+	// ErrTooLarge: a body over the size limit. 413.
+	ErrTooLarge = errors.New("request body too large")
+	// ErrUnprocessable: well-formed, but names something Parley cannot
+	// act on. 422.
+	ErrUnprocessable = errors.New("unprocessable request")
+	// ErrForbidden: authentic, but asks for what its sender may not do (a
+	// target outside the ones its secret was configured for). 403.
+	ErrForbidden = errors.New("forbidden")
+)
+
+// StatusOf maps a refusal to its HTTP status, and an error that wraps none
+// of the sentinels to 0. The core answers a receiver's error of status 0 with
+// 400 all the same: Verify and Parse do no I/O, so the same request would
+// fail the same way on every retry.
+func StatusOf(err error) int {
+	switch {
+	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrStale):
+		return http.StatusUnauthorized
+	case errors.Is(err, ErrMalformed):
+		return http.StatusBadRequest
+	case errors.Is(err, ErrMethod):
+		return http.StatusMethodNotAllowed
+	case errors.Is(err, ErrTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrUnprocessable):
+		return http.StatusUnprocessableEntity
+	case errors.Is(err, ErrForbidden):
+		return http.StatusForbidden
+	}
+	return 0
+}

@@ -1,0 +1,36 @@
+package platform_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/parleyhq/parley/shared/platform"
+)
+
+func TestStatusOf(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{platform.ErrUnauthorized, http.StatusUnauthorized},
+		{platform.ErrStale, http.StatusUnauthorized},
+		{platform.ErrMalformed, http.StatusBadRequest},
+		{platform.ErrMethod, http.StatusMethodNotAllowed},
+		{platform.ErrTooLarge, http.StatusRequestEntityTooLarge},
+		{platform.ErrUnprocessable, http.StatusUnprocessableEntity},
+		{platform.ErrForbidden, http.StatusForbidden},
+		{fmt.Errorf("%w: missing X-Slack-Signature", platform.ErrUnauthorized), http.StatusUnauthorized},
+		{fmt.Errorf("telegram: %w", fmt.Errorf("%w: not JSON", platform.ErrMalformed)), http.StatusBadRequest},
+		{errors.Join(errors.New("other"), platform.ErrUnprocessable), http.StatusUnprocessableEntity},
+		{errors.New("dynamodb unavailable"), 0},
+		{nil, 0},
+	}
+	for _, tc := range cases {
+		if got := platform.StatusOf(tc.err); got != tc.want {
+			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}

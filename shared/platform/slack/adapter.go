@@ -1,0 +1,84 @@
+package slack
+
+import (
+	"net/http"
+
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
+)
+
+// Settings the adapter reads.
+const (
+	// SettingSigningSecret verifies requests (secret).
+	SettingSigningSecret = "SLACK_SIGNING_SECRET"
+	// SettingBotToken is the bot token, xoxb-… with chat:write (secret).
+	SettingBotToken = "SLACK_BOT_TOKEN"
+	// SettingAPIBaseURL is the Web API root.
+	SettingAPIBaseURL = BaseURLEnv
+	// SettingReplyInThread answers a top-level channel message in a thread
+	// on it.
+	SettingReplyInThread = "SLACK_REPLY_IN_THREAD"
+	// SettingTeamID is the bot token's workspace: the account of every
+	// Slack thread the token may reach.
+	SettingTeamID = "SLACK_TEAM_ID"
+	// SettingTrustAgentMarkup sends the agent's text as written.
+	SettingTrustAgentMarkup = "SLACK_TRUST_AGENT_MARKUP"
+)
+
+// Adapter is the Slack platform for the registry.
+var Adapter platform.Adapter = adapter{}
+
+type adapter struct{}
+
+var _ platform.Sender = (*Client)(nil)
+
+func (adapter) Platform() message.Platform { return message.Slack }
+
+func (adapter) Settings() []platform.Setting {
+	return []platform.Setting{
+		{Key: SettingSigningSecret, Secret: true, Half: platform.Receive,
+			Doc: "verifies requests; required by the slack function"},
+		{Key: SettingBotToken, Secret: true, Half: platform.Send, Doc: "`chat:write` bot token"},
+		{Key: SettingAPIBaseURL, Half: platform.Send, Kind: platform.KindURL, Default: DefaultBaseURL, Doc: "the Web API root"},
+		{Key: SettingReplyInThread, Half: platform.Receive, Kind: platform.KindBool, Default: "true",
+			Doc: "answer a top-level channel message in a thread on it; DMs are answered inline"},
+		{Key: SettingTeamID, Half: platform.Send,
+			Doc: "the bot token's workspace (`team_id` from `auth.test`): the token reaches only its threads; required to target Slack from `/events`"},
+		{Key: SettingTrustAgentMarkup, Half: platform.Send, Kind: platform.KindBool, Default: "false",
+			Doc: "send the agent's text to Slack as written, so its mentions, links and formatting render; by default `& < >` are escaped, mentions and formatting are off, and nothing the agent writes can ping a channel"},
+	}
+}
+
+// Capabilities: 4000 runes; no typing indicator and no idempotency key
+// (chat.postMessage has none).
+func (adapter) Capabilities() message.Capabilities {
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountRunes}
+}
+
+func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {
+	inThread, err := env.Bool(SettingReplyInThread, true)
+	if err != nil {
+		return nil, err
+	}
+	r := &Receiver{SigningSecret: env(SettingSigningSecret), ReplyInChannel: !inThread}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (adapter) NewSender(env platform.Env, c *http.Client) (platform.Sender, error) {
+	token := env(SettingBotToken)
+	if token == "" {
+		return nil, platform.ErrNotConfigured
+	}
+	trust, err := env.Bool(SettingTrustAgentMarkup, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{Token: token, TeamID: env(SettingTeamID), BaseURL: env(SettingAPIBaseURL), HTTP: c, TrustMarkup: trust}, nil
+}
+
+func (adapter) Targets(env platform.Env) platform.Canonicalizer {
+	return CanonicalTarget(env(SettingTeamID))
+}
