@@ -9,10 +9,10 @@ const (
 	// ContentText is a plain-text message, already within the platform's
 	// limit.
 	ContentText ContentKind = "text"
-	// ContentQuestion is a question with its form: the adapter renders
+	// ContentPrompt is a question message (a Prompt): the adapter renders
 	// native controls where it can (an Asker), a numbered text form
-	// elsewhere.
-	ContentQuestion ContentKind = "question"
+	// elsewhere (Prompt.FallbackText).
+	ContentPrompt ContentKind = "prompt"
 )
 
 // Content is what one delivery unit carries: exactly one of its fields is
@@ -21,8 +21,8 @@ const (
 type Content struct {
 	// Text is a text message's text.
 	Text string `json:"text,omitempty"`
-	// Question is a question to ask.
-	Question *Question `json:"question,omitempty"`
+	// Prompt is a question message to send.
+	Prompt *Prompt `json:"prompt,omitempty"`
 }
 
 // Text is text content.
@@ -31,8 +31,8 @@ func Text(s string) Content { return Content{Text: s} }
 // Kind is the content's kind, or "" when it holds nothing Parley knows.
 func (c Content) Kind() ContentKind {
 	switch {
-	case c.Question != nil:
-		return ContentQuestion
+	case c.Prompt != nil:
+		return ContentPrompt
 	case c.Text != "":
 		return ContentText
 	}
@@ -56,13 +56,36 @@ func (r *ReplyContext) Fresh(now time.Time, margin time.Duration) bool {
 	return r != nil && r.Token != "" && now.Add(margin).Before(r.Until)
 }
 
+// Delivery states a platform reports in a Status.
+const (
+	StatusSent      = "sent"
+	StatusDelivered = "delivered"
+	StatusRead      = "read"
+	StatusFailed    = "failed"
+)
+
+// Status is a platform's report on one message Parley sent.
+type Status struct {
+	// MessageID is the platform's id of the sent message (a receipt id).
+	MessageID string `json:"message_id"`
+	// State is StatusSent, StatusDelivered, StatusRead or StatusFailed.
+	State string `json:"state"`
+	// Code and Reason are the platform's error code and title when failed.
+	Code   string `json:"code,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
 // Press is a button press or a selection on a message Parley sent: an
 // answer to a question, never a new message.
 type Press struct {
 	// Data is what the control carried (Telegram callback_data, Slack's
 	// action value, a Discord custom_id, a LINE postback): Parley's own
-	// short key, never the agent's field names or values.
+	// short key (Choice.Data), never the agent's field names or values.
+	// For a select menu it is the menu's data (Prompt.Select).
 	Data string `json:"data"`
+	// Values are the chosen options' data of a select menu, every one of
+	// them (a multi-select sends the whole choice at once).
+	Values []string `json:"values,omitempty"`
 	// MessageID is the platform id of the message whose control was
 	// pressed.
 	MessageID string `json:"message_id,omitempty"`

@@ -35,6 +35,10 @@ const (
 	// KindAnswer is a press of a control on a message Parley sent (Press):
 	// an answer to a question, which never starts a turn of its own.
 	KindAnswer Kind = "answer"
+	// KindStatus is a platform's report on a message Parley sent (Status):
+	// delivered, read, or failed after the send was accepted. It updates
+	// that unit's receipt and never starts a turn.
+	KindStatus Kind = "status"
 )
 
 // Thread identifies a conversation to reply into: a chat, and within it an
@@ -80,7 +84,7 @@ type Event struct {
 	// update_id, Slack's channel:ts of the message, a proactive event's id.
 	// Redeliveries carry the same EventID.
 	EventID string `json:"event_id"`
-	// Kind is KindMessage, KindProactive or KindAnswer.
+	// Kind is KindMessage, KindProactive, KindAnswer or KindStatus.
 	Kind Kind `json:"kind"`
 	// Thread is where a reply goes.
 	Thread Thread `json:"thread"`
@@ -102,6 +106,8 @@ type Event struct {
 	Data map[string]any `json:"data,omitempty"`
 	// Press is what a KindAnswer event pressed.
 	Press *Press `json:"press,omitempty"`
+	// Status is what a KindStatus event reports.
+	Status *Status `json:"status,omitempty"`
 	// ReplyContext, when the platform issued one, lets the reply answer
 	// this event directly (LINE's reply token, Discord's interaction).
 	ReplyContext *ReplyContext `json:"reply_context,omitempty"`

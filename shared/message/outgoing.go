@@ -19,6 +19,10 @@ type Outgoing struct {
 	// ("<intent id>#<unit id>"). Adapters of platforms with server-side
 	// idempotency (LINE X-Line-Retry-Key, Discord nonce) send it.
 	IdempotencyKey string
+	// Sequence is the unit's place in its reply, from 0: an adapter whose
+	// platform answers an event in a special way (Discord's first bubble
+	// edits the deferred response) reads it.
+	Sequence int
 	// ReplyContext, when set and fresh, is the inbound event's right to be
 	// answered directly; the adapter that issued it decides how to use it.
 	ReplyContext *ReplyContext
@@ -56,11 +60,16 @@ type Capabilities struct {
 	Idempotent bool
 	// Typing: the platform shows a typing indicator (platform.Typer).
 	Typing bool
-	// Buttons: questions render as native controls (platform.Asker).
+	// Buttons: questions render as native controls (platform.Asker), and
+	// presses are acknowledged (platform.Acknowledger).
 	Buttons bool
 	// Edit: a sent message can be edited (platform.Editor).
 	Edit bool
 	// Reconcile: an unknown send can be looked up before it is resent
 	// (platform.Reconciler).
 	Reconcile bool
+	// Statuses: the platform reports what became of each sent message
+	// (KindStatus events), so delivery keeps an index from the platform's
+	// message ids to the units they were.
+	Statuses bool
 }

@@ -147,14 +147,23 @@ type Typer interface {
 	Typing(ctx context.Context, t message.Thread) error
 }
 
-// Asker is a sender that renders a question (message.ContentQuestion) with
-// native controls. A sender without it gets the question as a numbered text
-// form.
+// Asker is a sender that renders a question message (message.ContentPrompt)
+// with native controls. A sender without it gets the prompt as a numbered
+// text form (Prompt.FallbackText).
 type Asker interface {
 	Ask(ctx context.Context, m message.Outgoing) (message.Receipt, error)
 }
 
-// Editor is a sender that can change a message it sent.
+// Acknowledger is a sender that answers a press of a control (a
+// message.KindAnswer event), so that no spinner hangs: with a short notice to
+// the person who pressed, when notice is not empty (shown to them alone where
+// the platform can).
+type Acknowledger interface {
+	Acknowledge(ctx context.Context, ev message.Event, notice string) error
+}
+
+// Editor is a sender that can change a message it sent: new text, or a
+// prompt with its controls changed (a closed prompt removes them).
 type Editor interface {
 	Edit(ctx context.Context, t message.Thread, messageID string, c message.Content) error
 }

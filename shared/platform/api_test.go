@@ -154,8 +154,8 @@ func TestTextOf(t *testing.T) {
 		t.Fatalf("TextOf(text) = %q, %v", s, err)
 	}
 	for name, c := range map[string]message.Content{
-		"Empty":    {},
-		"Question": {Question: &message.Question{Message: "Which?"}},
+		"Empty":  {},
+		"Prompt": {Prompt: &message.Prompt{Text: "Which?"}},
 	} {
 		if _, err := platform.TextOf(c); classOf(t, err).Class != message.FailInvalidPayload {
 			t.Errorf("%s: %v", name, err)

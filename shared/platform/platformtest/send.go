@@ -364,10 +364,9 @@ func (s *suite) foreignThread(t *testing.T) {
 }
 
 func question() message.Content {
-	return message.Content{Question: &message.Question{Message: "Which city?", Fields: []message.Field{{
-		ID: "q0", Key: "city", Kind: message.FieldSingleSelect, Required: true,
-		Options: []message.Option{{Value: "lisbon", Title: "Lisbon"}, {Value: "porto", Title: "Porto"}},
-	}}}}
+	return message.Content{Prompt: &message.Prompt{Text: "Which city?", Options: []message.Choice{
+		{Label: "Lisbon", Data: "q1:0:0"}, {Label: "Porto", Data: "q1:0:1"},
+	}}}
 }
 
 // content: what the sender cannot send (nothing it knows; a question

@@ -27,7 +27,7 @@ const attentionIntent = "intent"
 
 // itemVersion tags the layout of intent items this code writes. Version 1
 // (no attribute) held text units only: a unit's "text". Version 2 adds the
-// content kind ("ck", absent for text), a question ("q", its JSON) and the
+// content kind ("ck", absent for text), a prompt ("q", its JSON) and the
 // reply context ("rc"). Readers accept both, so intents written by the
 // previous release still deliver.
 const itemVersion = 2
@@ -54,9 +54,9 @@ type unitItem struct {
 	Text string `dynamodbav:"text"`
 	// ContentKind is absent for text (every version-1 unit).
 	ContentKind string `dynamodbav:"ck,omitempty"`
-	// Question is a question unit's message.Question, as JSON: the
-	// question model's own tags version it.
-	Question   string   `dynamodbav:"q,omitempty"`
+	// Prompt is a question unit's message.Prompt, as JSON: the prompt
+	// model's own tags version it.
+	Prompt     string   `dynamodbav:"q,omitempty"`
 	ReplyTo    string   `dynamodbav:"reply_to"`
 	State      string   `dynamodbav:"st"`
 	Attempt    int      `dynamodbav:"att"`
@@ -97,12 +97,12 @@ func toItem(in intent.Intent) (intentItem, error) {
 		}
 		switch k := u.Content.Kind(); k {
 		case message.ContentText:
-		case message.ContentQuestion:
-			q, err := json.Marshal(u.Content.Question)
+		case message.ContentPrompt:
+			q, err := json.Marshal(u.Content.Prompt)
 			if err != nil {
 				return intentItem{}, fmt.Errorf("encode unit %s: %w", u.ID, err)
 			}
-			ui.ContentKind, ui.Question = string(k), string(q)
+			ui.ContentKind, ui.Prompt = string(k), string(q)
 		default:
 			return intentItem{}, fmt.Errorf("encode unit %s: %w: no content", u.ID, store.ErrInvalid)
 		}
@@ -118,10 +118,10 @@ func (u unitItem) content() message.Content {
 	switch message.ContentKind(u.ContentKind) {
 	case "", message.ContentText:
 		return message.Text(u.Text)
-	case message.ContentQuestion:
-		var q message.Question
-		if json.Unmarshal([]byte(u.Question), &q) == nil {
-			return message.Content{Question: &q}
+	case message.ContentPrompt:
+		var q message.Prompt
+		if json.Unmarshal([]byte(u.Prompt), &q) == nil {
+			return message.Content{Prompt: &q}
 		}
 	}
 	return message.Content{}

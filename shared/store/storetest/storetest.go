@@ -350,7 +350,7 @@ func oversized(t *testing.T, s Store) {
 func contentKinds(t *testing.T, s Store) {
 	ctx := context.Background()
 	in := newIntent("kinds", 2)
-	in.Units[1].Content = message.Content{Question: &message.Question{Message: "Which seat?"}}
+	in.Units[1].Content = message.Content{Prompt: &message.Prompt{Text: "Which seat?", Options: []message.Choice{{Label: "Window", Data: "q:1:0:0"}, {Label: "Aisle", Data: "q:1:0:1", Selected: true}}, Actions: []message.Choice{{Label: "Skip", Data: "q:1:skip"}}}}
 	in.ReplyContext = &message.ReplyContext{Token: "reply-token", Until: t0.Add(time.Minute)}
 	if _, _, err := s.CreateIntent(ctx, in); err != nil {
 		t.Fatal(err)
@@ -362,7 +362,7 @@ func contentKinds(t *testing.T, s Store) {
 	if got.Units[0].Content != in.Units[0].Content || got.Units[0].Content.Kind() != message.ContentText {
 		t.Errorf("text unit read back as %+v", got.Units[0].Content)
 	}
-	if q := got.Units[1].Content.Question; q == nil || !reflect.DeepEqual(*q, *in.Units[1].Content.Question) {
+	if q := got.Units[1].Content.Prompt; q == nil || !reflect.DeepEqual(*q, *in.Units[1].Content.Prompt) {
 		t.Errorf("question unit read back as %+v", got.Units[1].Content)
 	}
 	if rc := got.ReplyContext; rc == nil || rc.Token != "reply-token" || !rc.Until.Equal(t0.Add(time.Minute)) {
