@@ -38,9 +38,10 @@
 // Sending, with the sender NewSender builds, pointed at a fresh fake:
 //
 //   - Capabilities: Typing, Buttons, Edit and Reconcile are true exactly
-//     when the sender is a platform.Typer, Asker, Editor, Reconciler; a
-//     Typer's indicator reaches the fake; without credentials NewSender
-//     says ErrNotConfigured; Harness.Thread is canonical for Targets.
+//     when the sender is a platform.Typer, Asker (and Acknowledger), Editor,
+//     Reconciler; a Typer's indicator reaches the fake; without credentials
+//     NewSender says ErrNotConfigured; Harness.Thread is canonical for
+//     Targets.
 //   - Settings: each has a key with the platform's prefix, a doc, a half
 //     and a kind with a valid default; credentials are marked Secret and
 //     have no default.

@@ -67,6 +67,7 @@ func (s *suite) capabilities(t *testing.T) {
 	f := s.fake(t, nil)
 	_, typer := f.sender.(platform.Typer)
 	_, asker := f.sender.(platform.Asker)
+	_, acker := f.sender.(platform.Acknowledger)
 	_, editor := f.sender.(platform.Editor)
 	_, reconciler := f.sender.(platform.Reconciler)
 	for _, c := range []struct {
@@ -76,6 +77,9 @@ func (s *suite) capabilities(t *testing.T) {
 	}{
 		{"Typing", caps.Typing, typer, "platform.Typer", "Typing"},
 		{"Buttons", caps.Buttons, asker, "platform.Asker", "Buttons"},
+		// A platform with controls delivers their presses, and each must
+		// be acknowledged so that no spinner hangs.
+		{"Buttons", caps.Buttons, acker, "platform.Acknowledger", "Buttons"},
 		{"Edit", caps.Edit, editor, "platform.Editor", "Edit"},
 		{"Reconcile", caps.Reconcile, reconciler, "platform.Reconciler", "Reconcile"},
 	} {
