@@ -47,7 +47,7 @@ type Options struct {
 	// must not block for long: an emulator waits while its output is copied.
 	Log io.Writer
 	// StartTimeout bounds how long Start waits for both emulators to answer.
-	// Defaults to 30 seconds.
+	// Defaults to 60 seconds: a JVM on a busy machine can take most of one.
 	StartTimeout time.Duration
 	// StopGrace is how long Stop waits after SIGTERM before it sends SIGKILL.
 	// Defaults to 5 seconds.
@@ -61,7 +61,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	o.StartTimeout = cmp.Or(o.StartTimeout, 30*time.Second)
+	o.StartTimeout = cmp.Or(o.StartTimeout, 60*time.Second)
 	o.StopGrace = cmp.Or(o.StopGrace, 5*time.Second)
 	o.Java = cmp.Or(o.Java, "java")
 	o.Node = cmp.Or(o.Node, "node")

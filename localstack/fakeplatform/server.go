@@ -28,6 +28,9 @@ type Options struct {
 	// Out, when set, gets one line per delivered message (see the package
 	// doc). Defaults to nil: nothing is printed.
 	Out io.Writer
+	// PressHint, when set, is printed under each control of a printed
+	// question: how to press it.
+	PressHint func(d Delivery, c fakeapi.Control) string
 }
 
 // The recorder's types, shared by every fake.
@@ -70,7 +73,7 @@ type Server struct {
 // New returns a Server with a fake for every platform of the registry.
 func New(opt Options) *Server {
 	s := &Server{
-		rec:     fakeapi.New(fakeapi.Options{Now: opt.Now, Out: opt.Out}),
+		rec:     fakeapi.New(fakeapi.Options{Now: opt.Now, Out: opt.Out, PressHint: opt.PressHint}),
 		apis:    map[message.Platform]http.Handler{},
 		handler: http.NewServeMux(),
 	}

@@ -78,6 +78,8 @@ type countingAgent struct {
 	order map[string][]string
 	// fail, when set, answers instead of the echo agent.
 	fail func(req agent.TurnRequest) (status int, ok bool)
+	// answers lists the answers to questions the agent got, in order.
+	answers []agent.Answer
 }
 
 func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -87,6 +89,9 @@ func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.turns[req.TurnID]++
 	a.order[req.ThreadKey] = append(a.order[req.ThreadKey], req.Event.Text)
+	if req.Answer != nil {
+		a.answers = append(a.answers, *req.Answer)
+	}
 	fail := a.fail
 	a.mu.Unlock()
 	if fail != nil {
@@ -107,6 +112,12 @@ func (a *countingAgent) calls() int {
 		n += c
 	}
 	return n
+}
+
+func (a *countingAgent) gotAnswers() []agent.Answer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]agent.Answer(nil), a.answers...)
 }
 
 func (a *countingAgent) texts(threadKey string) []string {

@@ -33,6 +33,10 @@ const echoMaxBody = 1 << 20
 //	"/text TEXT"         a text/plain reply, TEXT verbatim
 //	"/silent"            an envelope with next "silent" and one bubble that
 //	                     must never be sent
+//	"/ask [FORM]"        one bubble and a question (next "ask"): FORM is seat
+//	                     (a single select), extras (a multi-select of at most
+//	                     two), note (free text), optional (seat, skippable);
+//	                     without FORM all three of seat, extras and note
 //	text with " | "      like /bubbles on the whole text
 //	any other text       two bubbles: "echo: <text>" and "<n> characters,
 //	                     via <platform>" (n counts code points)
@@ -128,6 +132,8 @@ func echoReply(req TurnRequest) (contentType string, body []byte) {
 		return jsonType, envelope("stop", line)
 	case cmd == "/silent":
 		return jsonType, envelope("silent", "this bubble must never be sent")
+	case cmd == "/ask":
+		return jsonType, askEnvelope(arg)
 	case cmd == "/text":
 		return textType, []byte(arg)
 	case cmd == "/one":
@@ -195,4 +201,29 @@ func envelope(next string, texts ...string) []byte {
 	enc.SetEscapeHTML(false) // readable "<" and "&" in demos
 	_ = enc.Encode(env)      // strings only: cannot fail
 	return buf.Bytes()
+}
+
+// echoForms are the questions /ask asks, as JSON Schema properties.
+var echoForms = map[string]string{
+	"seat":   `"seat": {"type": "string", "title": "Seat", "oneOf": [{"const": "12A", "title": "Window"}, {"const": "12C", "title": "Aisle"}]}`,
+	"extras": `"extras": {"type": "array", "title": "Extras", "maxItems": 2, "items": {"anyOf": [{"const": "meal", "title": "Meal"}, {"const": "bag", "title": "Extra bag"}, {"const": "wifi", "title": "Wi-Fi"}]}}`,
+	"note":   `"note": {"type": "string", "title": "A note for the crew", "minLength": 1, "maxLength": 200}`,
+}
+
+// askEnvelope is /ask's answer: a bubble, then the form named (all three
+// when none is).
+func askEnvelope(form string) []byte {
+	var props, required []string
+	switch form {
+	case "seat", "extras", "note":
+		props, required = []string{echoForms[form]}, []string{`"` + form + `"`}
+	case "optional":
+		props = []string{echoForms["seat"]}
+	default:
+		props = []string{echoForms["seat"], echoForms["extras"], echoForms["note"]}
+		required = []string{`"seat"`, `"note"`}
+	}
+	return []byte(`{"schema": "openab.turn.v1", "messages": [{"id": "b1", "text": "A quick question before I book."}],
+ "next": {"type": "ask", "request": {"message": "Your flight to Lisbon",
+  "requestedSchema": {"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "required": [` + strings.Join(required, ", ") + `]}}}}`)
 }

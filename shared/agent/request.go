@@ -24,12 +24,12 @@ type TurnRequest struct {
 	// Event is the inbound event, normalized across platforms.
 	Event message.Event `json:"event"`
 	// Answer is set when the turn carries the result of a question the
-	// agent asked (next type "ask"). Reserved: Parley does not send it yet.
+	// agent asked (next type "ask"): docs/agent-protocol.md#questions.
 	Answer *Answer `json:"answer,omitempty"`
 }
 
 // Answer is the result of a question the agent asked, in the shape of an MCP
-// elicitation result. Reserved for questions; not sent yet.
+// elicitation result.
 type Answer struct {
 	// QuestionID is the id Parley gave the question.
 	QuestionID string `json:"question_id"`

@@ -168,6 +168,9 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	if err := d.Config.RequireQueue(resources.Outbound); err != nil {
 		return nil, err
 	}
+	if err := d.Config.RequireQueue(resources.Inbound); err != nil {
+		return nil, err
+	}
 	secret, err := standardwebhooks.ParseSecret(d.Config.Agent.Secret)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", resources.SecretAgentSecret, err)
@@ -183,18 +186,22 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	channels := map[message.Platform]turn.Channel{}
 	for _, a := range registry.Chat() {
 		ch := turn.Channel{Capabilities: a.Capabilities()}
-		ch.Typer, _ = senders[a.Platform()].(platform.Typer)
+		s := senders[a.Platform()]
+		ch.Typer, _ = s.(platform.Typer)
+		ch.Editor, _ = s.(platform.Editor)
+		ch.Acknowledger, _ = s.(platform.Acknowledger)
 		channels[a.Platform()] = ch
 	}
 	st := d.store()
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
-		Channels: channels,
+		Channels: channels, Questions: st, Inbox: queue.New(d.SQS, d.Config.InboundQueueURL),
 		// The claim outlives the function's timeout, which is sized from
 		// the agent's: a running turn is never taken over.
-		Config: turn.Config{Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second},
-		Now:    d.Now,
-		Log:    d.Log.With("function", "turn"),
+		Config: turn.Config{Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
+			Questions: d.Config.Questions},
+		Now: d.Now,
+		Log: d.Log.With("function", "turn"),
 	}
 	return &consumer.Consumer{
 		Handle:      p.Handle,

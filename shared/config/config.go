@@ -23,6 +23,7 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/registry"
+	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/triage"
 	"github.com/parleyhq/parley/shared/turn"
@@ -62,6 +63,10 @@ type Config struct {
 	// (registry.Settings): the environment with the function's secrets
 	// overlaid. FromEnv checks each value's form; the adapters read them.
 	Platforms platform.Env
+	// Questions tunes the agent's questions: PARLEY_QUESTIONS (on or off)
+	// and PARLEY_QUESTION_TTL (how long one stays open). Defaults to on,
+	// 24 hours.
+	Questions questions.Config
 	// Triage is the policy for proactive events (PARLEY_TRIAGE, JSON; see
 	// triage.ParseConfig). Defaults to no quiet hours, no cooldown and no
 	// daily cap, in UTC.
@@ -260,6 +265,17 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, errors.New("PARLEY_MAX_ATTEMPTS is no longer read: a unit's retry budget is its age, PARLEY_SEND_MAX_AGE (default 6h); resends after an unknown outcome are bounded by PARLEY_MAX_RESENDS"))
 	}
 	c.Triage = p.triage("PARLEY_TRIAGE")
+	c.Questions.TTL = p.duration("PARLEY_QUESTION_TTL", 24*time.Hour)
+	switch v := getenv("PARLEY_QUESTIONS"); v {
+	case "", "on":
+	case "off":
+		c.Questions.Off = true
+	default:
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTIONS: want on or off, got %q", v))
+	}
+	if c.Questions.TTL <= 0 || c.Questions.TTL > questions.MaxTTL {
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTION_TTL: want more than 0 and at most %s, got %s", questions.MaxTTL, c.Questions.TTL))
+	}
 	c.Delivery.Unknown, c.Delivery.UnknownByPlatform = p.unknownPolicy("PARLEY_UNKNOWN_SEND_POLICY")
 	c.Delivery = c.Delivery.WithDefaults()
 	// Name the variable, not only the value, for the two enumerations.

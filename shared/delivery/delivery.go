@@ -33,6 +33,24 @@ type Channel struct {
 	Capabilities message.Capabilities
 }
 
+// Asker is a sender that renders a question message with native controls
+// (platform.Asker).
+type Asker interface {
+	Ask(ctx context.Context, m message.Outgoing) (message.Receipt, error)
+}
+
+// send sends m: a question message with native controls where the sender
+// has them, as its numbered text form elsewhere.
+func (c Channel) send(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	if pr := m.Content.Prompt; pr != nil {
+		if a, ok := c.Sender.(Asker); ok {
+			return a.Ask(ctx, m)
+		}
+		m.Content = message.Text(pr.FallbackText())
+	}
+	return c.Sender.Send(ctx, m)
+}
+
 // UnknownPolicy says what happens to a unit whose send may have happened.
 type UnknownPolicy string
 
@@ -317,9 +335,9 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in i
 	}
 	sctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
 	start := p.now()
-	receipt, err := ch.Sender.Send(sctx, message.Outgoing{
+	receipt, err := ch.send(sctx, message.Outgoing{
 		Thread: in.Thread, Content: u.Content, ReplyTo: u.ReplyTo, IdempotencyKey: intent.UnitKey(in.ID, u.ID),
-		ReplyContext: in.ReplyContext,
+		Sequence: i, ReplyContext: in.ReplyContext,
 	})
 	cancel()
 	now := p.now()

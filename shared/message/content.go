@@ -75,6 +75,21 @@ type Status struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// Cancel is Parley's own notice that a question closed without an answer,
+// carried by a KindAnswer event from Platform Parley on the question's
+// thread, so that the agent hears it in order with the thread's turns.
+type Cancel struct {
+	// QuestionID is the question's id, as the agent knows it.
+	QuestionID string `json:"question_id"`
+	// Reason is why: expired, superseded, off.
+	Reason string `json:"reason"`
+	// IntentID and UnitID locate the question's message, to edit it to
+	// Text, its closed form; empty when it was never sent.
+	IntentID string `json:"intent_id,omitempty"`
+	UnitID   string `json:"unit_id,omitempty"`
+	Text     string `json:"text,omitempty"`
+}
+
 // Press is a button press or a selection on a message Parley sent: an
 // answer to a question, never a new message.
 type Press struct {

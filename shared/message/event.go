@@ -21,6 +21,9 @@ const (
 	// Events is the generic signed webhook for proactive events. Its events
 	// target a conversation on one of the chat platforms above.
 	Events Platform = "events"
+	// Parley is Parley itself, the source of the events it makes (a
+	// question's cancel). No webhook can claim it.
+	Parley Platform = "parley"
 )
 
 // Kind says what an inbound Event is.
@@ -108,6 +111,12 @@ type Event struct {
 	Press *Press `json:"press,omitempty"`
 	// Status is what a KindStatus event reports.
 	Status *Status `json:"status,omitempty"`
+	// Cancel is what a KindAnswer event of Parley's own closed.
+	Cancel *Cancel `json:"cancel,omitempty"`
+	// Owner, for a proactive event, is who may answer a question its turn
+	// asks (a user id on the target platform), as its source named them;
+	// empty: anyone in the chat. A person's message is owned by its sender.
+	Owner string `json:"owner,omitempty"`
 	// ReplyContext, when the platform issued one, lets the reply answer
 	// this event directly (LINE's reply token, Discord's interaction).
 	ReplyContext *ReplyContext `json:"reply_context,omitempty"`

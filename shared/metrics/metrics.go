@@ -20,6 +20,9 @@ const (
 	// Sweep counts one thing the sweeper found, with the dimension finding
 	// (redriven|stuck_claim|held_unknown|undeferred).
 	Sweep = "Sweep"
+	// Question counts one step of a question, with the dimension outcome
+	// (asked|answered|declined|expired|superseded|off).
+	Question = "Question"
 )
 
 // Dimension names used with TriageDecision: the log line's own fields.
@@ -28,6 +31,8 @@ const (
 	DimReason   = "reason"
 	// DimFinding is Sweep's dimension.
 	DimFinding = "finding"
+	// DimOutcome is Question's dimension.
+	DimOutcome = "outcome"
 )
 
 // UnitCount is the CloudWatch unit of a count.

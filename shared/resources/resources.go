@@ -403,7 +403,8 @@ var (
 	Turn = FunctionSpec{
 		Name: "turn", Kind: Consumer, Timeout: turnTimeout, MemoryMB: 512,
 		Consumes: &Inbound, BatchSize: 10, MaxConcurrency: 50,
-		SendsTo: []*QueueSpec{&Outbound},
+		// Inbound too: a question's cancel waits its turn in its thread.
+		SendsTo: []*QueueSpec{&Outbound, &Inbound},
 		Secrets: []string{SecretAgentSecret},
 	}
 	Delivery = FunctionSpec{

@@ -13,6 +13,7 @@ import (
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
+	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -25,6 +26,8 @@ type Store interface {
 	GetIntent(ctx context.Context, id string) (intent.Intent, error)
 	GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error)
 	Undefer(ctx context.Context, key string, due time.Time) error
+	GetQuestion(ctx context.Context, key string) (store.Question, error)
+	UpdateQuestion(ctx context.Context, q store.Question) (store.Question, error)
 }
 
 // Queue takes one message.
@@ -39,6 +42,7 @@ const (
 	FindingStuckClaim  = "stuck_claim"
 	FindingHeldUnknown = "held_unknown"
 	FindingUndeferred  = "undeferred"
+	FindingExpired     = "question_expired"
 )
 
 // Processor runs sweeps. Configure it once; Run is safe for concurrent use.
@@ -58,8 +62,9 @@ type Processor struct {
 type Report struct {
 	// Due is how many items were due.
 	Due int
-	// Redriven, StuckClaims, HeldUnknown and Undeferred count findings.
-	Redriven, StuckClaims, HeldUnknown, Undeferred int
+	// Redriven, StuckClaims, HeldUnknown, Undeferred and Expired count
+	// findings.
+	Redriven, StuckClaims, HeldUnknown, Undeferred, Expired int
 	// Rescheduled counts items found waiting for a later time; Closed
 	// items taken off the list.
 	Rescheduled, Closed int
@@ -85,6 +90,8 @@ func (p *Processor) Run(ctx context.Context) (Report, error) {
 			err = p.turnClaim(ctx, &r, e, now)
 		case strings.HasPrefix(e.Key, "evt#"):
 			err = p.deferred(ctx, &r, e, now)
+		case strings.HasPrefix(e.Key, "q#"):
+			err = p.question(ctx, &r, e, now)
 		default:
 			p.log().Warn("sweep entry of an unknown kind; taken off the list", "key", e.Key)
 			err = p.close(ctx, &r, e)
@@ -205,6 +212,57 @@ func (p *Processor) deferred(ctx context.Context, r *Report, e store.SweepEntry,
 	r.Undeferred++
 	p.finding(ctx, p.log().With("event_key", e.Key, "thread_key", in.Event.Thread.Key()), now, slog.LevelInfo,
 		"deferred event enqueued", FindingUndeferred, slog.Time("due", c.DueAt))
+	return nil
+}
+
+// question cancels a question left unanswered past its expiry, and makes
+// sure the agent hears it: the cancel goes on the thread's inbound group, in
+// order with its turns, and the record leaves the list only once it is
+// there.
+func (p *Processor) question(ctx context.Context, r *Report, e store.SweepEntry, now time.Time) error {
+	q, err := p.Store.GetQuestion(ctx, e.Key)
+	if errors.Is(err, store.ErrNotFound) {
+		return p.close(ctx, r, e)
+	}
+	if err != nil {
+		return err
+	}
+	if !q.Sweep {
+		return p.close(ctx, r, e)
+	}
+	log := p.log().With("thread_key", q.Thread.Key(), "question_id", q.ID)
+	if q.State == store.QuestionOpen {
+		if q.DueAt.After(now) {
+			return p.reschedule(ctx, r, e, q.DueAt)
+		}
+		next, err := p.Store.UpdateQuestion(ctx, questions.Cancel(q, questions.ReasonExpired, "cancel:"+q.ID).Next)
+		if errors.Is(err, store.ErrConflict) {
+			return nil // answered meanwhile, or moved on: the next run sees it
+		}
+		if err != nil {
+			return fmt.Errorf("expire question: %w", err)
+		}
+		q = next
+		r.Expired++
+		p.finding(ctx, log, now, slog.LevelInfo, "question expired: its agent hears cancel", FindingExpired, slog.Time("due", q.DueAt))
+		log.LogAttrs(ctx, slog.LevelInfo, "question expired", metrics.Count(now, metrics.Question, metrics.Dim{Name: metrics.DimOutcome, Value: "expired"})...)
+	}
+	if q.State == store.QuestionCancelled {
+		ev := questions.CancelEvent(q, now)
+		body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: now})
+		if err != nil {
+			return err
+		}
+		// The cancel's event key dedupes it, here and in the turn's claim.
+		if err := p.Inbound.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body}); err != nil {
+			return fmt.Errorf("enqueue question cancel: %w", err)
+		}
+	}
+	q.Sweep = false
+	if _, err := p.Store.UpdateQuestion(ctx, q); err != nil && !errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("settle question: %w", err)
+	}
+	r.Closed++
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -43,6 +44,22 @@ type Channel struct {
 	// Typer shows "typing…" while the agent thinks; nil when the platform
 	// has none, or sends nothing here.
 	Typer Typer
+	// Editor changes a question message as it is answered; nil when the
+	// platform cannot edit (the next field goes as a new message).
+	Editor Editor
+	// Acknowledger answers presses of controls; nil when none is needed.
+	Acknowledger Acknowledger
+}
+
+// Editor changes a message Parley sent (platform.Editor).
+type Editor interface {
+	Edit(ctx context.Context, t message.Thread, messageID string, c message.Content) error
+}
+
+// Acknowledger answers a press, with a notice for the person who pressed
+// (platform.Acknowledger).
+type Acknowledger interface {
+	Acknowledge(ctx context.Context, ev message.Event, notice string) error
 }
 
 // Typer is a channel with a typing indicator.
@@ -73,6 +90,8 @@ type Config struct {
 	// it). An agent outage shorter than it loses nothing. Defaults to 6
 	// hours; at most MaxMaxAge.
 	MaxAge time.Duration
+	// Questions tunes the agent's questions (next type "ask").
+	Questions questions.Config
 }
 
 // MaxMaxAge bounds Config.MaxAge. Within it, a waiting message stays well
@@ -87,6 +106,7 @@ func (c Config) WithDefaults() Config {
 	c.IntentTTL = cmp.Or(c.IntentTTL, 30*24*time.Hour)
 	c.TypingTimeout = cmp.Or(c.TypingTimeout, 2*time.Second)
 	c.MaxAge = cmp.Or(c.MaxAge, 6*time.Hour)
+	c.Questions = c.Questions.WithDefaults()
 	return c
 }
 
@@ -100,6 +120,9 @@ func (c Config) Validate() error {
 	if c.MaxAge <= 0 || c.MaxAge > MaxMaxAge {
 		errs = append(errs, fmt.Errorf("turn max age %s: want more than 0 and at most %s", c.MaxAge, MaxMaxAge))
 	}
+	if c.Questions.TTL <= 0 || c.Questions.TTL > questions.MaxTTL {
+		errs = append(errs, fmt.Errorf("question TTL %s: want more than 0 and at most %s", c.Questions.TTL, questions.MaxTTL))
+	}
 	return errors.Join(errs...)
 }
 
@@ -110,7 +133,11 @@ type Processor struct {
 	Outbox   Outbox
 	Agent    Agent
 	Channels map[message.Platform]Channel
-	Config   Config
+	// Questions records the agent's questions; nil turns them off.
+	Questions Questions
+	// Inbox takes Parley's own events for a thread (a question's cancel).
+	Inbox  Inbox
+	Config Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	Log *slog.Logger
@@ -130,11 +157,8 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		return consumer.Retry(errors.New("deferred"), in.NotBefore.Sub(now))
 	}
 	log := p.log().With("event_key", ev.Key(), "thread_key", ev.Thread.Key())
-	if ev.Kind == message.KindAnswer {
-		// A press answers a question; it never starts a turn of its own.
-		// No question is open in this release, so there is nothing to
-		// answer.
-		log.Info("answer dropped: no open question", "outcome", "no_question")
+	if ev.Kind == message.KindStatus {
+		log.Info("status dropped: this function does not track statuses", "outcome", "status_ignored")
 		return nil
 	}
 	ch, ok := p.Channels[ev.Thread.Platform]
@@ -175,7 +199,20 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		}
 	}
 	if stored.ID == "" {
-		units, outcome, err := p.plan(ctx, log, cfg, ev, ch, intentID)
+		// A press, Parley's cancel or a message answering a free-text
+		// field is about the thread's question: it reaches the agent only
+		// as an answer, never as a turn of its own.
+		h, err := p.hear(ctx, log, cfg, ev, ch)
+		if err != nil {
+			p.release(ctx, log, key, owner, time.Time{})
+			return err
+		}
+		var units []intent.Unit
+		outcome := "question"
+		if !h.handled || h.answer != nil {
+			units, outcome, err = p.plan(ctx, log, cfg, ev, ch, intentID, h.answer)
+		}
+		units = append(h.units, units...)
 		if err != nil {
 			var ae *agent.Error
 			if errors.As(err, &ae) && ae.Kind == agent.KindPermanent && !misconfigured(ae.Status) {
@@ -230,9 +267,11 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	return nil
 }
 
-// plan calls the agent (with a typing indicator while it thinks) and plans
-// its reply into units. Returns the units and a stable outcome word.
-func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, intentID string) ([]intent.Unit, string, error) {
+// plan calls the agent (with a typing indicator while it thinks; with the
+// answer to its question, when the turn carries one) and plans its reply
+// into units, a question it asks last. Returns the units and a stable
+// outcome word.
+func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, intentID string, answer *agent.Answer) ([]intent.Unit, string, error) {
 	var wg sync.WaitGroup
 	if t := ch.Typer; t != nil {
 		wg.Go(func() {
@@ -246,6 +285,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	start := p.now()
 	reply, err := p.Agent.Call(ctx, agent.TurnRequest{
 		Version: agent.Version, TurnID: intentID, ThreadKey: ev.Thread.Key(), SessionKey: ev.Thread.Key(), Event: ev,
+		Answer: answer,
 	})
 	wg.Wait()
 	if err != nil {
@@ -282,14 +322,23 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 			name = n.Tool.Name
 		}
 		log.Info("agent proposed a tool call; recorded, not executed", "next", string(n.Type), "tool", name)
-	case envelope.NextWait, envelope.NextAsk:
+	case envelope.NextWait:
 		log.Info("agent next step recorded", "next", string(n.Type))
 	}
 	units := make([]intent.Unit, len(plan.Units))
 	for i, u := range plan.Units {
 		units[i] = intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending}
 	}
-	if len(units) > 0 && ev.ChatType == message.ChatGroup {
+	if n := plan.Next; n.Type == envelope.NextAsk && n.Ask != nil {
+		// Recorded before anything of it is sent; the question message
+		// goes last, after the reply's bubbles.
+		ask, err := p.ask(ctx, log, cfg, ev, intentID, n.Ask.Question)
+		if err != nil {
+			return nil, "", err
+		}
+		units = append(units, ask...)
+	}
+	if len(units) > 0 && ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
 		units[0].ReplyTo = ev.MessageID
 	}
 	return units, string(plan.Outcome), nil

@@ -5,6 +5,8 @@
 //
 //	parley-local                      start everything (make run); Ctrl-C stops it
 //	parley-local post FILE [PLATFORM] sign a sample webhook and post it to the runner
+//	parley-local press PLATFORM CHAT MESSAGE DATA [USER]
+//	                                  press a control of a question make run printed
 //
 // Every setting is an environment variable (see README.md). Unset secrets and
 // URLs get local demo values; set TELEGRAM_BOT_TOKEN and
@@ -27,8 +29,10 @@ func main() {
 	switch {
 	case len(os.Args) > 1 && os.Args[1] == "post":
 		err = post(ctx, os.Stdout, os.Getenv, os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "press":
+		err = press(ctx, os.Stdout, os.Getenv, os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] != "run":
-		err = fmt.Errorf("unknown command %q: want run or post", os.Args[1])
+		err = fmt.Errorf("unknown command %q: want run, post or press", os.Args[1])
 	default:
 		err = run(ctx, os.Stdout, os.Getenv, nil)
 	}

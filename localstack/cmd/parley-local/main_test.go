@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -93,6 +94,43 @@ func TestMakeRun(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "chat=-1001000000001 | echo: FIRING: DiskAlmostFull") {
 		t.Fatalf("the proactive event's reply never came:\n%s", out)
+	}
+
+	// A question: printed with its buttons and the command that presses
+	// one; pressing it edits the question and brings the agent's answer.
+	askFile := filepath.Join(t.TempDir(), "ask.json")
+	ask := `{"update_id":900000777,"message":{"message_id":777,"date":1764432000,"text":"/ask seat",` +
+		`"from":{"id":42,"is_bot":false,"first_name":"Ada"},"chat":{"id":42,"type":"private","first_name":"Ada"}}}`
+	if err := os.WriteFile(askFile, []byte(ask), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var askAck syncBuffer
+	if err := post(ctx, &askAck, getenv, []string{askFile, "telegram"}); err != nil {
+		t.Fatalf("post /ask: %v\n%s", err, askAck.String())
+	}
+	var pressLine string
+	for pressLine == "" && time.Now().Before(deadline.Add(60*time.Second)) {
+		for _, l := range strings.Split(out.String(), "\n") {
+			if i := strings.Index(l, "press: go run ./localstack/cmd/parley-local press telegram 42 "); i >= 0 && pressLine == "" {
+				pressLine = strings.TrimSpace(l[i:])
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "[ Window ]") || pressLine == "" {
+		t.Fatalf("the question was not printed with its buttons and a press command:\n%s", out)
+	}
+	fields := strings.Fields(strings.TrimPrefix(pressLine, "press: go run ./localstack/cmd/parley-local press "))
+	fields[len(fields)-1] = strings.Trim(fields[len(fields)-1], "'")
+	var pressAck syncBuffer
+	if err := press(ctx, &pressAck, getenv, fields); err != nil || !strings.Contains(pressAck.String(), "Parley-Ack: durable") {
+		t.Fatalf("press %v: %v\n%s", fields, err, pressAck.String())
+	}
+	for !strings.Contains(out.String(), "| answer accept to ") && time.Now().Before(deadline.Add(90*time.Second)) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "(edited) Your flight to Lisbon") || !strings.Contains(out.String(), "| answer accept to ") {
+		t.Fatalf("the press was not answered:\n%s", out)
 	}
 
 	var dup syncBuffer

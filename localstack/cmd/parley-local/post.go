@@ -56,6 +56,12 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	default:
 		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack or events", file)
 	}
+	return send(ctx, out, getenv, platform, hdr, body)
+}
+
+// send posts a signed webhook to the runner's route of platform, and prints
+// the answer.
+func send(ctx context.Context, out io.Writer, getenv config.Getenv, platform string, hdr http.Header, body []byte) error {
 	url := "http://" + cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787") + "/" + platform
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {

@@ -184,6 +184,7 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 
 	fake := fakeplatform.New(fakeplatform.Options{
 		TelegramToken: cfg.Platforms(telegram.SettingBotToken), SlackToken: cfg.Platforms(slack.SettingBotToken), Out: out,
+		PressHint: pressHint,
 	})
 	agentSecret, err := standardwebhooks.ParseSecret(cfg.Agent.Secret)
 	if err != nil {

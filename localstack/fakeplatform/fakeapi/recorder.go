@@ -29,6 +29,34 @@ type Delivery struct {
 	// fields as JSON strings): what decides how the text renders
 	// (parse_mode, link_names …).
 	Args map[string]json.RawMessage
+	// Controls are the buttons (or a select's options) the message
+	// carries, in order.
+	Controls []Control
+}
+
+// Control is a button, or an option of a select, on a delivered message:
+// what it shows, and the data a press of it sends back.
+type Control struct {
+	Label, Data string
+}
+
+// Edit is a change a fake accepted to a message it delivered.
+type Edit struct {
+	Platform        message.Platform
+	Chat, MessageID string
+	Text            string
+	Controls        []Control
+	At              time.Time
+}
+
+// Notice is what a fake showed one person alone: the answer to a press
+// (Telegram's toast, with AckID the callback query it answered), or an
+// ephemeral message (Slack's, to User).
+type Notice struct {
+	Platform          message.Platform
+	Chat, User, AckID string
+	Text              string
+	At                time.Time
 }
 
 // Action is a chat action (Telegram's sendChatAction) a fake accepted.
@@ -84,6 +112,9 @@ type Options struct {
 	// Out, when set, gets one line per delivered message: the bubble, with
 	// the time since the previous one. Defaults to nil: nothing is printed.
 	Out io.Writer
+	// PressHint, when set, is printed under each control of a printed
+	// message: how to press it (make run prints a command to paste).
+	PressHint func(d Delivery, c Control) string
 }
 
 // Recorder records what fake platforms accepted and queues their faults.
@@ -96,6 +127,8 @@ type Recorder struct {
 	mu        sync.Mutex
 	delivered []Delivery
 	actions   []Action
+	edits     []Edit
+	notices   []Notice
 	faults    []Fault
 	calls     int
 	lastAt    time.Time
@@ -200,7 +233,7 @@ func (r *Recorder) deliver(d Delivery, ids IDs) Delivery {
 		if len(r.delivered) > 1 {
 			since = d.At.Sub(r.lastAt)
 		}
-		printBubble(r.opt.Out, since, d)
+		printBubble(r.opt.Out, since, d, r.opt.PressHint)
 	}
 	r.lastAt = d.At
 	close(r.changed)
@@ -216,10 +249,52 @@ func (r *Recorder) Act(a Action) {
 	r.actions = append(r.actions, a)
 }
 
+// Edited records an edit, stamped with the recorder's clock, and prints it.
+func (r *Recorder) Edited(e Edit) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.At = r.opt.Now()
+	r.edits = append(r.edits, e)
+	if r.opt.Out != nil {
+		printBubble(r.opt.Out, e.At.Sub(r.lastAt), Delivery{Platform: e.Platform, Chat: e.Chat, MessageID: e.MessageID, Text: "(edited) " + e.Text, Controls: e.Controls}, r.opt.PressHint)
+	}
+	r.lastAt = e.At
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// Edits returns a copy of every accepted edit, in order.
+func (r *Recorder) Edits() []Edit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Edit(nil), r.edits...)
+}
+
+// Notified records a notice to one person, stamped with the recorder's
+// clock.
+func (r *Recorder) Notified(n Notice) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n.At = r.opt.Now()
+	r.notices = append(r.notices, n)
+	if r.opt.Out != nil && n.Text != "" {
+		_, _ = fmt.Fprintf(r.opt.Out, "  (%s shows one person) %s\n", n.Platform, n.Text)
+	}
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// Notices returns a copy of every notice, in order.
+func (r *Recorder) Notices() []Notice {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Notice(nil), r.notices...)
+}
+
 // Now reads the recorder's clock.
 func (r *Recorder) Now() time.Time { return r.opt.Now() }
 
-func printBubble(w io.Writer, since time.Duration, d Delivery) {
+func printBubble(w io.Writer, since time.Duration, d Delivery, hint func(Delivery, Control) string) {
 	head := fmt.Sprintf("[+%.2fs] %s chat=%s", since.Seconds(), d.Platform, d.Chat)
 	if d.Thread != "" {
 		head += " thread=" + d.Thread
@@ -234,6 +309,14 @@ func printBubble(w io.Writer, since time.Duration, d Delivery) {
 			b.WriteString(indent)
 		}
 		b.WriteString("| " + line + "\n")
+	}
+	for _, c := range d.Controls {
+		b.WriteString(indent + "  [ " + c.Label + " ]\n")
+		if hint != nil {
+			if h := hint(d, c); h != "" {
+				b.WriteString(indent + "      " + h + "\n")
+			}
+		}
 	}
 	_, _ = io.WriteString(w, b.String())
 }

@@ -15,7 +15,9 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +52,10 @@ func New(opt Options) *API {
 	a := &API{Base: fakeapi.NewBase(opt, fakeapi.Timestamps()), mux: http.NewServeMux()}
 	a.mux.HandleFunc("/chat.postMessage", a.postMessage)
 	a.mux.HandleFunc("/api/chat.postMessage", a.postMessage)
+	a.mux.HandleFunc("/chat.update", a.update)
+	a.mux.HandleFunc("/api/chat.update", a.update)
+	a.mux.HandleFunc("/chat.postEphemeral", a.postEphemeral)
+	a.mux.HandleFunc("/api/chat.postEphemeral", a.postEphemeral)
 	return a
 }
 
@@ -134,11 +140,15 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request) {
 			case utf8.RuneCountInString(text) > TextLimit:
 				refusal = "msg_too_long"
 			}
+			controls, blocksErr := blocks(args)
+			if refusal == "" {
+				refusal = blocksErr
+			}
 			if refusal != "" {
 				fail(w, refusal)
 				return fakeapi.Delivery{}, false
 			}
-			return fakeapi.Delivery{Chat: channel, Thread: fakeapi.Str(args, "thread_ts"), Text: text, Args: args}, true
+			return fakeapi.Delivery{Chat: channel, Thread: fakeapi.Str(args, "thread_ts"), Text: text, Args: args, Controls: controls}, true
 		},
 		Answer: answer,
 	})
@@ -169,4 +179,177 @@ func answer(w http.ResponseWriter, d fakeapi.Delivery) {
 		msg["thread_ts"] = d.Thread
 	}
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": d.Chat, "ts": d.MessageID, "message": msg})
+}
+
+// blocks reads a message's Block Kit blocks as Slack checks them: known
+// block and element types, plain_text within its limits, unique action ids.
+// It returns the controls they hold (a select's and checkboxes' options
+// each a control) or Slack's error code.
+func blocks(args map[string]json.RawMessage) ([]fakeapi.Control, string) {
+	raw, ok := args["blocks"]
+	if !ok {
+		return nil, ""
+	}
+	type text struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type option struct {
+		Text  *text  `json:"text"`
+		Value string `json:"value"`
+	}
+	var bl []struct {
+		Type     string `json:"type"`
+		Text     *text  `json:"text"`
+		Elements []struct {
+			Type     string   `json:"type"`
+			ActionID string   `json:"action_id"`
+			Text     *text    `json:"text"`
+			Value    string   `json:"value"`
+			Options  []option `json:"options"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(raw, &bl); err != nil || len(bl) > 50 {
+		return nil, "invalid_blocks"
+	}
+	var out []fakeapi.Control
+	ids := map[string]bool{}
+	for _, b := range bl {
+		switch b.Type {
+		case "section":
+			if b.Text == nil || b.Text.Text == "" || utf8.RuneCountInString(b.Text.Text) > 3000 {
+				return nil, "invalid_blocks"
+			}
+		case "actions":
+			if len(b.Elements) == 0 || len(b.Elements) > 25 {
+				return nil, "invalid_blocks"
+			}
+			for _, e := range b.Elements {
+				if e.ActionID == "" || len(e.ActionID) > 255 || ids[e.ActionID] {
+					return nil, "invalid_blocks"
+				}
+				ids[e.ActionID] = true
+				switch e.Type {
+				case "button":
+					if e.Text == nil || e.Text.Type != "plain_text" || e.Text.Text == "" || utf8.RuneCountInString(e.Text.Text) > 75 || len(e.Value) > 2000 {
+						return nil, "invalid_blocks"
+					}
+					out = append(out, fakeapi.Control{Label: e.Text.Text, Data: e.Value})
+				case "static_select", "checkboxes", "multi_static_select":
+					if len(e.Options) == 0 || len(e.Options) > 100 || (e.Type == "checkboxes" && len(e.Options) > 10) {
+						return nil, "invalid_blocks"
+					}
+					for _, o := range e.Options {
+						if o.Text == nil || o.Text.Text == "" || utf8.RuneCountInString(o.Text.Text) > 75 || o.Value == "" || len(o.Value) > 150 {
+							return nil, "invalid_blocks"
+						}
+						out = append(out, fakeapi.Control{Label: o.Text.Text, Data: o.Value})
+					}
+				default:
+					return nil, "invalid_blocks"
+				}
+			}
+		default:
+			return nil, "invalid_blocks"
+		}
+	}
+	return out, ""
+}
+
+// authorized checks a Web API call's bearer token, answering Slack's error
+// when it is not the bot's.
+func (a *API) authorized(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
+	args, ok := fakeapi.Args(r)
+	if !ok {
+		fail(w, "invalid_json")
+		return nil, false
+	}
+	token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	switch {
+	case !bearer || token == "":
+		fail(w, "not_authed")
+		return nil, false
+	case !a.Authorized(token):
+		fail(w, "invalid_auth")
+		return nil, false
+	}
+	return args, true
+}
+
+// update is chat.update: a message the bot posted gets new text and blocks.
+func (a *API) update(w http.ResponseWriter, r *http.Request) {
+	args, ok := a.authorized(w, r)
+	if !ok {
+		return
+	}
+	channel, ts, text := fakeapi.Str(args, "channel"), fakeapi.Str(args, "ts"), fakeapi.Str(args, "text")
+	found := false
+	for _, d := range a.Recorder().Delivered() {
+		found = found || (d.Platform == message.Slack && d.Chat == channel && d.MessageID == ts)
+	}
+	switch {
+	case !channelID(channel):
+		fail(w, "channel_not_found")
+		return
+	case !found:
+		fail(w, "message_not_found")
+		return
+	case text == "":
+		fail(w, "no_text")
+		return
+	}
+	controls, refusal := blocks(args)
+	if refusal != "" {
+		fail(w, refusal)
+		return
+	}
+	a.Recorder().Edited(fakeapi.Edit{Platform: message.Slack, Chat: channel, MessageID: ts, Text: text, Controls: controls})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": channel, "ts": ts, "text": text})
+}
+
+// postEphemeral is chat.postEphemeral: a message only user sees.
+func (a *API) postEphemeral(w http.ResponseWriter, r *http.Request) {
+	args, ok := a.authorized(w, r)
+	if !ok {
+		return
+	}
+	channel, user, text := fakeapi.Str(args, "channel"), fakeapi.Str(args, "user"), fakeapi.Str(args, "text")
+	switch {
+	case !channelID(channel):
+		fail(w, "channel_not_found")
+		return
+	case user == "":
+		fail(w, "user_not_in_channel")
+		return
+	case text == "":
+		fail(w, "no_text")
+		return
+	}
+	a.Recorder().Notified(fakeapi.Notice{Platform: message.Slack, Chat: channel, User: user, Text: text})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "message_ts": "1764432999.000001"})
+}
+
+// BlockActions is the interactivity request Slack sends when user presses
+// the control carrying data (a button: its value) on the bot's message ts in
+// channel of team, at actionTS: the form-encoded payload, to sign with Sign.
+// values, when set, make it a checkboxes change holding them.
+func BlockActions(team, channel, user, ts, actionTS, data string, values ...string) []byte {
+	action := map[string]any{"type": "button", "action_id": data, "block_id": "q", "value": data, "action_ts": actionTS}
+	if values != nil {
+		opts := []map[string]any{}
+		for _, v := range values {
+			opts = append(opts, map[string]any{"value": v})
+		}
+		action = map[string]any{"type": "checkboxes", "action_id": data, "block_id": "q", "selected_options": opts, "action_ts": actionTS}
+	}
+	payload, _ := json.Marshal(map[string]any{
+		"type":      "block_actions",
+		"user":      map[string]any{"id": user, "team_id": team},
+		"team":      map[string]any{"id": team},
+		"container": map[string]any{"type": "message", "message_ts": ts, "channel_id": channel, "is_ephemeral": false},
+		"channel":   map[string]any{"id": channel},
+		"message":   map[string]any{"type": "message", "ts": ts, "user": botUser, "bot_id": botID},
+		"actions":   []any{action},
+	})
+	return []byte("payload=" + url.QueryEscape(string(payload)))
 }

@@ -4,8 +4,11 @@
 // its error format ({"ok":false,"error_code":…,"description":…}). It
 // records what it accepts in a fakeapi.Recorder.
 //
-// It serves POST /bot<token>/sendMessage, /bot<token>/sendChatAction and
-// /bot<token>/getMe. Headers signs inbound updates as Telegram sends them.
+// It serves POST /bot<token>/sendMessage (with an inline keyboard),
+// /bot<token>/editMessageText, /bot<token>/answerCallbackQuery,
+// /bot<token>/sendChatAction and /bot<token>/getMe. Headers signs inbound
+// updates as Telegram sends them; CallbackQuery is the update a press of a
+// button sends.
 //
 // Bot API reference: https://core.telegram.org/bots/api
 package faketelegram
@@ -130,6 +133,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.sendChatAction(w, args)
 	case "sendMessage":
 		a.sendMessage(w, args)
+	case "editMessageText":
+		a.editMessageText(w, args)
+	case "answerCallbackQuery":
+		a.answerCallbackQuery(w, args)
 	default:
 		fail(w, http.StatusNotFound, "Not Found", nil)
 	}
@@ -188,6 +195,10 @@ func (a *API) sendMessage(w http.ResponseWriter, args map[string]json.RawMessage
 			case mode != "" && !parseModes[mode]:
 				refusal = "Bad Request: unsupported parse_mode"
 			}
+			controls, kbErr := keyboard(args)
+			if refusal == "" && kbErr != "" {
+				refusal = kbErr
+			}
 			if refusal != "" {
 				fail(w, http.StatusBadRequest, refusal, nil)
 				return fakeapi.Delivery{}, false
@@ -198,7 +209,7 @@ func (a *API) sendMessage(w http.ResponseWriter, args map[string]json.RawMessage
 			if raw, ok := args["reply_parameters"]; ok {
 				_ = json.Unmarshal(raw, &reply)
 			}
-			return fakeapi.Delivery{Chat: chat, Thread: fakeapi.Str(args, "message_thread_id"), Text: text, ReplyTo: reply.MessageID.String(), Args: args}, true
+			return fakeapi.Delivery{Chat: chat, Thread: fakeapi.Str(args, "message_thread_id"), Text: text, ReplyTo: reply.MessageID.String(), Args: args, Controls: controls}, true
 		},
 		Answer: a.answer,
 	})
@@ -258,4 +269,117 @@ func (a *API) answer(w http.ResponseWriter, d fakeapi.Delivery) {
 		msg["reply_to_message"] = map[string]any{"message_id": n, "chat": chat, "date": d.At.Unix()}
 	}
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": msg})
+}
+
+// keyboard reads reply_markup's inline keyboard as the Bot API checks it:
+// every button has text and 1-64 bytes of callback_data.
+func keyboard(args map[string]json.RawMessage) ([]fakeapi.Control, string) {
+	raw, ok := args["reply_markup"]
+	if !ok {
+		return nil, ""
+	}
+	var kb struct {
+		InlineKeyboard [][]struct {
+			Text         string `json:"text"`
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal(raw, &kb); err != nil {
+		return nil, "Bad Request: can't parse reply keyboard markup JSON object"
+	}
+	var out []fakeapi.Control
+	for _, row := range kb.InlineKeyboard {
+		for _, b := range row {
+			switch {
+			case b.Text == "":
+				return nil, "Bad Request: text buttons are unallowed in the inline keyboard"
+			case b.CallbackData == "" || len(b.CallbackData) > 64:
+				return nil, "Bad Request: BUTTON_DATA_INVALID"
+			}
+			out = append(out, fakeapi.Control{Label: b.Text, Data: b.CallbackData})
+		}
+	}
+	return out, ""
+}
+
+// editMessageText changes a message the bot sent: its text, and its
+// keyboard (an empty one removes it).
+func (a *API) editMessageText(w http.ResponseWriter, args map[string]json.RawMessage) {
+	chat, id, text := fakeapi.Str(args, "chat_id"), fakeapi.Str(args, "message_id"), fakeapi.Str(args, "text")
+	if msg := chatError(chat); msg != "" {
+		fail(w, http.StatusBadRequest, msg, nil)
+		return
+	}
+	sent := a.sentMessage(chat, id)
+	switch {
+	case sent == nil:
+		fail(w, http.StatusBadRequest, "Bad Request: message to edit not found", nil)
+		return
+	case strings.TrimSpace(text) == "":
+		fail(w, http.StatusBadRequest, "Bad Request: message text is empty", nil)
+		return
+	case len(utf16.Encode([]rune(text))) > TextLimit:
+		fail(w, http.StatusBadRequest, "Bad Request: MESSAGE_TOO_LONG", nil)
+		return
+	}
+	controls, kbErr := keyboard(args)
+	if kbErr != "" {
+		fail(w, http.StatusBadRequest, kbErr, nil)
+		return
+	}
+	a.Recorder().Edited(fakeapi.Edit{Platform: message.Telegram, Chat: chat, MessageID: id, Text: text, Controls: controls})
+	d := *sent
+	d.Text = text
+	a.answer(w, d)
+}
+
+// sentMessage finds a message this bot delivered into chat.
+func (a *API) sentMessage(chat, id string) *fakeapi.Delivery {
+	for _, d := range a.Recorder().Delivered() {
+		if d.Platform == message.Telegram && d.Chat == chat && d.MessageID == id {
+			return &d
+		}
+	}
+	return nil
+}
+
+// answerCallbackQuery answers a press: its text, if any, shows as a toast
+// to the presser alone.
+func (a *API) answerCallbackQuery(w http.ResponseWriter, args map[string]json.RawMessage) {
+	id, text := fakeapi.Str(args, "callback_query_id"), fakeapi.Str(args, "text")
+	if id == "" {
+		fail(w, http.StatusBadRequest, "Bad Request: query is too old and response timeout expired or query ID is invalid", nil)
+		return
+	}
+	if len([]rune(text)) > 200 {
+		fail(w, http.StatusBadRequest, "Bad Request: MESSAGE_TOO_LONG", nil)
+		return
+	}
+	a.Recorder().Notified(fakeapi.Notice{Platform: message.Telegram, AckID: id, Text: text})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": true})
+}
+
+// CallbackQuery is the update Telegram sends when user (in a private chat,
+// chat == user) presses the button carrying data on message messageID of
+// chat: a callback_query with a fresh id.
+func CallbackQuery(updateID, queryID int64, chat, user int64, messageID int64, data string) []byte {
+	chatType := "supergroup"
+	if chat > 0 {
+		chatType = "private"
+	}
+	b, _ := json.Marshal(map[string]any{
+		"update_id": updateID,
+		"callback_query": map[string]any{
+			"id":            strconv.FormatInt(queryID, 10),
+			"from":          map[string]any{"id": user, "is_bot": false, "first_name": "Ada"},
+			"chat_instance": "-1",
+			"data":          data,
+			"message": map[string]any{
+				"message_id": messageID, "date": 1764432000, "text": "question",
+				"chat": map[string]any{"id": chat, "type": chatType},
+				"from": map[string]any{"id": 7000000001, "is_bot": true, "first_name": botName},
+			},
+		},
+	})
+	return b
 }

@@ -2,6 +2,7 @@ package events
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -255,7 +256,14 @@ type Payload struct {
 	// Data is structured content for the agent: a JSON object of at most
 	// MaxDataLen bytes.
 	Data json.RawMessage `json:"data,omitempty"`
+	// Owner, when set, is who may answer a question the agent asks in this
+	// turn: a user id on the target's platform (the Telegram user id, the
+	// Slack user id). Unset: anyone in the chat. At most MaxOwnerLen bytes.
+	Owner string `json:"owner,omitempty"`
 }
+
+// MaxOwnerLen bounds Payload.Owner.
+const MaxOwnerLen = 64
 
 // Target names a conversation: message.Thread's fields.
 type Target struct {
@@ -312,11 +320,14 @@ func (r *Receiver) parseStandard(req *platform.Request, verified []*Source) (pla
 	if strings.TrimSpace(p.Text) == "" && len(data) == 0 {
 		return platform.Parsed{}, fmt.Errorf("%w: text or data is required", platform.ErrMalformed)
 	}
+	if len(p.Owner) > MaxOwnerLen || !validID(cmp.Or(p.Owner, "-")) {
+		return platform.Parsed{}, fmt.Errorf("%w: owner must be 1-%d visible ASCII characters", platform.ErrMalformed, MaxOwnerLen)
+	}
 	ts, _ := strconv.ParseInt(req.Header.Get(standardwebhooks.HeaderTimestamp), 10, 64) // verified
 	return platform.Parsed{Events: []message.Event{{
 		Platform: message.Events, Account: src.Name, EventID: id, Kind: message.KindProactive,
 		Thread: th, Sender: message.Sender{ID: src.Name, Name: src.Name},
-		Text: p.Text, Time: time.Unix(ts, 0).UTC(), Data: data,
+		Text: p.Text, Time: time.Unix(ts, 0).UTC(), Data: data, Owner: p.Owner,
 	}}}, nil
 }
 
@@ -329,7 +340,7 @@ func truncate(s string, n int) string {
 
 // payloadFields and targetFields are the keys a payload may hold.
 var (
-	payloadFields = []string{"id", "source", "target", "text", "data"}
+	payloadFields = []string{"id", "source", "target", "text", "data", "owner"}
 	targetFields  = []string{"platform", "account", "chat", "thread"}
 )
 

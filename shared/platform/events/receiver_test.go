@@ -382,3 +382,26 @@ func TestSourcesConfiguration(t *testing.T) {
 		t.Fatalf("empty configuration = %v, %v", src, err)
 	}
 }
+
+// TestOwnerNamesWhoMayAnswer: a payload's owner reaches the event, and a
+// malformed one is refused.
+func TestOwnerNamesWhoMayAnswer(t *testing.T) {
+	t.Parallel()
+	r := newReceiver(t)
+	body := []byte(`{"source":"cron","text":"pick one","owner":"42","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`)
+	req := signed(t, "msg_owner_1", sampleTime, body)
+	if err := r.Verify(req); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Parse(req)
+	if err != nil || len(got.Events) != 1 || got.Events[0].Owner != "42" {
+		t.Fatalf("Parse = %+v, %v", got, err)
+	}
+	bad := signed(t, "msg_owner_2", sampleTime, []byte(`{"source":"cron","text":"x","owner":"a b","target":{"platform":"telegram","account":"7000000001","chat":"42"}}`))
+	if err := r.Verify(bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Parse(bad); !errors.Is(err, platform.ErrMalformed) {
+		t.Fatalf("an owner with a space: %v", err)
+	}
+}

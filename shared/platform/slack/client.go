@@ -1,12 +1,10 @@
 package slack
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
@@ -78,40 +76,26 @@ func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt,
 }
 
 func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	return c.postWith(ctx, m, nil)
+}
+
+// postWith posts m's text with chat.postMessage, with blocks when set.
+func (c *Client) postWith(ctx context.Context, m message.Outgoing, blocks []SlackBlock) (message.Receipt, error) {
 	text, err := platform.TextFor(c.TeamID, m)
 	if err != nil {
 		return message.Receipt{}, err
 	}
-	msg := SlackPostMessage{Channel: m.Thread.Chat, Text: text, ThreadTS: m.Thread.Thread}
+	msg := SlackPostMessage{Channel: m.Thread.Chat, Text: text, ThreadTS: m.Thread.Thread, Blocks: blocks}
 	if !c.TrustMarkup {
 		off := false
 		msg.Text, msg.LinkNames, msg.Mrkdwn = inert.Replace(text), &off, &off
 	}
-	api := platform.API{Name: "Web API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
-	// Without a charset Slack answers with a warning, missing_charset.
-	header := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Authorization": {"Bearer " + c.Token}}
-	resp, err := api.PostJSON(ctx, "/chat.postMessage", header, msg)
+	r, err := c.call(ctx, "/chat.postMessage", msg)
 	if err != nil {
 		return message.Receipt{}, err
 	}
-	if resp.Status != http.StatusOK {
-		// Slack answers chat.postMessage with 200 for every channel error:
-		// any other status is the edge's or a wrong BaseURL's.
-		return message.Receipt{}, platform.StatusFailure(resp.Status, resp.Header)
-	}
-	var r SlackPostMessageResponse
-	if err := api.Decode(resp, &r); err != nil {
-		return message.Receipt{}, err
-	}
-	if !r.OK {
-		se := &message.SendError{Class: errorClass(r.Error), Status: resp.Status, Reason: platform.Reason(cmp.Or(r.Error, "ok:false without error"))}
-		if se.Class == message.FailRateLimit {
-			se.RetryAfter = platform.RetryAfter(resp.Header, time.Now())
-		}
-		return message.Receipt{}, se
-	}
 	if r.TS == "" {
-		return message.Receipt{}, &message.SendError{Class: message.FailUnknown, Status: resp.Status, Reason: "answer has no ts"}
+		return message.Receipt{}, &message.SendError{Class: message.FailUnknown, Status: http.StatusOK, Reason: "answer has no ts"}
 	}
 	return message.Receipt{MessageIDs: []string{r.TS}}, nil
 }

@@ -314,8 +314,17 @@ func (r *Receiver) interaction(body []byte) (platform.Parsed, error) {
 		}
 		id := channel + ":" + c.MessageTS + ":" + a.ActionTS
 		data := a.Value
-		if data == "" && a.SelectedOption != nil {
+		var values []string
+		switch {
+		case data == "" && a.SelectedOption != nil:
 			data = a.SelectedOption.Value
+		case data == "" && (a.Type == "checkboxes" || a.Type == "multi_static_select"):
+			// The whole choice, every time it changes: Done submits it.
+			data = a.ActionID
+			values = []string{}
+			for _, o := range a.SelectedOptions {
+				values = append(values, o.Value)
+			}
 		}
 		if data == "" {
 			// A link button, a date picker, a multi-select: nothing of a
@@ -332,7 +341,7 @@ func (r *Receiver) interaction(body []byte) (platform.Parsed, error) {
 			Sender:   message.Sender{ID: user},
 			ChatType: chatType,
 			Time:     tsTime(a.ActionTS, 0),
-			Press:    &message.Press{Data: data, MessageID: c.MessageTS},
+			Press:    &message.Press{Data: data, Values: values, MessageID: c.MessageTS},
 		})
 	}
 	if len(out.Events) == 0 {

@@ -158,12 +158,62 @@ type SlackAction struct {
 	BlockID        string       `json:"block_id,omitempty"`
 	Value          string       `json:"value,omitempty"`
 	SelectedOption *SlackOption `json:"selected_option,omitempty"`
-	ActionTS       string       `json:"action_ts"`
+	// SelectedOptions are what checkboxes or a multi-select hold now.
+	SelectedOptions []SlackOption `json:"selected_options,omitempty"`
+	ActionTS        string        `json:"action_ts"`
 }
 
-// SlackOption is a select's option.
+// SlackOption is a select's or checkboxes' option.
 type SlackOption struct {
-	Value string `json:"value"`
+	Text  *SlackText `json:"text,omitempty"`
+	Value string     `json:"value"`
+}
+
+// SlackText is a Block Kit text object. Parley writes plain_text only:
+// Slack parses no mention or markup in it.
+type SlackText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// SlackBlock is a Block Kit block Parley sends: a section of text, or an
+// actions block of controls.
+type SlackBlock struct {
+	Type     string         `json:"type"`
+	BlockID  string         `json:"block_id,omitempty"`
+	Text     *SlackText     `json:"text,omitempty"`
+	Elements []SlackElement `json:"elements,omitempty"`
+}
+
+// SlackElement is a control of an actions block: a button, a static
+// select, checkboxes, or a multi-select.
+type SlackElement struct {
+	Type           string        `json:"type"`
+	ActionID       string        `json:"action_id"`
+	Text           *SlackText    `json:"text,omitempty"`
+	Value          string        `json:"value,omitempty"`
+	Placeholder    *SlackText    `json:"placeholder,omitempty"`
+	Options        []SlackOption `json:"options,omitempty"`
+	InitialOptions []SlackOption `json:"initial_options,omitempty"`
+}
+
+// SlackUpdate is the body of chat.update.
+type SlackUpdate struct {
+	Channel   string       `json:"channel"`
+	TS        string       `json:"ts"`
+	Text      string       `json:"text"`
+	Blocks    []SlackBlock `json:"blocks"`
+	LinkNames *bool        `json:"link_names,omitempty"`
+}
+
+// SlackPostEphemeral is the body of chat.postEphemeral: a message only
+// User sees.
+type SlackPostEphemeral struct {
+	Channel   string `json:"channel"`
+	User      string `json:"user"`
+	Text      string `json:"text"`
+	ThreadTS  string `json:"thread_ts,omitempty"`
+	LinkNames *bool  `json:"link_names,omitempty"`
 }
 
 // SlackPostMessage is the body of chat.postMessage.
@@ -173,7 +223,8 @@ type SlackPostMessage struct {
 	ThreadTS  string `json:"thread_ts,omitempty"`
 	LinkNames *bool  `json:"link_names,omitempty"`
 	// Mrkdwn false shows *bold*, _italic_ and `code` as typed.
-	Mrkdwn *bool `json:"mrkdwn,omitempty"`
+	Mrkdwn *bool        `json:"mrkdwn,omitempty"`
+	Blocks []SlackBlock `json:"blocks,omitempty"`
 }
 
 // SlackPostMessageResponse is chat.postMessage's answer: TS of the new

@@ -43,10 +43,11 @@ func (adapter) Settings() []platform.Setting {
 	}
 }
 
-// Capabilities: 4096 UTF-16 code units, a typing indicator, no idempotency
-// key (a resent message after an unknown outcome may appear twice).
+// Capabilities: 4096 UTF-16 code units, a typing indicator, inline
+// keyboards for questions, editable messages, no idempotency key (a resent
+// message after an unknown outcome may appear twice).
 func (adapter) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Typing: true}
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Typing: true, Buttons: true, Edit: true}
 }
 
 func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {

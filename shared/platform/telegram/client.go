@@ -68,11 +68,17 @@ func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt,
 }
 
 func (c *Client) send(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	return c.sendWith(ctx, m, nil)
+}
+
+// sendWith sends m's text with sendMessage, with an inline keyboard when kb
+// is set.
+func (c *Client) sendWith(ctx context.Context, m message.Outgoing, kb *TelegramInlineKeyboardMarkup) (message.Receipt, error) {
 	text, err := platform.TextFor(c.BotID, m)
 	if err != nil {
 		return message.Receipt{}, err
 	}
-	args := TelegramSendMessage{ChatID: TelegramChatID(m.Thread.Chat), Text: text}
+	args := TelegramSendMessage{ChatID: TelegramChatID(m.Thread.Chat), Text: text, ReplyMarkup: kb}
 	if args.MessageThreadID, err = optionalID("message_thread_id", m.Thread.Thread); err != nil {
 		return message.Receipt{}, err
 	}

@@ -284,7 +284,7 @@ func TestTyping(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	t.Parallel()
 	got := Adapter.Capabilities()
-	want := message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16, Typing: true}
+	want := message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16, Typing: true, Buttons: true, Edit: true}
 	if got != want {
 		t.Fatalf("Capabilities = %+v", got)
 	}

@@ -153,10 +153,38 @@ func (c *TelegramChatID) UnmarshalJSON(b []byte) error {
 
 // TelegramSendMessage is the body of sendMessage.
 type TelegramSendMessage struct {
-	ChatID          TelegramChatID           `json:"chat_id"`
-	MessageThreadID int64                    `json:"message_thread_id,omitempty"`
-	Text            string                   `json:"text"`
-	ReplyParameters *TelegramReplyParameters `json:"reply_parameters,omitempty"`
+	ChatID          TelegramChatID                `json:"chat_id"`
+	MessageThreadID int64                         `json:"message_thread_id,omitempty"`
+	Text            string                        `json:"text"`
+	ReplyParameters *TelegramReplyParameters      `json:"reply_parameters,omitempty"`
+	ReplyMarkup     *TelegramInlineKeyboardMarkup `json:"reply_markup,omitempty"`
+}
+
+// TelegramInlineKeyboardMarkup is a message's inline keyboard: rows of
+// buttons. An empty keyboard removes the buttons of an edited message.
+type TelegramInlineKeyboardMarkup struct {
+	InlineKeyboard [][]TelegramInlineKeyboardButton `json:"inline_keyboard"`
+}
+
+// TelegramInlineKeyboardButton is a button whose press sends CallbackData
+// (1-64 bytes) back in a callback_query.
+type TelegramInlineKeyboardButton struct {
+	Text         string `json:"text"`
+	CallbackData string `json:"callback_data"`
+}
+
+// TelegramEditMessageText is the body of editMessageText.
+type TelegramEditMessageText struct {
+	ChatID      TelegramChatID                `json:"chat_id"`
+	MessageID   int64                         `json:"message_id"`
+	Text        string                        `json:"text"`
+	ReplyMarkup *TelegramInlineKeyboardMarkup `json:"reply_markup,omitempty"`
+}
+
+// TelegramAnswerCallbackQuery is the body of answerCallbackQuery.
+type TelegramAnswerCallbackQuery struct {
+	CallbackQueryID string `json:"callback_query_id"`
+	Text            string `json:"text,omitempty"`
 }
 
 // TelegramReplyParameters describes the message a sent message replies to.

@@ -32,6 +32,9 @@ type Store interface {
 	DueForSweep(ctx context.Context, now time.Time, limit int) ([]store.SweepEntry, error)
 	Reschedule(ctx context.Context, key string, from, to time.Time) error
 	Unsweep(ctx context.Context, key string, from time.Time) error
+	GetQuestion(ctx context.Context, key string) (store.Question, error)
+	AskQuestion(ctx context.Context, q store.Question) (store.Question, bool, error)
+	UpdateQuestion(ctx context.Context, q store.Question) (store.Question, error)
 }
 
 // Exercise runs the suite. newStore returns an empty store for one test.
@@ -46,6 +49,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("SweepList", func(t *testing.T) { t.Parallel(); sweepList(t, newStore(t)) })
 	t.Run("Deferred", func(t *testing.T) { t.Parallel(); deferred(t, newStore(t)) })
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); triageSuite(t, newStore) })
+	t.Run("Questions", func(t *testing.T) { t.Parallel(); questions(t, newStore(t)) })
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
+	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/telegram"
+)
+
+// pressUsage is how to press a control of a question make run printed.
+const pressUsage = "usage: parley-local press telegram|slack CHAT MESSAGE DATA [USER]"
+
+// pressHint is what make run prints under a question's control: the
+// command that presses it, ready to paste.
+func pressHint(d fakeapi.Delivery, c fakeapi.Control) string {
+	switch d.Platform {
+	case message.Telegram, message.Slack:
+		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press %s %s %s '%s'", d.Platform, d.Chat, d.MessageID, c.Data)
+	}
+	return ""
+}
+
+var pressSeq atomic.Int64
+
+// press posts, signed as its platform signs it, the webhook a person's press
+// of the control carrying data on message (chat's) sends: a Telegram
+// callback_query, a Slack block_actions. USER is who presses: Ada by
+// default, the sample identity of events/README.md.
+func press(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
+	if len(args) < 4 || len(args) > 5 {
+		return fmt.Errorf("%s", pressUsage)
+	}
+	platform, chat, msg, data := args[0], args[1], args[2], args[3]
+	now := time.Now()
+	seq := now.UnixNano()/1000 + pressSeq.Add(1)
+	env := func(k string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return demo[k]
+	}
+	var body []byte
+	var hdr http.Header
+	switch platform {
+	case "telegram":
+		c, err1 := strconv.ParseInt(chat, 10, 64)
+		m, err2 := strconv.ParseInt(msg, 10, 64)
+		user := int64(42)
+		if len(args) == 5 {
+			var err error
+			if user, err = strconv.ParseInt(args[4], 10, 64); err != nil {
+				return fmt.Errorf("USER: want a Telegram user id")
+			}
+		}
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("CHAT and MESSAGE: want Telegram's integer ids")
+		}
+		body = faketelegram.CallbackQuery(seq%1_000_000_000, seq, c, user, m, data)
+		hdr = fakeplatform.TelegramHeaders(env(telegram.SettingWebhookSecret))
+	case "slack":
+		user := "U0ADA00001"
+		if len(args) == 5 {
+			user = args[4]
+		}
+		actionTS := fmt.Sprintf("%d.%06d", now.Unix(), seq%1_000_000)
+		body = fakeslack.BlockActions(strings.ToUpper(env(slack.SettingTeamID)), chat, user, msg, actionTS, data)
+		hdr = fakeplatform.SignSlack(env(slack.SettingSigningSecret), now, body)
+	default:
+		return fmt.Errorf("%s", pressUsage)
+	}
+	return send(ctx, out, getenv, platform, hdr, body)
+}

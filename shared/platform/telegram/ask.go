@@ -1,0 +1,136 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
+)
+
+var (
+	_ platform.Asker        = (*Client)(nil)
+	_ platform.Editor       = (*Client)(nil)
+	_ platform.Acknowledger = (*Client)(nil)
+)
+
+// buttonLabel is the most of a label a button shows; Telegram truncates
+// longer ones on narrow screens anyway.
+const buttonLabel = 48
+
+// Ask posts a question message (m.Content.Prompt) with sendMessage and an
+// inline keyboard: one option a row (two a row past eight options), a ✓ on
+// the chosen ones of a multi-select, then the actions. Every button's
+// callback_data is the control's own data. Failures are classified like
+// Send's.
+func (c *Client) Ask(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	p := m.Content.Prompt
+	if p == nil {
+		return message.Receipt{}, fmt.Errorf("telegram sendMessage: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "content is not a question"})
+	}
+	kb, err := keyboard(*p)
+	if err != nil {
+		return message.Receipt{}, fmt.Errorf("telegram sendMessage: %w", err)
+	}
+	m.Content = message.Text(p.Text)
+	rc, err := c.sendWith(ctx, m, kb)
+	if err != nil {
+		return message.Receipt{}, fmt.Errorf("telegram sendMessage: %w", err)
+	}
+	return rc, nil
+}
+
+// Edit changes a message the bot sent with editMessageText: new text, or a
+// prompt with its keyboard changed (a closed prompt removes it).
+func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, content message.Content) error {
+	if err := platform.CheckThread(c.BotID, t); err != nil {
+		return fmt.Errorf("telegram editMessageText: %w", err)
+	}
+	id, err := strconv.ParseInt(messageID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("telegram editMessageText: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "message_id is not an integer"})
+	}
+	args := TelegramEditMessageText{ChatID: TelegramChatID(t.Chat), MessageID: id, Text: content.Text}
+	if p := content.Prompt; p != nil {
+		if args.ReplyMarkup, err = keyboard(*p); err != nil {
+			return fmt.Errorf("telegram editMessageText: %w", err)
+		}
+		args.Text = p.Text
+	}
+	if args.Text == "" {
+		return fmt.Errorf("telegram editMessageText: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "no text"})
+	}
+	var edited TelegramMessage
+	if err := c.call(ctx, "editMessageText", args, &edited); err != nil {
+		return fmt.Errorf("telegram editMessageText: %w", err)
+	}
+	return nil
+}
+
+// Acknowledge answers a press with answerCallbackQuery, so the button's
+// spinner stops; a notice shows as a brief toast to the presser alone.
+func (c *Client) Acknowledge(ctx context.Context, ev message.Event, notice string) error {
+	if ev.Press == nil || ev.Press.AckID == "" {
+		return fmt.Errorf("telegram answerCallbackQuery: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "no callback query to answer"})
+	}
+	if err := platform.CheckThread(c.BotID, ev.Thread); err != nil {
+		return fmt.Errorf("telegram answerCallbackQuery: %w", err)
+	}
+	var ok bool
+	if err := c.call(ctx, "answerCallbackQuery", TelegramAnswerCallbackQuery{CallbackQueryID: ev.Press.AckID, Text: notice}, &ok); err != nil {
+		return fmt.Errorf("telegram answerCallbackQuery: %w", err)
+	}
+	return nil
+}
+
+// keyboard lays a prompt out as an inline keyboard. A closed prompt gets an
+// empty one, which removes the buttons of an edited message.
+func keyboard(p message.Prompt) (*TelegramInlineKeyboardMarkup, error) {
+	kb := &TelegramInlineKeyboardMarkup{InlineKeyboard: [][]TelegramInlineKeyboardButton{}}
+	perRow := 1
+	if len(p.Options) > 8 {
+		perRow = 2
+	}
+	var row []TelegramInlineKeyboardButton
+	for _, o := range p.Options {
+		label := o.Label
+		if o.Selected {
+			label = "✓ " + label
+		}
+		b, err := button(label, o.Data)
+		if err != nil {
+			return nil, err
+		}
+		if row = append(row, b); len(row) == perRow {
+			kb.InlineKeyboard, row = append(kb.InlineKeyboard, row), nil
+		}
+	}
+	if len(row) > 0 {
+		kb.InlineKeyboard = append(kb.InlineKeyboard, row)
+	}
+	row = nil
+	for _, a := range p.Actions {
+		b, err := button(a.Label, a.Data)
+		if err != nil {
+			return nil, err
+		}
+		row = append(row, b)
+	}
+	if len(row) > 0 {
+		kb.InlineKeyboard = append(kb.InlineKeyboard, row)
+	}
+	return kb, nil
+}
+
+func button(label, data string) (TelegramInlineKeyboardButton, error) {
+	if data == "" || len(data) > message.MaxControlData {
+		return TelegramInlineKeyboardButton{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "callback data must be 1-64 bytes"}
+	}
+	if utf8.RuneCountInString(label) > buttonLabel {
+		r := []rune(label)
+		label = string(r[:buttonLabel-1]) + "…"
+	}
+	return TelegramInlineKeyboardButton{Text: label, CallbackData: data}, nil
+}
