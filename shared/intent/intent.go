@@ -66,8 +66,12 @@ type Unit struct {
 	NextAt time.Time
 	// Resent is true when the unit was sent again after an unknown outcome;
 	// Resends counts those sends.
-	Resent    bool
-	Resends   int
+	Resent  bool
+	Resends int
+	// Reported is the furthest delivery state the platform reported for
+	// a sent unit (message.StatusDelivered, StatusRead), on platforms that
+	// report statuses; empty until one arrives.
+	Reported  string
 	UpdatedAt time.Time
 }
 

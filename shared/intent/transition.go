@@ -41,6 +41,8 @@ type Transition struct {
 	NextAt  time.Time
 	Resent  bool
 	Resends int
+	// Reported is the unit's reported delivery state after the change.
+	Reported string
 	// Attention marks the intent for an operator (the attention index).
 	Attention bool
 	// SweepAt, when set, reschedules the intent on the sweeper's list.
@@ -72,7 +74,7 @@ func Resend(u Unit, idx int, now, leaseUntil time.Time) Transition {
 		RequirePrevTerminal: true,
 		To:                  message.UnitSending, NextAttempt: u.Attempt + 1, LeaseUntil: leaseUntil,
 		FailureClass: u.FailureClass, FailureReason: u.FailureReason,
-		Resent: true, Resends: u.Resends + 1, At: now,
+		Resent: true, Resends: u.Resends + 1, Reported: u.Reported, At: now,
 	}
 }
 
@@ -85,7 +87,7 @@ func MarkSent(u Unit, idx int, now time.Time, receipt message.Receipt) Transitio
 		Name: "sent", Unit: idx,
 		From: []message.UnitState{message.UnitSending, message.UnitUnknown}, Attempt: u.Attempt,
 		To: message.UnitSent, NextAttempt: u.Attempt,
-		Receipt: receipt.MessageIDs, SentAt: now, Resent: u.Resent, Resends: u.Resends,
+		Receipt: receipt.MessageIDs, SentAt: now, Resent: u.Resent, Resends: u.Resends, Reported: u.Reported,
 		At: now,
 	}
 }
@@ -97,7 +99,7 @@ func MarkRetryable(u Unit, idx int, now, next time.Time, class message.FailureCl
 		Name: "retry", Unit: idx,
 		From: []message.UnitState{message.UnitSending}, Attempt: u.Attempt,
 		To: message.UnitPending, NextAttempt: u.Attempt,
-		FailureClass: class, FailureReason: reason, NextAt: next, Resent: u.Resent, Resends: u.Resends,
+		FailureClass: class, FailureReason: reason, NextAt: next, Resent: u.Resent, Resends: u.Resends, Reported: u.Reported,
 		SweepAt: next.Add(SweepGrace), At: now,
 	}
 }
@@ -109,7 +111,7 @@ func MarkFailed(u Unit, idx int, now time.Time, class message.FailureClass, reas
 		Name: "fail", Unit: idx,
 		From: []message.UnitState{message.UnitSending, message.UnitPending}, Attempt: u.Attempt,
 		To: message.UnitFailed, NextAttempt: u.Attempt,
-		FailureClass: class, FailureReason: reason, Resent: u.Resent, Resends: u.Resends,
+		FailureClass: class, FailureReason: reason, Resent: u.Resent, Resends: u.Resends, Reported: u.Reported,
 		Attention: true, At: now,
 	}
 }
@@ -122,7 +124,7 @@ func GiveUp(u Unit, idx int, now time.Time, reason string) Transition {
 		Name: "give_up", Unit: idx,
 		From: []message.UnitState{message.UnitUnknown}, Attempt: u.Attempt,
 		To: message.UnitFailed, NextAttempt: u.Attempt,
-		FailureClass: message.FailUnknown, FailureReason: reason, Resent: u.Resent, Resends: u.Resends,
+		FailureClass: message.FailUnknown, FailureReason: reason, Resent: u.Resent, Resends: u.Resends, Reported: u.Reported,
 		Attention: true, At: now,
 	}
 }
@@ -135,13 +137,40 @@ func MarkUnknown(u Unit, idx int, now time.Time, reason string, abandoned bool) 
 		Name: "unknown", Unit: idx,
 		From: []message.UnitState{message.UnitSending}, Attempt: u.Attempt,
 		To: message.UnitUnknown, NextAttempt: u.Attempt,
-		FailureClass: message.FailUnknown, FailureReason: reason, Resent: u.Resent, Resends: u.Resends,
+		FailureClass: message.FailUnknown, FailureReason: reason, Resent: u.Resent, Resends: u.Resends, Reported: u.Reported,
 		Attention: true, At: now,
 	}
 	if abandoned {
 		t.LeaseExpiredBy = now
 	}
 	return t
+}
+
+// Report records a platform's report that a sent unit was delivered or
+// read. It changes nothing else, so it never races a unit's delivery.
+func Report(u Unit, idx int, now time.Time, state string) Transition {
+	return Transition{
+		Name: "report", Unit: idx,
+		From: []message.UnitState{message.UnitSent}, Attempt: u.Attempt,
+		To: message.UnitSent, NextAttempt: u.Attempt,
+		Receipt: u.Receipt, SentAt: u.SentAt, FailureClass: u.FailureClass, FailureReason: u.FailureReason,
+		Resent: u.Resent, Resends: u.Resends, Reported: state, At: now,
+	}
+}
+
+// MarkUndelivered fails a unit the platform accepted and later reported
+// failed (a WhatsApp "failed" status): the person never got it, so the
+// unit is failed with the platform's reason, for an operator, keeping its
+// receipt.
+func MarkUndelivered(u Unit, idx int, now time.Time, class message.FailureClass, reason string) Transition {
+	return Transition{
+		Name: "undelivered", Unit: idx,
+		From: []message.UnitState{message.UnitSent}, Attempt: u.Attempt,
+		To: message.UnitFailed, NextAttempt: u.Attempt,
+		Receipt: u.Receipt, SentAt: u.SentAt, FailureClass: class, FailureReason: reason,
+		Resent: u.Resent, Resends: u.Resends, Reported: message.StatusFailed,
+		Attention: true, At: now,
+	}
 }
 
 // Closing returns t marked to take the intent off the sweeper's list when it
@@ -170,6 +199,7 @@ func (in Intent) Apply(t Transition) Intent {
 	u.NextAt = t.NextAt
 	u.Resent = t.Resent
 	u.Resends = t.Resends
+	u.Reported = t.Reported
 	u.UpdatedAt = t.At
 	out.Units[t.Unit] = u
 	switch {

@@ -103,6 +103,17 @@ func TestAllowed(t *testing.T) {
 		{"UnknownAbandonedLeaseEndsNow", intentOf(sendingAtNow), intent.MarkUnknown(sendingAtNow, 0, t0, "abandoned", true), false},
 		{"UnknownFromPending", intentOf(pending), intent.MarkUnknown(pending, 0, t0, "timeout", false), false},
 		{"UnknownFromUnknown", intentOf(unknown), intent.MarkUnknown(unknown, 0, t0, "timeout", false), false},
+
+		// Report and MarkUndelivered: only a sent unit, at its attempt,
+		// whatever the units around it are doing.
+		{"ReportSent", intentOf(sent), intent.Report(sent, 0, t0, message.StatusRead), true},
+		{"ReportSentBehindSending", intentOf(sent, prevSending), intent.Report(sent, 0, t0, message.StatusDelivered), true},
+		{"ReportSending", intentOf(sendingLive), intent.Report(sendingLive, 0, t0, message.StatusRead), false},
+		{"ReportFailed", intentOf(failed), intent.Report(failed, 0, t0, message.StatusRead), false},
+		{"UndeliveredSent", intentOf(sent), intent.MarkUndelivered(sent, 0, t0, message.FailPermission, "131047"), true},
+		{"UndeliveredUnknown", intentOf(unknown), intent.MarkUndelivered(unknown, 0, t0, message.FailPermission, "131047"), false},
+		{"UndeliveredTwice", intentOf(unit("p", message.UnitFailed, 1)), intent.MarkUndelivered(sent, 0, t0, message.FailPermission, "x"), false},
+		{"UndeliveredStaleAttempt", intentOf(unit("p", message.UnitSent, 2)), intent.MarkUndelivered(sent, 0, t0, message.FailPermission, "x"), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

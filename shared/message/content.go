@@ -70,9 +70,16 @@ type Status struct {
 	MessageID string `json:"message_id"`
 	// State is StatusSent, StatusDelivered, StatusRead or StatusFailed.
 	State string `json:"state"`
-	// Code and Reason are the platform's error code and title when failed.
-	Code   string `json:"code,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	// Code and Reason are the platform's error code and title when failed,
+	// and Class what the adapter makes of the code (empty: permission, the
+	// platform refused to deliver).
+	Code   string       `json:"code,omitempty"`
+	Reason string       `json:"reason,omitempty"`
+	Class  FailureClass `json:"class,omitempty"`
+	// Tag is what Parley attached to the send for the platform to echo in
+	// its statuses (WhatsApp's biz_opaque_callback_data): the unit's
+	// idempotency key, which names the intent and unit without an index.
+	Tag string `json:"tag,omitempty"`
 }
 
 // Cancel is Parley's own notice that a question closed without an answer,

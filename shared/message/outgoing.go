@@ -69,7 +69,9 @@ type Capabilities struct {
 	// (platform.Reconciler).
 	Reconcile bool
 	// Statuses: the platform reports what became of each sent message
-	// (KindStatus events), so delivery keeps an index from the platform's
-	// message ids to the units they were.
+	// (KindStatus events), each naming the unit by the Status.Tag the
+	// sender attached (Outgoing.IdempotencyKey), so the turn function
+	// records it on the unit: a failure after an accepted send fails the
+	// unit; a report of a unit held unknown proves it was sent.
 	Statuses bool
 }

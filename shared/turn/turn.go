@@ -136,8 +136,11 @@ type Processor struct {
 	// Questions records the agent's questions; nil turns them off.
 	Questions Questions
 	// Inbox takes Parley's own events for a thread (a question's cancel).
-	Inbox  Inbox
-	Config Config
+	Inbox Inbox
+	// Reports records platforms' delivery statuses on units; nil drops
+	// them.
+	Reports Reports
+	Config  Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	Log *slog.Logger
@@ -158,8 +161,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	}
 	log := p.log().With("event_key", ev.Key(), "thread_key", ev.Thread.Key())
 	if ev.Kind == message.KindStatus {
-		log.Info("status dropped: this function does not track statuses", "outcome", "status_ignored")
-		return nil
+		return p.status(ctx, log, ev)
 	}
 	ch, ok := p.Channels[ev.Thread.Platform]
 	if !ok {

@@ -68,6 +68,7 @@ type unitItem struct {
 	NextAt     int64    `dynamodbav:"next,omitempty"`
 	Resent     bool     `dynamodbav:"resent"`
 	Resends    int      `dynamodbav:"rsn,omitempty"`
+	Reported   string   `dynamodbav:"rep,omitempty"`
 	UpdatedAt  int64    `dynamodbav:"upd"`
 }
 
@@ -93,7 +94,7 @@ func toItem(in intent.Intent) (intentItem, error) {
 			ID: u.ID, Text: u.Content.Text, ReplyTo: u.ReplyTo, State: string(u.State), Attempt: u.Attempt,
 			LeaseUntil: millis(u.LeaseUntil), Receipt: u.Receipt, SentAt: millis(u.SentAt),
 			FailClass: string(u.FailureClass), FailReason: u.FailureReason, NextAt: millis(u.NextAt), Resent: u.Resent, Resends: u.Resends,
-			UpdatedAt: millis(u.UpdatedAt),
+			Reported: u.Reported, UpdatedAt: millis(u.UpdatedAt),
 		}
 		switch k := u.Content.Kind(); k {
 		case message.ContentText:
@@ -147,7 +148,7 @@ func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
 			ID: u.ID, Content: u.content(), ReplyTo: u.ReplyTo, State: message.UnitState(u.State), Attempt: u.Attempt,
 			LeaseUntil: fromMillis(u.LeaseUntil), Receipt: u.Receipt, SentAt: fromMillis(u.SentAt),
 			FailureClass: message.FailureClass(u.FailClass), FailureReason: u.FailReason, NextAt: fromMillis(u.NextAt),
-			Resent: u.Resent, Resends: u.Resends, UpdatedAt: fromMillis(u.UpdatedAt),
+			Resent: u.Resent, Resends: u.Resends, Reported: u.Reported, UpdatedAt: fromMillis(u.UpdatedAt),
 		})
 	}
 	return in, nil
@@ -235,7 +236,7 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 	u := fmt.Sprintf("#units[%d]", t.Unit)
 	names := map[string]string{
 		"#pk": "pk", "#units": "units", "#st": "st", "#att": "att", "#lease": "lease", "#rcpt": "rcpt",
-		"#sent": "sent", "#fc": "fc", "#fr": "fr", "#next": "next", "#resent": "resent", "#rsn": "rsn", "#upd": "upd",
+		"#sent": "sent", "#fc": "fc", "#fr": "fr", "#next": "next", "#resent": "resent", "#rsn": "rsn", "#rep": "rep", "#upd": "upd",
 	}
 	receipt := []string{}
 	if t.Receipt != nil {
@@ -249,7 +250,7 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 		":att": num(int64(t.Attempt)), ":to": str(string(t.To)), ":natt": num(int64(t.NextAttempt)),
 		":lease": num(millis(t.LeaseUntil)), ":rcpt": rc, ":sent": num(millis(t.SentAt)),
 		":fc": str(string(t.FailureClass)), ":fr": str(t.FailureReason), ":next": num(millis(t.NextAt)),
-		":resent": &types.AttributeValueMemberBOOL{Value: t.Resent}, ":rsn": num(int64(t.Resends)), ":upd": num(millis(t.At)),
+		":resent": &types.AttributeValueMemberBOOL{Value: t.Resent}, ":rsn": num(int64(t.Resends)), ":rep": str(t.Reported), ":upd": num(millis(t.At)),
 	}
 
 	var from []string
@@ -278,7 +279,7 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 
 	set := []string{
 		u + ".#st = :to", u + ".#att = :natt", u + ".#lease = :lease", u + ".#rcpt = :rcpt",
-		u + ".#sent = :sent", u + ".#fc = :fc", u + ".#fr = :fr", u + ".#next = :next", u + ".#resent = :resent", u + ".#rsn = :rsn", u + ".#upd = :upd",
+		u + ".#sent = :sent", u + ".#fc = :fc", u + ".#fr = :fr", u + ".#next = :next", u + ".#resent = :resent", u + ".#rsn = :rsn", u + ".#rep = :rep", u + ".#upd = :upd",
 	}
 	if t.Attention {
 		names["#attn"], names["#attnat"] = "attn", "attn_at"

@@ -528,7 +528,7 @@ func model(t *testing.T, s Store) {
 			u.Attempt = max(u.Attempt-1, 0)
 		}
 		var tr intent.Transition
-		switch rng.IntN(8) {
+		switch rng.IntN(10) {
 		case 0:
 			tr = intent.Lease(u, i, now, now.Add(time.Minute))
 		case 1:
@@ -543,6 +543,10 @@ func model(t *testing.T, s Store) {
 			tr = intent.Resend(u, i, now, now.Add(time.Minute))
 		case 6:
 			tr = intent.GiveUp(u, i, now, "out of resends")
+		case 7:
+			tr = intent.Report(u, i, now, message.StatusRead)
+		case 8:
+			tr = intent.MarkUndelivered(u, i, now, message.FailPermission, "131047")
 		default:
 			tr = intent.Lease(u, i, now, now.Add(time.Minute))
 		}
@@ -559,7 +563,8 @@ func model(t *testing.T, s Store) {
 			for k := range want.Units {
 				w, g := want.Units[k], got.Units[k]
 				if w.State != g.State || w.Attempt != g.Attempt || !w.LeaseUntil.Equal(g.LeaseUntil) || w.Resent != g.Resent ||
-					w.FailureClass != g.FailureClass || w.FailureReason != g.FailureReason || !w.NextAt.Equal(g.NextAt) {
+					w.FailureClass != g.FailureClass || w.FailureReason != g.FailureReason || !w.NextAt.Equal(g.NextAt) ||
+					w.Reported != g.Reported || !slices.Equal(w.Receipt, g.Receipt) {
 					t.Fatalf("step %d unit %d: model %+v, store %+v", step, k, w, g)
 				}
 			}
