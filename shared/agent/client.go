@@ -137,6 +137,10 @@ func (c *Client) Call(ctx context.Context, req TurnRequest) (Reply, error) {
 		return Reply{}, permanent(0, fmt.Errorf("%w: no turn_id", ErrInvalidRequest))
 	}
 	req.Version = cmp.Or(req.Version, Version)
+	// The platform's right to answer the event (a LINE reply token, a
+	// Discord interaction token) is Parley's to use: it never reaches the
+	// agent, which may be a plain-HTTP endpoint.
+	req.Event.ReplyContext = nil
 	body, err := json.Marshal(req)
 	if err != nil {
 		// Only Event.Data or Answer.Content can fail (a NaN, a channel):
