@@ -339,6 +339,7 @@ func uses(fn resources.FunctionSpec) []resources.QueueSpec {
 		}
 	}
 	add(fn.Consumes)
+	add(fn.Wakes)
 	for _, q := range fn.SendsTo {
 		add(q)
 	}
@@ -427,6 +428,13 @@ func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Fu
 	}
 	for _, q := range fn.SendsTo {
 		s.Queues[q.Name].GrantSendMessages(role)
+	}
+	if q := fn.Wakes; q != nil {
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+			Grantee:      role,
+			Actions:      jsii.Strings("sqs:ChangeMessageVisibility"),
+			ResourceArns: jsii.Strings(*s.Queues[q.Name].QueueArn()),
+		})
 	}
 	if q := fn.Consumes; q != nil {
 		// A consumer moves poison records to its DLQ itself: SendMessage

@@ -172,6 +172,9 @@ func wantEnvironment(t *testing.T, fx *fixture, fn resources.FunctionSpec, agent
 	if fn.Consumes != nil {
 		qs = append(qs, fn.Consumes)
 	}
+	if fn.Wakes != nil {
+		qs = append(qs, fn.Wakes)
+	}
 	for _, q := range qs {
 		env[q.EnvURL] = ref(fx.logicalID(fx.stack.Queues[q.Name]))
 	}
@@ -533,6 +536,10 @@ func TestLeastPrivilege(t *testing.T) {
 					add("sqs:SendMessage", queue(q))
 					add("sqs:GetQueueAttributes", queue(q))
 					add("sqs:GetQueueUrl", queue(q))
+				}
+				if fn.Wakes != nil {
+					// Visibility only: it can neither read nor delete.
+					add("sqs:ChangeMessageVisibility", queue(fn.Wakes))
 				}
 				if fn.Consumes != nil {
 					for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"} {

@@ -69,6 +69,11 @@ func New(d app.Deps) (*Local, error) {
 		return nil, err
 	}
 	l.Mux.Handle("/"+resources.Events.Name, FunctionURL(functionurl.Handler(events), urlLimit))
+	reply, err := app.Reply(d)
+	if err != nil {
+		return nil, err
+	}
+	l.Mux.Handle("/"+resources.Reply.Name, FunctionURL(functionurl.Handler(reply), urlLimit))
 
 	turn, err := app.Turn(d)
 	if err != nil {

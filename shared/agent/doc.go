@@ -23,7 +23,7 @@
 //	200 application/json  Body is an openab.turn.v1 envelope (package envelope plans it)
 //	200 text/plain        Body is the reply text
 //	204                   nothing to say: the turn is silent
-//	202                   Accepted: the turn is done and nothing is sent for it
+//	202                   Accepted: the agent posts the reply later (POST /reply)
 //
 // # Failures
 //

@@ -196,11 +196,11 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
 		Channels: channels, Questions: st, Inbox: queue.New(d.SQS, d.Config.InboundQueueURL),
-		Reports: st,
+		Reports: st, Awaits: st,
 		// The claim outlives the function's timeout, which is sized from
 		// the agent's: a running turn is never taken over.
 		Config: turn.Config{Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
-			Questions: d.Config.Questions},
+			Questions: d.Config.Questions, AsyncTimeout: d.Config.AsyncTimeout},
 		Now: d.Now,
 		Log: d.Log.With("function", "turn"),
 	}

@@ -67,6 +67,10 @@ type Config struct {
 	// and PARLEY_QUESTION_TTL (how long one stays open). Defaults to on,
 	// 24 hours.
 	Questions questions.Config
+	// AsyncTimeout is how long a turn whose agent answered 202 waits for
+	// the agent's POST /reply (PARLEY_ASYNC_TIMEOUT). Defaults to 15
+	// minutes.
+	AsyncTimeout time.Duration
 	// Triage is the policy for proactive events (PARLEY_TRIAGE, JSON; see
 	// triage.ParseConfig). Defaults to no quiet hours, no cooldown and no
 	// daily cap, in UTC.
@@ -272,6 +276,10 @@ func FromEnv(getenv Getenv) (Config, error) {
 		c.Questions.Off = true
 	default:
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTIONS: want on or off, got %q", v))
+	}
+	c.AsyncTimeout = p.duration("PARLEY_ASYNC_TIMEOUT", 15*time.Minute)
+	if c.AsyncTimeout <= 0 || c.AsyncTimeout > turn.MaxAsyncTimeout {
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_ASYNC_TIMEOUT: want more than 0 and at most %s, got %s", turn.MaxAsyncTimeout, c.AsyncTimeout))
 	}
 	if c.Questions.TTL <= 0 || c.Questions.TTL > questions.MaxTTL {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTION_TTL: want more than 0 and at most %s, got %s", questions.MaxTTL, c.Questions.TTL))

@@ -214,6 +214,9 @@ type FunctionSpec struct {
 	MaxConcurrency int
 	// SendsTo lists the queues the function enqueues on.
 	SendsTo []*QueueSpec
+	// Wakes is a queue whose in-flight messages the function makes visible
+	// again (ChangeMessageVisibility): /reply wakes the waiting turn.
+	Wakes *QueueSpec
 	// Secrets lists the secret keys the function reads, each from its own
 	// Secrets Manager secret; IAM lets it read those and no other.
 	Secrets []string
@@ -267,7 +270,7 @@ func FunctionsWith(ps []PlatformSpec) []FunctionSpec {
 		turn.Secrets = append(turn.Secrets, p.SendSecrets...)
 		deliver.Secrets = append(deliver.Secrets, p.SendSecrets...)
 	}
-	return append(fns, Events, turn, deliver, Sweeper)
+	return append(fns, Events, Reply, turn, deliver, Sweeper)
 }
 
 // The consumers' default timeouts; Timing sizes them from the settings.
@@ -399,6 +402,13 @@ var (
 		Name: "events", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
 		SendsTo: []*QueueSpec{&Inbound},
 		Secrets: []string{SecretEventsSecrets, SecretGitHubWebhookSecret},
+	}
+	// Reply serves the agent's POST /reply behind a Function URL: it
+	// records the post on the waiting turn's await record and wakes the
+	// turn; it sends nothing itself.
+	Reply = FunctionSpec{
+		Name: "reply", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
+		Wakes: &Inbound, Secrets: []string{SecretAgentSecret},
 	}
 	Turn = FunctionSpec{
 		Name: "turn", Kind: Consumer, Timeout: turnTimeout, MemoryMB: 512,

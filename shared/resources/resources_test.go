@@ -28,12 +28,13 @@ func TestFunctionsWithPlatforms(t *testing.T) {
 		byName[f.Name] = f
 		names = append(names, f.Name)
 	}
-	if want := []string{"chat", "other", "events", "turn", "delivery", "sweeper"}; !slices.Equal(names, want) {
+	if want := []string{"chat", "other", "events", "reply", "turn", "delivery", "sweeper"}; !slices.Equal(names, want) {
 		t.Fatalf("functions %v, want %v", names, want)
 	}
 	checks := map[string][]string{
 		"chat": {"CHAT_SIGNING"}, "other": {"OTHER_TOKEN"},
 		"events":   {resources.SecretEventsSecrets, resources.SecretGitHubWebhookSecret},
+		"reply":    {resources.SecretAgentSecret},
 		"turn":     {resources.SecretAgentSecret, "CHAT_TOKEN", "OTHER_TOKEN"},
 		"delivery": {"CHAT_TOKEN", "OTHER_TOKEN"},
 		"sweeper":  nil,
@@ -73,8 +74,12 @@ func TestQueuesFitTheirConsumers(t *testing.T) {
 				t.Errorf("%s: maximum concurrency %d < 2 (the event source mapping's minimum)", f.Name, f.MaxConcurrency)
 			}
 		case resources.Ingress:
-			if f.Consumes != nil || len(f.SendsTo) != 1 || f.SendsTo[0].Name != resources.Inbound.Name {
-				t.Errorf("%s: an ingress function must only send to %s", f.Name, resources.Inbound.Name)
+			// Webhooks enqueue on inbound; /reply only wakes a message
+			// there. Neither consumes, nor reaches outbound.
+			sendsInbound := len(f.SendsTo) == 1 && f.SendsTo[0].Name == resources.Inbound.Name
+			wakesInbound := len(f.SendsTo) == 0 && f.Wakes != nil && f.Wakes.Name == resources.Inbound.Name
+			if f.Consumes != nil || !(sendsInbound || wakesInbound) {
+				t.Errorf("%s: an ingress function must only send to (or wake) %s", f.Name, resources.Inbound.Name)
 			}
 		case resources.Scheduled:
 			if f.Every < time.Minute {

@@ -92,7 +92,19 @@ type Config struct {
 	MaxAge time.Duration
 	// Questions tunes the agent's questions (next type "ask").
 	Questions questions.Config
+	// AsyncTimeout is how long a turn whose agent answered 202 waits for
+	// its posted reply (PARLEY_ASYNC_TIMEOUT); the thread's later turns
+	// wait behind it. Defaults to 15 minutes; at most MaxAsyncTimeout.
+	AsyncTimeout time.Duration
+	// AwaitPoll is how often a waiting turn looks at its record when no
+	// post woke it. Defaults to 30 seconds.
+	AwaitPoll time.Duration
 }
+
+// MaxAsyncTimeout bounds Config.AsyncTimeout: a waiting turn's message is
+// received about once per AwaitPoll, and SQS keeps a message invisible at
+// most 12 hours from its receive.
+const MaxAsyncTimeout = 6 * time.Hour
 
 // MaxMaxAge bounds Config.MaxAge. Within it, a waiting message stays well
 // under the queues' maxReceiveCount (see resources.Inbound).
@@ -107,6 +119,8 @@ func (c Config) WithDefaults() Config {
 	c.TypingTimeout = cmp.Or(c.TypingTimeout, 2*time.Second)
 	c.MaxAge = cmp.Or(c.MaxAge, 6*time.Hour)
 	c.Questions = c.Questions.WithDefaults()
+	c.AsyncTimeout = cmp.Or(c.AsyncTimeout, 15*time.Minute)
+	c.AwaitPoll = cmp.Or(c.AwaitPoll, 30*time.Second)
 	return c
 }
 
@@ -140,7 +154,10 @@ type Processor struct {
 	// Reports records platforms' delivery statuses on units; nil drops
 	// them.
 	Reports Reports
-	Config  Config
+	// Awaits records turns waiting for their agent's posted reply; nil
+	// makes a 202 end the turn with nothing sent.
+	Awaits Awaits
+	Config Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	Log *slog.Logger
@@ -174,8 +191,12 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	// On the sweeper's list while it runs: a turn cut off and never taken
 	// over is reported.
 	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL, Sweep: true})
+	intentID := intent.IDFor(ev.Key())
 	var held *store.ClaimHeldError
 	if errors.As(err, &held) {
+		if held.Current.State == store.ClaimPending && held.Current.Note == awaitNote && p.Awaits != nil {
+			return p.awaiting(ctx, log.With("intent_id", intentID), cfg, rec, ev, ch, intentID)
+		}
 		if held.Current.State == store.ClaimPending {
 			// Running elsewhere, or released until its retry time (an
 			// agent's Retry-After): either way, back then.
@@ -188,8 +209,10 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		return fmt.Errorf("claim turn: %w", err)
 	}
 
-	intentID := intent.IDFor(ev.Key())
 	log = log.With("intent_id", intentID)
+	if claim.Note == awaitNote && p.Awaits != nil {
+		return p.awaitDue(ctx, log, cfg, rec, ev, ch, key, owner, intentID)
+	}
 	var stored intent.Intent
 	if claim.Attempts > 1 {
 		// An earlier attempt died. If it persisted its intent, finish its
@@ -224,37 +247,51 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 			}
 			return p.retryLater(ctx, log, cfg, rec, in, key, owner, claim, err)
 		}
-		if len(units) == 0 {
-			log.Info("turn done: nothing to send", "outcome", outcome)
-			p.settle(ctx, log, key, owner, store.ClaimDone, outcome, cfg)
+		if outcome == outcomeAsync && len(units) == 0 && p.Awaits != nil {
+			return p.await(ctx, log, cfg, rec, ev, key, owner, intentID)
+		}
+		return p.commit(ctx, log, cfg, ev, key, owner, intentID, units, outcome)
+	}
+	return p.enqueue(ctx, log, cfg, stored, key, owner)
+}
+
+// commit persists a turn's planned units as its intent, enqueues them and
+// settles the turn's claim.
+func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, key, owner, intentID string, units []intent.Unit, outcome string) error {
+	now := p.now()
+	if len(units) == 0 {
+		log.Info("turn done: nothing to send", "outcome", outcome)
+		p.settle(ctx, log, key, owner, store.ClaimDone, outcome, cfg)
+		return nil
+	}
+	stored, created, err := p.Intents.CreateIntent(ctx, intent.Intent{
+		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units, ReplyContext: ev.ReplyContext,
+		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
+	})
+	if errors.Is(err, store.ErrInvalid) {
+		// The same write fails on every retry: never ask the agent
+		// again for it. The person hears back unless the policy is
+		// silent.
+		log.Error("turn failed: the plan cannot be stored", "outcome", "persist_failed", "error", err)
+		stored, err = p.persistErrorLine(ctx, cfg, ev, intentID, now)
+		if err != nil || stored.ID == "" {
+			p.settle(ctx, log, key, owner, store.ClaimFailed, "persist_failed", cfg)
 			return nil
 		}
-		created := false
-		stored, created, err = p.Intents.CreateIntent(ctx, intent.Intent{
-			ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units, ReplyContext: ev.ReplyContext,
-			CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
-		})
-		if errors.Is(err, store.ErrInvalid) {
-			// The same write fails on every retry: never ask the agent
-			// again for it. The person hears back unless the policy is
-			// silent.
-			log.Error("turn failed: the plan cannot be stored", "outcome", "persist_failed", "error", err)
-			stored, err = p.persistErrorLine(ctx, cfg, ev, intentID, now)
-			if err != nil || stored.ID == "" {
-				p.settle(ctx, log, key, owner, store.ClaimFailed, "persist_failed", cfg)
-				return nil
-			}
-			created = true
-		} else if err != nil {
-			p.release(ctx, log, key, owner, time.Time{})
-			return fmt.Errorf("persist intent: %w", err)
-		}
-		if !created {
-			log.Warn("intent already persisted by an earlier attempt; its plan stands")
-		}
-		log = log.With("plan", outcome)
+		created = true
+	} else if err != nil {
+		p.release(ctx, log, key, owner, time.Time{})
+		return fmt.Errorf("persist intent: %w", err)
 	}
+	if !created {
+		log.Warn("intent already persisted by an earlier attempt; its plan stands")
+	}
+	return p.enqueue(ctx, log.With("plan", outcome), cfg, stored, key, owner)
+}
 
+// enqueue puts a persisted intent's units on outbound.fifo, in order, and
+// settles the turn's claim.
+func (p *Processor) enqueue(ctx context.Context, log *slog.Logger, cfg Config, stored intent.Intent, key, owner string) error {
 	msgs := make([]queue.Message, len(stored.Units))
 	for i, u := range stored.Units {
 		msgs[i] = queue.Message{Group: stored.Thread.Key(), Dedup: intent.UnitKey(stored.ID, u.ID), Body: intent.EncodeRef(stored.ID, u.ID)}
@@ -295,9 +332,17 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	}
 	log.Info("agent answered", "status", reply.Status, "agent_ms", p.now().Sub(start).Milliseconds())
 	if reply.Accepted {
-		return nil, "accepted_async", nil
+		return nil, outcomeAsync, nil
 	}
+	return p.planReply(ctx, log, cfg, ev, ch, intentID, reply)
+}
 
+// outcomeAsync is a turn whose agent answered 202: its reply comes later.
+const outcomeAsync = "accepted_async"
+
+// planReply plans an agent's reply (answered in the turn, or posted later
+// to /reply) into units, a question it asks last.
+func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, intentID string, reply agent.Reply) ([]intent.Unit, string, error) {
 	plan, err := envelope.Build(envelope.Reply{Body: reply.Body, ContentType: reply.ContentType}, cfg.Envelope, ch.Capabilities)
 	var limit *envelope.LimitError
 	if errors.As(err, &limit) {

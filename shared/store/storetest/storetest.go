@@ -35,6 +35,11 @@ type Store interface {
 	GetQuestion(ctx context.Context, key string) (store.Question, error)
 	AskQuestion(ctx context.Context, q store.Question) (store.Question, bool, error)
 	UpdateQuestion(ctx context.Context, q store.Question) (store.Question, error)
+	OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error)
+	GetAwait(ctx context.Context, turnID string) (store.Await, error)
+	SetAwaitHandle(ctx context.Context, turnID, handle string) error
+	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
+	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 }
 
 // Exercise runs the suite. newStore returns an empty store for one test.
@@ -50,6 +55,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Deferred", func(t *testing.T) { t.Parallel(); deferred(t, newStore(t)) })
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); triageSuite(t, newStore) })
 	t.Run("Questions", func(t *testing.T) { t.Parallel(); questions(t, newStore(t)) })
+	t.Run("Awaits", func(t *testing.T) { t.Parallel(); awaits(t, newStore(t)) })
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -1,0 +1,167 @@
+package runner_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/localstack/callcount"
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/standardwebhooks"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// later makes the agent answer 202 to texts starting with "later".
+func later(req agent.TurnRequest) (int, bool) {
+	if strings.HasPrefix(req.Event.Text, "later") {
+		return http.StatusAccepted, true
+	}
+	return 0, false
+}
+
+// postReply posts body to /reply as the agent signs it, with webhook-id id.
+func (h *harness) postReply(id string, body []byte) (int, string) {
+	h.t.Helper()
+	secret, err := standardwebhooks.ParseSecret(agentSecret)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	hdr := http.Header{"Content-Type": {"application/json"}}
+	standardwebhooks.SetHeaders(hdr, secret, id, h.clock.Now(), body)
+	return h.post("/reply", hdr, body)
+}
+
+func replyBody(turnID string, texts ...string) []byte {
+	var ms []map[string]string
+	for i, t := range texts {
+		ms = append(ms, map[string]string{"id": fmt.Sprintf("b%d", i+1), "text": t})
+	}
+	b, _ := json.Marshal(map[string]any{"turn_id": turnID, "envelope": map[string]any{"schema": "openab.turn.v1", "messages": ms}})
+	return b
+}
+
+// waitAgent waits until the agent has been asked n turns.
+func (h *harness) waitAgent(n int, within time.Duration) {
+	h.t.Helper()
+	deadline := time.Now().Add(within)
+	for h.agent.calls() < n {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the agent was asked %d turns, want %d", h.agent.calls(), n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestAsyncReply(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = later
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#5001")
+
+	if code, _ := h.postTelegram(telegramUpdate(5001, 42, "later please")); code != http.StatusOK {
+		t.Fatalf("webhook: %d", code)
+	}
+	h.waitAgent(1, 20*time.Second)
+	if code, _ := h.postTelegram(telegramUpdate(5002, 42, "hello")); code != http.StatusOK {
+		t.Fatalf("webhook: %d", code)
+	}
+	// The thread's next turn waits behind the one awaiting its reply.
+	time.Sleep(3 * time.Second)
+	if got := h.agent.texts("telegram:" + tgBotID + ":42"); len(got) != 1 || len(h.fake.Delivered()) != 0 {
+		t.Fatalf("while awaiting: agent heard %q, %d delivered; want only the first turn, nothing sent", got, len(h.fake.Delivered()))
+	}
+
+	// Bad posts are refused and change nothing.
+	writes := h.calls.Total(callcount.Writes)
+	secret, _ := standardwebhooks.ParseSecret("another-secret")
+	forged := http.Header{}
+	standardwebhooks.SetHeaders(forged, secret, "msg_forged", h.clock.Now(), replyBody(turnID, "forged"))
+	big := replyBody(turnID, strings.Repeat("x", 300<<10))
+	for name, tc := range map[string]struct {
+		code   int
+		status int
+		hdr    http.Header
+		body   []byte
+	}{
+		"unsigned":      {code: http.StatusUnauthorized, hdr: http.Header{}, body: replyBody(turnID, "x")},
+		"forged":        {code: http.StatusUnauthorized, hdr: forged, body: replyBody(turnID, "forged")},
+		"malformed":     {code: http.StatusBadRequest, body: []byte(`{"turn_id":`)},
+		"unknown field": {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","txt":"hi"}`)},
+		"not final":     {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","text":"hi","final":false}`)},
+		"unknown turn":  {code: http.StatusNotFound, body: replyBody(strings.Repeat("0", 32), "x")},
+		"over limit":    {code: http.StatusUnprocessableEntity, body: replyBody(turnID, "1", "2", "3", "4", "5")},
+		"oversized":     {code: http.StatusRequestEntityTooLarge, body: big},
+	} {
+		var code int
+		var body string
+		if tc.hdr != nil {
+			code, body = h.post("/reply", tc.hdr, tc.body)
+		} else {
+			code, body = h.postReply("msg_"+strings.ReplaceAll(name, " ", "_"), tc.body)
+		}
+		if code != tc.code {
+			t.Errorf("%s: %d %s, want %d", name, code, body, tc.code)
+		}
+	}
+	if w := h.calls.Total(callcount.Writes); w != writes {
+		t.Errorf("refused posts wrote %d times", w-writes)
+	}
+
+	// The reply, and the same post retried (signed again, same id): one
+	// delivery, before the thread's next turn.
+	for range 2 {
+		code, body := h.postReply("msg_reply_1", replyBody(turnID, "done, as promised"))
+		if code != http.StatusOK || !strings.Contains(body, `"bubbles":1`) {
+			t.Fatalf("reply: %d %s", code, body)
+		}
+	}
+	got := texts(h.waitDelivered(3, 30*time.Second))
+	want := []string{"done, as promised", "echo: hello", "5 characters, via telegram"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("delivered %q, want %q", got, want)
+	}
+	// Another post for the answered turn is refused.
+	if code, body := h.postReply("msg_reply_2", replyBody(turnID, "again")); code != http.StatusConflict {
+		t.Fatalf("second reply: %d %s, want 409", code, body)
+	}
+	h.quiesce(30 * time.Second)
+	if n := len(h.fake.Delivered()); n != 3 {
+		t.Fatalf("%d delivered, want 3", n)
+	}
+	if c, err := h.store.GetClaim(t.Context(), "turn#evt#telegram#"+tgBotID+"#5001", time.Now()); err != nil || c.State != store.ClaimDone {
+		t.Fatalf("turn claim %+v, %v; want done", c, err)
+	}
+}
+
+func TestAsyncReplyTimesOut(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_ASYNC_TIMEOUT": "2s"}})
+	h.agent.fail = later
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#6001")
+
+	h.postTelegram(telegramUpdate(6001, 43, "later please"))
+	h.postTelegram(telegramUpdate(6002, 43, "hello"))
+	// The thread moves on once the wait ends.
+	got := texts(h.waitDelivered(2, 30*time.Second))
+	if strings.Join(got, "|") != "echo: hello|5 characters, via telegram" {
+		t.Fatalf("delivered %q", got)
+	}
+	if code, body := h.postReply("msg_late", replyBody(turnID, "too late")); code != http.StatusConflict {
+		t.Fatalf("late reply: %d %s, want 409", code, body)
+	}
+	h.quiesce(30 * time.Second)
+	if n := len(h.fake.Delivered()); n != 2 {
+		t.Fatalf("%d delivered, want 2: the late reply must not be sent", n)
+	}
+	c, err := h.store.GetClaim(t.Context(), "turn#evt#telegram#"+tgBotID+"#6001", time.Now())
+	if err != nil || c.State != store.ClaimFailed || c.Reason != "async_timeout" {
+		t.Fatalf("turn claim %+v, %v; want failed async_timeout", c, err)
+	}
+	if len(h.logs.lines("outcome", "async_timeout")) == 0 {
+		t.Error("no async_timeout log line")
+	}
+}

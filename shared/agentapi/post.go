@@ -1,0 +1,70 @@
+package agentapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+)
+
+// MaxPostBytes bounds a post's body. The post is kept on the await record
+// until the turn plans it, and a DynamoDB item holds at most 400 KB.
+const MaxPostBytes = 256 << 10
+
+// Post is a decoded POST /reply body.
+type Post struct {
+	// TurnID is the turn_id of the turn request being answered.
+	TurnID string
+	// ContentType and Body are the reply as the turn plans it: the
+	// envelope (application/json) or the text (text/plain).
+	ContentType string
+	Body        []byte
+}
+
+// ErrBadPost is wrapped by every refusal of a post's body.
+var ErrBadPost = errors.New("bad post")
+
+var turnID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// ParsePost decodes a POST /reply body: an object with turn_id, exactly one
+// of envelope (an object) and text (a non-empty string), and final, which
+// must be true when given. Unknown fields are refused, so a misspelt one is
+// not silently ignored.
+func ParsePost(body []byte) (Post, error) {
+	var raw struct {
+		TurnID   *string         `json:"turn_id"`
+		Envelope json.RawMessage `json:"envelope"`
+		Text     *string         `json:"text"`
+		Final    *bool           `json:"final"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return Post{}, fmt.Errorf("%w: %v", ErrBadPost, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Post{}, fmt.Errorf("%w: data after the object", ErrBadPost)
+	}
+	switch {
+	case raw.TurnID == nil:
+		return Post{}, fmt.Errorf("%w: turn_id is required", ErrBadPost)
+	case !turnID.MatchString(*raw.TurnID):
+		return Post{}, fmt.Errorf("%w: turn_id must be the 32 hex characters of the turn request's turn_id", ErrBadPost)
+	case raw.Final != nil && !*raw.Final:
+		return Post{}, fmt.Errorf("%w: final must be true: sequential posts are not supported", ErrBadPost)
+	case raw.Text != nil && raw.Envelope != nil:
+		return Post{}, fmt.Errorf("%w: give envelope or text, not both", ErrBadPost)
+	case raw.Text != nil:
+		if *raw.Text == "" {
+			return Post{}, fmt.Errorf("%w: text is empty", ErrBadPost)
+		}
+		return Post{TurnID: *raw.TurnID, ContentType: "text/plain; charset=utf-8", Body: []byte(*raw.Text)}, nil
+	case raw.Envelope == nil || bytes.Equal(bytes.TrimSpace(raw.Envelope), []byte("null")):
+		return Post{}, fmt.Errorf("%w: envelope or text is required", ErrBadPost)
+	case raw.Envelope[0] != '{':
+		return Post{}, fmt.Errorf("%w: envelope must be an object", ErrBadPost)
+	}
+	return Post{TurnID: *raw.TurnID, ContentType: "application/json", Body: []byte(raw.Envelope)}, nil
+}

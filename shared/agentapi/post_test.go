@@ -1,0 +1,74 @@
+package agentapi_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/shared/agentapi"
+)
+
+const id = "0123456789abcdef0123456789abcdef"
+
+func TestParsePost(t *testing.T) {
+	t.Parallel()
+	ok := []struct {
+		name, body, ctype, got string
+	}{
+		{"envelope", `{"turn_id":"` + id + `","envelope":{"schema":"openab.turn.v1","messages":[]}}`, "application/json", `{"schema":"openab.turn.v1","messages":[]}`},
+		{"text", `{"turn_id":"` + id + `","text":"hi\nthere"}`, "text/plain; charset=utf-8", "hi\nthere"},
+		{"final true", `{"turn_id":"` + id + `","text":"hi","final":true}`, "text/plain; charset=utf-8", "hi"},
+		{"spaces", " {\"turn_id\":\"" + id + "\" , \"envelope\" : {\"schema\":\"x\"} }\n", "application/json", `{"schema":"x"}`},
+	}
+	for _, tc := range ok {
+		p, err := agentapi.ParsePost([]byte(tc.body))
+		if err != nil || p.TurnID != id || p.ContentType != tc.ctype || string(p.Body) != tc.got {
+			t.Errorf("%s: %+v, %v", tc.name, p, err)
+		}
+	}
+	bad := map[string]string{
+		"empty":          ``,
+		"not an object":  `[]`,
+		"no turn":        `{"text":"hi"}`,
+		"short turn":     `{"turn_id":"abc","text":"hi"}`,
+		"upper turn":     `{"turn_id":"` + strings.ToUpper(id) + `","text":"hi"}`,
+		"both":           `{"turn_id":"` + id + `","text":"hi","envelope":{}}`,
+		"neither":        `{"turn_id":"` + id + `"}`,
+		"null envelope":  `{"turn_id":"` + id + `","envelope":null}`,
+		"string env":     `{"turn_id":"` + id + `","envelope":"{}"}`,
+		"empty text":     `{"turn_id":"` + id + `","text":""}`,
+		"not final":      `{"turn_id":"` + id + `","text":"hi","final":false}`,
+		"unknown field":  `{"turn_id":"` + id + `","text":"hi","replace":"b1"}`,
+		"trailing data":  `{"turn_id":"` + id + `","text":"hi"} {}`,
+		"turn not a str": `{"turn_id":1,"text":"hi"}`,
+	}
+	for name, body := range bad {
+		if p, err := agentapi.ParsePost([]byte(body)); !errors.Is(err, agentapi.ErrBadPost) {
+			t.Errorf("%s: %+v, %v; want ErrBadPost", name, p, err)
+		}
+	}
+}
+
+// FuzzParsePost: any body is parsed or refused with ErrBadPost, never a
+// panic, and what is accepted is a well-formed post.
+func FuzzParsePost(f *testing.F) {
+	f.Add([]byte(`{"turn_id":"` + id + `","envelope":{"schema":"openab.turn.v1","messages":[{"id":"b1","text":"hi"}]}}`))
+	f.Add([]byte(`{"turn_id":"` + id + `","text":"hi","final":true}`))
+	f.Add([]byte(`{"turn_id":"` + id + `","envelope":null}`))
+	f.Add([]byte(`{"turn_id":"` + id + `","text":"hi"} x`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, err := agentapi.ParsePost(body)
+		if err != nil {
+			if !errors.Is(err, agentapi.ErrBadPost) {
+				t.Fatalf("error %v does not wrap ErrBadPost", err)
+			}
+			return
+		}
+		if len(p.TurnID) != 32 || len(p.Body) == 0 || (p.ContentType != "application/json" && !strings.HasPrefix(p.ContentType, "text/plain")) {
+			t.Fatalf("accepted a malformed post: %+v", p)
+		}
+		if p.ContentType == "application/json" && p.Body[0] != '{' {
+			t.Fatalf("accepted a non-object envelope: %q", p.Body)
+		}
+	})
+}

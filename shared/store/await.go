@@ -1,0 +1,79 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// AwaitState is an async turn's state; its value is what the store persists.
+//
+//	open ──the agent's final post (before the deadline)──► final
+//	  └──── the deadline passes ─────────────────────────► expired
+//
+// Both changes are conditional on the record being open, so exactly one
+// wins: a post that arrives as the turn gives up is either delivered or
+// refused, never both.
+type AwaitState string
+
+const (
+	// AwaitOpen: the agent answered 202 and the turn waits for its post.
+	AwaitOpen AwaitState = "open"
+	// AwaitFinal: the post arrived; the turn plans it. Terminal.
+	AwaitFinal AwaitState = "final"
+	// AwaitExpired: the deadline passed first. Terminal.
+	AwaitExpired AwaitState = "expired"
+)
+
+// Await is the record of a turn whose agent answered 202 and will post its
+// reply later (POST /reply). Nothing waits in memory: the turn's inbound
+// message stays on its queue, invisible, and the thread's later turns wait
+// behind it until the record is final or expired.
+type Await struct {
+	// TurnID is the turn's id (its intent id), which the agent posts back.
+	TurnID string
+	// Thread is the turn's thread; EventKey its event's key.
+	Thread   message.Thread
+	EventKey string
+	// ClaimKey and ClaimOwner are the turn claim the waiting turn holds,
+	// so whichever invocation sees the outcome can settle it.
+	ClaimKey, ClaimOwner string
+	// Deadline is when the turn stops waiting (PARLEY_ASYNC_TIMEOUT).
+	Deadline time.Time
+	State    AwaitState
+	// Handle is the receipt handle of the turn's inbound message as last
+	// received, so a post can make it visible at once instead of at the
+	// next poll.
+	Handle string
+	// Post is the final post: its webhook-id (a retried post is the same
+	// post), and its reply as the agent would have answered it in the turn.
+	Post AwaitPost
+	// CreatedAt and ExpiresAt: when the wait began, and when the store may
+	// forget it.
+	CreatedAt, ExpiresAt time.Time
+}
+
+// AwaitPost is an agent's post of a turn's reply.
+type AwaitPost struct {
+	// ID is the post's webhook-id.
+	ID string
+	// ContentType and Body are the reply: an openab.turn.v1 envelope
+	// (application/json) or text (text/plain).
+	ContentType string
+	Body        []byte
+	At          time.Time
+}
+
+// AwaitKey is the key of a turn's await record.
+func AwaitKey(turnID string) string { return "await#" + turnID }
+
+// AwaitConflictError is returned when an await record is no longer open (or
+// its deadline passed). Current is the record as it is. It wraps ErrConflict.
+type AwaitConflictError struct{ Current Await }
+
+func (e *AwaitConflictError) Error() string {
+	return fmt.Sprintf("store: await %s is %s", e.Current.TurnID, e.Current.State)
+}
+
+func (e *AwaitConflictError) Unwrap() error { return ErrConflict }

@@ -1,0 +1,154 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+type awaitItem struct {
+	PK         string         `dynamodbav:"pk"`
+	Kind       string         `dynamodbav:"kind"`
+	TurnID     string         `dynamodbav:"id"`
+	Thread     message.Thread `dynamodbav:"thread"`
+	EventKey   string         `dynamodbav:"event"`
+	ClaimKey   string         `dynamodbav:"claim"`
+	ClaimOwner string         `dynamodbav:"owner"`
+	Deadline   int64          `dynamodbav:"deadline"`
+	State      string         `dynamodbav:"st"`
+	Handle     string         `dynamodbav:"handle,omitempty"`
+	PostID     string         `dynamodbav:"post,omitempty"`
+	PostType   string         `dynamodbav:"post_type,omitempty"`
+	PostBody   []byte         `dynamodbav:"post_body,omitempty"`
+	PostAt     int64          `dynamodbav:"post_at,omitempty"`
+	CreatedAt  int64          `dynamodbav:"created_at"`
+	ExpiresAt  int64          `dynamodbav:"expires_at"`
+}
+
+func awaitFrom(item map[string]types.AttributeValue) (store.Await, error) {
+	var it awaitItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return store.Await{}, fmt.Errorf("decode await item: %w", err)
+	}
+	return store.Await{
+		TurnID: it.TurnID, Thread: it.Thread, EventKey: it.EventKey, ClaimKey: it.ClaimKey, ClaimOwner: it.ClaimOwner,
+		Deadline: fromMillis(it.Deadline), State: store.AwaitState(it.State), Handle: it.Handle,
+		Post:      store.AwaitPost{ID: it.PostID, ContentType: it.PostType, Body: it.PostBody, At: fromMillis(it.PostAt)},
+		CreatedAt: fromMillis(it.CreatedAt), ExpiresAt: fromMillis(it.ExpiresAt * 1000),
+	}, nil
+}
+
+// OpenAwait records that a turn waits for its agent's post, unless it is
+// recorded already (a re-run turn): then the record as it is is returned,
+// and created is false.
+func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error) {
+	a.State = store.AwaitOpen
+	a.Post = store.AwaitPost{}
+	item, err := attributevalue.MarshalMap(awaitItem{
+		PK: store.AwaitKey(a.TurnID), Kind: "await", TurnID: a.TurnID, Thread: a.Thread, EventKey: a.EventKey,
+		ClaimKey: a.ClaimKey, ClaimOwner: a.ClaimOwner, Deadline: millis(a.Deadline), State: string(a.State), Handle: a.Handle,
+		CreatedAt: millis(a.CreatedAt), ExpiresAt: a.ExpiresAt.Unix(),
+	})
+	if err != nil {
+		return store.Await{}, false, fmt.Errorf("encode await: %w", err)
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: item,
+		ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
+		ExpressionAttributeNames:            map[string]string{"#pk": "pk"},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if old, ok := conflictItem(err); ok {
+		cur, err := awaitFrom(old)
+		return cur, false, err
+	}
+	if err != nil {
+		return store.Await{}, false, wrap("open await", err)
+	}
+	return a, true, nil
+}
+
+// GetAwait reads a turn's await record, consistently; store.ErrNotFound
+// when there is none.
+func (s *Store) GetAwait(ctx context.Context, turnID string) (store.Await, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: s.key(store.AwaitKey(turnID)), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return store.Await{}, wrap("get await", err)
+	}
+	if len(out.Item) == 0 {
+		return store.Await{}, fmt.Errorf("await %s: %w", turnID, store.ErrNotFound)
+	}
+	return awaitFrom(out.Item)
+}
+
+// SetAwaitHandle records the receipt handle of the waiting turn's latest
+// receive, while the record is open.
+func (s *Store) SetAwaitHandle(ctx context.Context, turnID, handle string) error {
+	_, err := s.awaitUpdate(ctx, turnID, "SET #handle = :handle", "", map[string]string{"#handle": "handle"},
+		map[string]types.AttributeValue{":handle": str(handle)})
+	return err
+}
+
+// FinishAwait records the agent's final post, if the record is open and its
+// deadline is after now. Otherwise a *store.AwaitConflictError holds the
+// record as it is (a retried post finds its own post there).
+func (s *Store) FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error) {
+	if len(post.Body) == 0 {
+		return store.Await{}, fmt.Errorf("await %s: %w: a post with no body", turnID, store.ErrInvalid)
+	}
+	return s.awaitUpdate(ctx, turnID,
+		"SET #st = :final, #post = :post, #ptype = :ptype, #pbody = :pbody, #pat = :pat", "#deadline > :now",
+		map[string]string{"#post": "post", "#ptype": "post_type", "#pbody": "post_body", "#pat": "post_at", "#deadline": "deadline"},
+		map[string]types.AttributeValue{
+			":final": str(string(store.AwaitFinal)), ":post": str(post.ID), ":ptype": str(post.ContentType),
+			":pbody": &types.AttributeValueMemberB{Value: post.Body}, ":pat": num(millis(post.At)), ":now": num(millis(now)),
+		})
+}
+
+// ExpireAwait ends an open record whose turn stopped waiting.
+func (s *Store) ExpireAwait(ctx context.Context, turnID string) (store.Await, error) {
+	return s.awaitUpdate(ctx, turnID, "SET #st = :expired", "", nil,
+		map[string]types.AttributeValue{":expired": str(string(store.AwaitExpired))})
+}
+
+// awaitUpdate applies update to an open record (and extra, when set).
+func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, names map[string]string, values map[string]types.AttributeValue) (store.Await, error) {
+	n := map[string]string{"#pk": "pk", "#st": "st"}
+	for k, v := range names {
+		n[k] = v
+	}
+	values[":open"] = str(string(store.AwaitOpen))
+	cond := "attribute_exists(#pk) AND #st = :open"
+	if extra != "" {
+		cond += " AND " + extra
+	}
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: s.key(store.AwaitKey(turnID)),
+		UpdateExpression: aws.String(update), ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: n, ExpressionAttributeValues: values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if old, ok := conflictItem(err); ok {
+		if len(old) == 0 {
+			return store.Await{}, fmt.Errorf("await %s: %w", turnID, store.ErrNotFound)
+		}
+		cur, err := awaitFrom(old)
+		if err != nil {
+			return store.Await{}, err
+		}
+		return store.Await{}, &store.AwaitConflictError{Current: cur}
+	}
+	if err != nil {
+		return store.Await{}, wrap("update await", err)
+	}
+	return awaitFrom(out.Attributes)
+}

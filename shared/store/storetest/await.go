@@ -1,0 +1,100 @@
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+func awaits(t *testing.T, s Store) {
+	ctx := t.Context()
+	th := message.Thread{Platform: message.Telegram, Account: "1", Chat: "2"}
+	a := store.Await{
+		TurnID: "turn1", Thread: th, EventKey: "telegram:1:9", ClaimKey: "turn#telegram:1:9", ClaimOwner: "o1",
+		Deadline: t0.Add(15 * time.Minute), Handle: "h1", CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour),
+	}
+	if _, err := s.GetAwait(ctx, "turn1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("get before open: %v, want ErrNotFound", err)
+	}
+	if _, err := s.FinishAwait(ctx, "turn1", store.AwaitPost{ID: "p", Body: []byte("hi")}, t0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("finish before open: %v, want ErrNotFound", err)
+	}
+	got, created, err := s.OpenAwait(ctx, a)
+	if err != nil || !created || got.State != store.AwaitOpen {
+		t.Fatalf("open: %+v, %v, %v", got, created, err)
+	}
+	// A re-run turn finds the record it wrote, unchanged.
+	again := a
+	again.ClaimOwner, again.Deadline = "o2", t0.Add(time.Hour)
+	if got, created, err = s.OpenAwait(ctx, again); err != nil || created || got.ClaimOwner != "o1" || !got.Deadline.Equal(a.Deadline) {
+		t.Fatalf("re-open: %+v, %v, %v; want the first record", got, created, err)
+	}
+	if err := s.SetAwaitHandle(ctx, "turn1", "h2"); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.GetAwait(ctx, "turn1")
+	if err != nil || got.Handle != "h2" || got.Thread != th || got.EventKey != a.EventKey || got.ClaimKey != a.ClaimKey || !got.CreatedAt.Equal(t0) {
+		t.Fatalf("get: %+v, %v", got, err)
+	}
+
+	// Past its deadline a post is refused, and the record stays open.
+	post := store.AwaitPost{ID: "msg_1", ContentType: "application/json", Body: []byte(`{"schema":"openab.turn.v1"}`), At: t0}
+	var conflict *store.AwaitConflictError
+	if _, err := s.FinishAwait(ctx, "turn1", post, a.Deadline); !errors.As(err, &conflict) || conflict.Current.State != store.AwaitOpen {
+		t.Fatalf("finish at the deadline: %v, want a conflict with the open record", err)
+	}
+
+	// Two racing posts: exactly one wins.
+	var wg sync.WaitGroup
+	wins := make(chan string, 2)
+	for _, id := range []string{"msg_a", "msg_b"} {
+		wg.Go(func() {
+			p := post
+			p.ID = id
+			if _, err := s.FinishAwait(ctx, "turn1", p, t0.Add(time.Minute)); err == nil {
+				wins <- id
+			} else if !errors.As(err, new(*store.AwaitConflictError)) {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	close(wins)
+	var won []string
+	for id := range wins {
+		won = append(won, id)
+	}
+	if len(won) != 1 {
+		t.Fatalf("racing posts: %v won, want exactly one", won)
+	}
+	got, err = s.GetAwait(ctx, "turn1")
+	if err != nil || got.State != store.AwaitFinal || got.Post.ID != won[0] || !bytes.Equal(got.Post.Body, post.Body) || got.Post.ContentType != post.ContentType {
+		t.Fatalf("after the post: %+v, %v", got, err)
+	}
+	// Once final, nothing else moves it: not another post, not expiry, not
+	// a handle.
+	if _, err := s.ExpireAwait(ctx, "turn1"); !errors.As(err, &conflict) || conflict.Current.Post.ID != won[0] {
+		t.Fatalf("expire a final record: %v", err)
+	}
+	if err := s.SetAwaitHandle(ctx, "turn1", "h3"); !errors.As(err, &conflict) {
+		t.Fatalf("set the handle of a final record: %v", err)
+	}
+
+	// Expiry wins over a later post.
+	b := a
+	b.TurnID = "turn2"
+	if _, _, err := s.OpenAwait(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ExpireAwait(ctx, "turn2"); err != nil || got.State != store.AwaitExpired {
+		t.Fatalf("expire: %+v, %v", got, err)
+	}
+	if _, err := s.FinishAwait(ctx, "turn2", post, t0); !errors.As(err, &conflict) || conflict.Current.State != store.AwaitExpired {
+		t.Fatalf("post after expiry: %v", err)
+	}
+}

@@ -1,0 +1,128 @@
+package turn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// Awaits is the await store as the turn uses it: a turn whose agent
+// answered 202 records that it waits, and later finds the agent's post
+// there (written by /reply) or gives up at the deadline.
+type Awaits interface {
+	OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error)
+	GetAwait(ctx context.Context, turnID string) (store.Await, error)
+	SetAwaitHandle(ctx context.Context, turnID, handle string) error
+	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
+}
+
+// awaitNote marks a turn claim held while its agent's reply is awaited.
+const awaitNote = "await"
+
+// errAwaiting hands a waiting turn's message back to its queue: the
+// thread's later turns stay behind it.
+var errAwaiting = errors.New("waiting for the agent's posted reply")
+
+// await records that the turn waits for its agent's post until the
+// deadline, and holds the turn's claim (and so its message, and its
+// thread's later turns) until then. Nothing waits in memory: the message
+// comes back every AwaitPoll, or at once when a post wakes it.
+func (p *Processor) await(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, ev message.Event, key, owner, intentID string) error {
+	now := p.now()
+	a, _, err := p.Awaits.OpenAwait(ctx, store.Await{
+		TurnID: intentID, Thread: ev.Thread, EventKey: ev.Key(), ClaimKey: key, ClaimOwner: owner,
+		Deadline: now.Add(cfg.AsyncTimeout), Handle: rec.ReceiptHandle, CreatedAt: now,
+		ExpiresAt: now.Add(cfg.AsyncTimeout + cfg.ClaimTTL),
+	})
+	if err != nil {
+		p.release(ctx, log, key, owner, time.Time{})
+		return fmt.Errorf("record the wait: %w", err)
+	}
+	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner, store.ReleaseSpec{Until: a.Deadline, Note: awaitNote}); err != nil {
+		// The claim's lease still holds the thread; the next receive
+		// finds the claim pending and the record open.
+		log.Warn("hold turn claim for the wait failed", "error", err)
+	}
+	log.Info("turn waits for the agent's posted reply", "outcome", "awaiting", "deadline", a.Deadline.UTC().Format(time.RFC3339))
+	return consumer.Retry(errAwaiting, p.pollWait(cfg, a.Deadline, now))
+}
+
+// awaiting is a waiting turn's message received again before the deadline.
+func (p *Processor) awaiting(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, ev message.Event, ch Channel, intentID string) error {
+	a, err := p.Awaits.GetAwait(ctx, intentID)
+	if err != nil {
+		return fmt.Errorf("read the wait: %w", err)
+	}
+	switch a.State {
+	case store.AwaitFinal:
+		return p.awaited(ctx, log, cfg, ev, ch, a, a.ClaimKey, a.ClaimOwner)
+	case store.AwaitExpired:
+		p.settle(ctx, log, a.ClaimKey, a.ClaimOwner, store.ClaimFailed, "async_timeout", cfg)
+		return nil
+	}
+	if err := p.Awaits.SetAwaitHandle(ctx, intentID, rec.ReceiptHandle); err != nil {
+		var conflict *store.AwaitConflictError
+		if errors.As(err, &conflict) {
+			// The post arrived in between: take it now.
+			return p.awaiting(ctx, log, cfg, rec, ev, ch, intentID)
+		}
+		log.Warn("record the waiting message's handle failed; the next poll finds the post", "error", err)
+	}
+	return consumer.Retry(errAwaiting, p.pollWait(cfg, a.Deadline, p.now()))
+}
+
+// awaitDue is a waiting turn's message received once the deadline passed
+// (the claim's hold ended, and this invocation claimed it as owner): the
+// post that arrived is planned, else the wait expires.
+func (p *Processor) awaitDue(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, ev message.Event, ch Channel, key, owner, intentID string) error {
+	a, err := p.Awaits.GetAwait(ctx, intentID)
+	if err == nil && a.State == store.AwaitOpen {
+		a, err = p.Awaits.ExpireAwait(ctx, intentID)
+		var conflict *store.AwaitConflictError
+		if errors.As(err, &conflict) {
+			a, err = conflict.Current, nil // the post won the race
+		}
+	}
+	if err != nil {
+		p.release(ctx, log, key, owner, time.Time{})
+		return fmt.Errorf("end the wait: %w", err)
+	}
+	if a.State == store.AwaitFinal {
+		return p.awaited(ctx, log, cfg, ev, ch, a, key, owner)
+	}
+	log.Warn("turn done: the agent's reply did not arrive in time", "outcome", "async_timeout")
+	p.settle(ctx, log, key, owner, store.ClaimFailed, "async_timeout", cfg)
+	return nil
+}
+
+// awaited plans the agent's post exactly like a reply given in the turn,
+// and persists and enqueues it under the turn's claim.
+func (p *Processor) awaited(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, a store.Await, key, owner string) error {
+	log = log.With("post_id", a.Post.ID)
+	reply := agent.Reply{Status: 200, ContentType: a.Post.ContentType, Body: a.Post.Body}
+	units, outcome, err := p.planReply(ctx, log, cfg, ev, ch, a.TurnID, reply)
+	if err != nil {
+		var ae *agent.Error
+		if errors.As(err, &ae) && ae.Kind == agent.KindPermanent {
+			log.Error("turn failed: the posted reply cannot be planned", "outcome", "async_reply_invalid", "error", err)
+			p.settle(ctx, log, key, owner, store.ClaimFailed, "async_reply_invalid", cfg)
+			return nil
+		}
+		return err
+	}
+	log.Info("agent's posted reply arrived", "outcome", "async_reply", "wait_ms", a.Post.At.Sub(a.CreatedAt).Milliseconds())
+	return p.commit(ctx, log, cfg, ev, key, owner, a.TurnID, units, outcome)
+}
+
+// pollWait is how long a waiting turn's message stays away: a poll, or
+// less when the deadline is nearer.
+func (p *Processor) pollWait(cfg Config, deadline, now time.Time) time.Duration {
+	return max(time.Second, min(cfg.AwaitPoll, deadline.Sub(now)+time.Second))
+}
