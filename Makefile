@@ -87,6 +87,9 @@ post: ## sign a sample webhook and post it to make run: make post FILE=events/sl
 post-event: ## sign a sample proactive event and post it to make run (FILE=events/events/alert.json)
 	go run ./localstack/cmd/parley-local post $(or $(FILE),events/events/alert.json)
 
+discord-commands: ## register /ask and "Ask the agent" for DISCORD_APPLICATION_ID with DISCORD_BOT_TOKEN
+	go run ./localstack/cmd/parley-local discord-commands
+
 bench: setup ## run the benchmarks (ingress CPU per event, AWS calls per message, envelope, adapters)
 	go test -run '^$$' -bench . -benchmem -count=1 ./...
 

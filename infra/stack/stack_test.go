@@ -667,13 +667,15 @@ func TestSecrets(t *testing.T) {
 	// CloudFormation puts the agent secret's ARN in, keys sorted.
 	turn := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Turn.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
 	wantTurn := map[string]any{"Fn::Join": []any{"", []any{
-		`{"PARLEY_AGENT_SECRET":"`, ref(agent), `","SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN"}`,
+		`{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN","PARLEY_AGENT_SECRET":"`, ref(agent),
+		`","SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`,
 	}}}
 	if !equalJSON(turn, wantTurn) {
 		t.Errorf("turn %s:\n got %s\nwant %s", resources.EnvSecrets, asJSON(turn), asJSON(wantTurn))
 	}
 	delivery := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Delivery.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
-	if want := `{"SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN"}`; delivery != want {
+	if want := `{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN",` +
+		`"SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`; delivery != want {
 		t.Errorf("delivery %s = %s, want %s", resources.EnvSecrets, asJSON(delivery), want)
 	}
 
@@ -697,7 +699,9 @@ func TestSecrets(t *testing.T) {
 	must(t, func() {
 		fx.template.HasOutput(jsii.String(OutputSecretNames), map[string]any{
 			"Value": "Parley/TELEGRAM_BOT_TOKEN,Parley/TELEGRAM_WEBHOOK_SECRET,Parley/SLACK_SIGNING_SECRET," +
-				"Parley/SLACK_BOT_TOKEN,Parley/PARLEY_EVENTS_SECRETS,Parley/GITHUB_WEBHOOK_SECRET",
+				"Parley/SLACK_BOT_TOKEN,Parley/DISCORD_BOT_TOKEN,Parley/LINE_CHANNEL_SECRET,Parley/LINE_CHANNEL_ACCESS_TOKEN," +
+				"Parley/WHATSAPP_APP_SECRET,Parley/WHATSAPP_VERIFY_TOKEN,Parley/WHATSAPP_ACCESS_TOKEN," +
+				"Parley/PARLEY_EVENTS_SECRETS,Parley/GITHUB_WEBHOOK_SECRET",
 		})
 	})
 	if _, ok := fx.json["Outputs"].(map[string]any)["SecretArn"]; ok {

@@ -7,12 +7,18 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/platform/whatsapp"
 )
 
 // Options configure a Server.
@@ -23,6 +29,15 @@ type Options struct {
 	// SlackToken is the bot token the Web API accepts; any other gets
 	// Slack's invalid_auth. Empty refuses every Slack call.
 	SlackToken string
+	// DiscordToken is the bot token the Discord API accepts (interaction
+	// webhooks need none).
+	DiscordToken string
+	// LineToken is the channel access token the Messaging API accepts;
+	// any other gets LINE's 401.
+	LineToken string
+	// WhatsAppToken is the access token the Cloud API accepts (any other
+	// gets 190), and WhatsAppPhoneNumberID the number it sends from.
+	WhatsAppToken, WhatsAppPhoneNumberID string
 	// Now stamps deliveries and message ids. Defaults to time.Now.
 	Now func() time.Time
 	// Out, when set, gets one line per delivered message (see the package
@@ -58,6 +73,15 @@ var fakes = map[message.Platform]fake{
 	}},
 	message.Slack: {slack.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return fakeslack.New(fakeslack.Options{Token: opt.SlackToken, Recorder: rec})
+	}},
+	message.Discord: {discord.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
+		return fakediscord.New(fakediscord.Options{Token: opt.DiscordToken, Recorder: rec})
+	}},
+	message.LINE: {line.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
+		return fakeline.New(fakeline.Options{Token: opt.LineToken, Recorder: rec})
+	}},
+	message.WhatsApp: {whatsapp.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
+		return fakewhatsapp.New(fakewhatsapp.Options{Token: opt.WhatsAppToken, PhoneNumberID: opt.WhatsAppPhoneNumberID, Recorder: rec})
 	}},
 }
 

@@ -24,13 +24,17 @@ import (
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
@@ -46,6 +50,13 @@ const (
 	agentSecret   = "parley-agent-test-secret"
 	eventsSecret  = "whsec_cGFybGV5LWV2ZW50cy10ZXN0LWtleS0wMDAx"
 	quietInterval = 1500 * time.Millisecond
+	lineSecret    = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+	lineToken     = "parley-line-test-channel-access-token"
+	lineBot       = "Ub0770000000000000000000000000001"
+	waSecret      = "4f0c1e2d3b5a69788796a5b4c3d2e1f0"
+	waVerify      = "parley-whatsapp-verify-token"
+	waToken       = "EAAParleyFakeWhatsAppAccessTokenForTests0123456789"
+	waPhone       = "106540352242922"
 )
 
 // clock is real time plus an offset tests can move forward, shared by every
@@ -195,7 +206,10 @@ func start(t testing.TB, opt options) *harness {
 	env := emulatortest.New(t)
 	h := &harness{t: t, env: env, clock: &clock{}, logs: &logBuffer{}, faults: awsfault.New()}
 
-	h.fake = fakeplatform.New(fakeplatform.Options{TelegramToken: tgToken, SlackToken: slackToken})
+	h.fake = fakeplatform.New(fakeplatform.Options{
+		TelegramToken: tgToken, SlackToken: slackToken, DiscordToken: fakediscord.BotToken, LineToken: lineToken,
+		WhatsAppToken: waToken, WhatsAppPhoneNumberID: waPhone,
+	})
 	fakeSrv := httptest.NewServer(h.fake.Handler())
 	t.Cleanup(fakeSrv.Close)
 
@@ -208,24 +222,34 @@ func start(t testing.TB, opt options) *harness {
 	t.Cleanup(agentSrv.Close)
 
 	vars := map[string]string{
-		resources.EnvTable:            env.Resources.Table,
-		resources.EnvInboundQueueURL:  env.Resources.InboundURL,
-		resources.EnvOutboundQueueURL: env.Resources.OutboundURL,
-		resources.EnvInboundDLQURL:    env.Resources.InboundDLQURL,
-		resources.EnvOutboundDLQURL:   env.Resources.OutboundDLQURL,
-		telegram.SettingBotToken:      tgToken,
-		telegram.SettingWebhookSecret: tgSecret,
-		slack.SettingSigningSecret:    slackSecret,
-		slack.SettingBotToken:         slackToken,
-		resources.SecretAgentSecret:   agentSecret,
-		resources.SecretEventsSecrets: `{"cron":"` + eventsSecret + `"}`,
-		"PARLEY_EVENTS_SOURCES":       `{"cron":{"targets":["telegram:` + tgBotID + `:*","slack:T0TEAM0001:*"]}}`,
-		"SLACK_TEAM_ID":               "T0TEAM0001",
-		"PARLEY_AGENT_URL":            agentSrv.URL,
-		"PARLEY_AGENT_TIMEOUT":        "5s",
-		"PARLEY_BUBBLE_DELAY":         "1ms",
-		"PARLEY_SEND_TIMEOUT":         "2s",
-		"PARLEY_LOG_LEVEL":            "debug",
+		resources.EnvTable:             env.Resources.Table,
+		resources.EnvInboundQueueURL:   env.Resources.InboundURL,
+		resources.EnvOutboundQueueURL:  env.Resources.OutboundURL,
+		resources.EnvInboundDLQURL:     env.Resources.InboundDLQURL,
+		resources.EnvOutboundDLQURL:    env.Resources.OutboundDLQURL,
+		telegram.SettingBotToken:       tgToken,
+		telegram.SettingWebhookSecret:  tgSecret,
+		slack.SettingSigningSecret:     slackSecret,
+		slack.SettingBotToken:          slackToken,
+		discord.SettingPublicKey:       fakediscord.PublicKey,
+		discord.SettingApplicationID:   fakediscord.ApplicationID,
+		discord.SettingBotToken:        fakediscord.BotToken,
+		line.SettingChannelSecret:      lineSecret,
+		line.SettingChannelAccessToken: lineToken,
+		line.SettingBotUserID:          lineBot,
+		whatsapp.SettingAppSecret:      waSecret,
+		whatsapp.SettingVerifyToken:    waVerify,
+		whatsapp.SettingAccessToken:    waToken,
+		whatsapp.SettingPhoneNumberID:  waPhone,
+		resources.SecretAgentSecret:    agentSecret,
+		resources.SecretEventsSecrets:  `{"cron":"` + eventsSecret + `"}`,
+		"PARLEY_EVENTS_SOURCES":        `{"cron":{"targets":["telegram:` + tgBotID + `:*","slack:T0TEAM0001:*"]}}`,
+		"SLACK_TEAM_ID":                "T0TEAM0001",
+		"PARLEY_AGENT_URL":             agentSrv.URL,
+		"PARLEY_AGENT_TIMEOUT":         "5s",
+		"PARLEY_BUBBLE_DELAY":          "1ms",
+		"PARLEY_SEND_TIMEOUT":          "2s",
+		"PARLEY_LOG_LEVEL":             "debug",
 	}
 	// Every platform's adapter at its fake, as make run points them.
 	for k, v := range fakeplatform.BaseURLs(fakeSrv.URL) {

@@ -39,9 +39,9 @@ type Receipt struct {
 type Counting string
 
 const (
-	// CountRunes counts Unicode code points (Discord, LINE, WhatsApp, Slack).
+	// CountRunes counts Unicode code points (Discord, Slack).
 	CountRunes Counting = "runes"
-	// CountUTF16 counts UTF-16 code units (Telegram).
+	// CountUTF16 counts UTF-16 code units (Telegram, LINE, WhatsApp).
 	CountUTF16 Counting = "utf16"
 	// CountBytes counts UTF-8 bytes.
 	CountBytes Counting = "bytes"

@@ -1,12 +1,13 @@
 // Command parley-local runs Parley on this machine, without Docker: DynamoDB
 // Local and fauxqs, every function (ingress over HTTP, turn and delivery
-// pollers), the built-in echo agent, and a fake Telegram/Slack API that
-// prints each delivered bubble with the time since the previous one.
+// pollers), the built-in echo agent, and a fake API of every chat platform
+// that prints each delivered bubble with the time since the previous one.
 //
 //	parley-local                      start everything (make run); Ctrl-C stops it
 //	parley-local post FILE [PLATFORM] sign a sample webhook and post it to the runner
 //	parley-local press PLATFORM CHAT MESSAGE DATA [USER]
 //	                                  press a control of a question make run printed
+//	parley-local discord-commands     register /ask and "Ask the agent" with Discord
 //
 // Every setting is an environment variable (see README.md). Unset secrets and
 // URLs get local demo values; set TELEGRAM_BOT_TOKEN and
@@ -31,8 +32,10 @@ func main() {
 		err = post(ctx, os.Stdout, os.Getenv, os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "press":
 		err = press(ctx, os.Stdout, os.Getenv, os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "discord-commands":
+		err = discordCommands(ctx, os.Stdout, os.Getenv, os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] != "run":
-		err = fmt.Errorf("unknown command %q: want run, post or press", os.Args[1])
+		err = fmt.Errorf("unknown command %q: want run, post, press or discord-commands", os.Args[1])
 	default:
 		err = run(ctx, os.Stdout, os.Getenv, nil)
 	}

@@ -13,10 +13,15 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
@@ -25,7 +30,7 @@ import (
 // runner. The platform is the file's parent folder under events/ unless given.
 func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
 	if len(args) < 1 || len(args) > 2 {
-		return fmt.Errorf("usage: parley-local post FILE [telegram|slack|events]")
+		return fmt.Errorf("usage: parley-local post FILE [telegram|slack|discord|line|whatsapp|events]")
 	}
 	file := args[0]
 	platform := filepath.Base(filepath.Dir(file))
@@ -44,6 +49,17 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 		hdr = fakeplatform.TelegramHeaders(env(telegram.SettingWebhookSecret))
 	case "slack":
 		hdr = fakeplatform.SignSlack(env(slack.SettingSigningSecret), now, body)
+	case "discord":
+		// Only the demo application verifies: nobody holds a real
+		// application's private key.
+		if body, err = fakediscord.Interaction(body, now); err != nil {
+			return err
+		}
+		hdr = fakediscord.Sign(fakediscord.TestKey(), now, body)
+	case "line":
+		hdr = fakeline.Headers(env(line.SettingChannelSecret), body)
+	case "whatsapp":
+		hdr = fakewhatsapp.Sign(env(whatsapp.SettingAppSecret), body)
 	case "events":
 		secret, githubSecret, err := eventsSecrets(getenv, body)
 		if err != nil {
@@ -54,7 +70,7 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 			return err
 		}
 	default:
-		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack or events", file)
+		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp or events", file)
 	}
 	return send(ctx, out, getenv, platform, hdr, body)
 }

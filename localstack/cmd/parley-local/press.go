@@ -12,23 +12,33 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/platform/whatsapp"
 )
 
 // pressUsage is how to press a control of a question make run printed.
-const pressUsage = "usage: parley-local press telegram|slack CHAT MESSAGE DATA [USER]"
+const pressUsage = "usage: parley-local press telegram|slack|discord|line|whatsapp CHAT MESSAGE DATA [USER]"
 
 // pressHint is what make run prints under a question's control: the
 // command that presses it, ready to paste.
 func pressHint(d fakeapi.Delivery, c fakeapi.Control) string {
 	switch d.Platform {
-	case message.Telegram, message.Slack:
+	case message.Telegram, message.Slack, message.WhatsApp:
 		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press %s %s %s '%s'", d.Platform, d.Chat, d.MessageID, c.Data)
+	case message.Discord:
+		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press discord %s %s '%s'", d.Chat, d.MessageID, fakediscord.PressData(d, c))
+	case message.LINE:
+		// A quick reply names no message.
+		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press line %s - '%s'", d.Chat, c.Data)
 	}
 	return ""
 }
@@ -37,7 +47,8 @@ var pressSeq atomic.Int64
 
 // press posts, signed as its platform signs it, the webhook a person's press
 // of the control carrying data on message (chat's) sends: a Telegram
-// callback_query, a Slack block_actions. USER is who presses: Ada by
+// callback_query, a Slack block_actions, a Discord component interaction, a
+// LINE postback, a WhatsApp button reply. USER is who presses: Ada by
 // default, the sample identity of events/README.md.
 func press(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
 	if len(args) < 4 || len(args) > 5 {
@@ -78,6 +89,30 @@ func press(ctx context.Context, out io.Writer, getenv config.Getenv, args []stri
 		actionTS := fmt.Sprintf("%d.%06d", now.Unix(), seq%1_000_000)
 		body = fakeslack.BlockActions(strings.ToUpper(env(slack.SettingTeamID)), chat, user, msg, actionTS, data)
 		hdr = fakeplatform.SignSlack(env(slack.SettingSigningSecret), now, body)
+	case "discord":
+		user := "1309000000000000042"
+		if len(args) == 5 {
+			user = args[4]
+		}
+		guild := "1309000000000000100"
+		if chat == "1309000000000000300" { // the demo DM
+			guild = ""
+		}
+		body = fakediscord.Press(guild, chat, user, msg, data, now)
+		hdr = fakediscord.Sign(fakediscord.TestKey(), now, body)
+	case "line":
+		user := chat // a 1:1 chat is the person's own id
+		if len(args) == 5 {
+			user = args[4]
+		}
+		body = fakeline.Postback(env(line.SettingBotUserID), chat, user, fmt.Sprintf("01KP%022d", seq), "", now, data)
+		hdr = fakeline.Headers(env(line.SettingChannelSecret), body)
+	case "whatsapp":
+		body = fakewhatsapp.Reply{
+			WABA: "102290129340398", PhoneNumberID: env(whatsapp.SettingPhoneNumberID), DisplayPhoneNumber: "15550001234",
+			From: chat, Name: "Ada Lovelace", ID: fmt.Sprintf("wamid.PRESS%d", seq), Question: msg, Data: data, Title: data, At: now,
+		}.Body()
+		hdr = fakewhatsapp.Sign(env(whatsapp.SettingAppSecret), body)
 	default:
 		return fmt.Errorf("%s", pressUsage)
 	}

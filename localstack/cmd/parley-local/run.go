@@ -21,15 +21,19 @@ import (
 
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
@@ -46,7 +50,24 @@ var demo = map[string]string{
 	resources.SecretAgentSecret:         "parley-local-agent-secret",
 	resources.SecretGitHubWebhookSecret: demoGitHubSecret,
 	"PARLEY_BUBBLE_DELAY":               "1200ms",
+	discord.SettingPublicKey:            fakediscord.PublicKey,
+	discord.SettingApplicationID:        fakediscord.ApplicationID,
+	discord.SettingBotToken:             fakediscord.BotToken,
+	line.SettingChannelSecret:           demoLineSecret,
+	line.SettingChannelAccessToken:      "parley-line-test-channel-access-token",
+	line.SettingBotUserID:               demoLineBot,
+	whatsapp.SettingAppSecret:           demoWhatsAppSecret,
+	whatsapp.SettingVerifyToken:         "parley-whatsapp-verify-token",
+	whatsapp.SettingAccessToken:         "EAAParleyFakeWhatsAppAccessTokenForTests0123456789",
+	whatsapp.SettingPhoneNumberID:       "106540352242922",
 }
+
+// The LINE and WhatsApp test identities of events/README.md.
+const (
+	demoLineSecret     = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+	demoLineBot        = "Ub0770000000000000000000000000001"
+	demoWhatsAppSecret = "4f0c1e2d3b5a69788796a5b4c3d2e1f0"
+)
 
 // The demo events sources: the senders of the samples under events/events/,
 // each reaching the sample chats of the demo bot or workspace, all signing
@@ -183,7 +204,10 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 	}
 
 	fake := fakeplatform.New(fakeplatform.Options{
-		TelegramToken: cfg.Platforms(telegram.SettingBotToken), SlackToken: cfg.Platforms(slack.SettingBotToken), Out: out,
+		TelegramToken: cfg.Platforms(telegram.SettingBotToken), SlackToken: cfg.Platforms(slack.SettingBotToken),
+		DiscordToken: cfg.Platforms(discord.SettingBotToken), LineToken: cfg.Platforms(line.SettingChannelAccessToken),
+		WhatsAppToken: cfg.Platforms(whatsapp.SettingAccessToken), WhatsAppPhoneNumberID: cfg.Platforms(whatsapp.SettingPhoneNumberID),
+		Out:       out,
 		PressHint: pressHint,
 	})
 	agentSecret, err := standardwebhooks.ParseSecret(cfg.Agent.Secret)

@@ -15,8 +15,11 @@ import (
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
+	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
 )
 
@@ -24,6 +27,9 @@ import (
 var chat = []platform.Adapter{
 	telegram.Adapter,
 	slack.Adapter,
+	discord.Adapter,
+	line.Adapter,
+	whatsapp.Adapter,
 }
 
 // Chat returns every chat platform's adapter.

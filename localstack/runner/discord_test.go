@@ -1,0 +1,77 @@
+package runner_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+)
+
+// postDiscord posts an interaction, signed now with the test key.
+func (h *harness) postDiscord(body []byte) (int, string) {
+	return h.post("/discord", fakediscord.Sign(fakediscord.TestKey(), h.clock.Now(), body), body)
+}
+
+// TestDiscordCommandReply: /ask in a guild channel is answered with the
+// deferred response once durable; the reply's first bubble replaces it
+// (@original), the second is a follow-up; a question's press is an answer
+// and closes the question with an edit.
+func TestDiscordCommandReply(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	sample, err := os.ReadFile("../../events/discord/command-guild.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := fakediscord.Interaction(sample, h.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, answer := h.postDiscord(body)
+	if code != http.StatusOK || answer != `{"type":5}` {
+		t.Fatalf("/ask: %d %s", code, answer)
+	}
+	// Redelivered: the same interaction id, deduplicated, answered alike.
+	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
+		t.Fatalf("again: %d %s", code, answer)
+	}
+	d := h.waitDelivered(2, 20*time.Second)
+	if !strings.HasPrefix(d[0].Text, "echo: what") || d[0].Chat != "1309000000000000200" || !strings.Contains(d[1].Text, "via discord") {
+		t.Fatalf("delivered %+v", d)
+	}
+	h.quiesce(20 * time.Second)
+	if n := len(h.fake.Delivered()); n != 2 {
+		t.Fatalf("%d deliveries", n)
+	}
+
+	// A question, then a press of its first button.
+	var in map[string]any
+	_ = json.Unmarshal(sample, &in)
+	in["data"].(map[string]any)["options"].([]any)[0].(map[string]any)["value"] = "/ask seat"
+	raw, _ := json.Marshal(in)
+	body, _ = fakediscord.Interaction(raw, h.clock.Now().Add(time.Millisecond))
+	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
+		t.Fatalf("/ask seat: %d %s", code, answer)
+	}
+	d = h.waitDelivered(4, 20*time.Second)
+	q := d[3]
+	if len(q.Controls) == 0 {
+		t.Fatalf("the question has no controls: %+v", d[2:])
+	}
+	press := fakediscord.Press("1309000000000000100", q.Chat, "1309000000000000042", q.MessageID, fakediscord.PressData(q, q.Controls[0]), h.clock.Now().Add(2*time.Millisecond))
+	if code, answer := h.postDiscord(press); code != http.StatusOK || answer != `{"type":6}` {
+		t.Fatalf("press: %d %s", code, answer)
+	}
+	if got := h.waitAnswers(1); got[0].QuestionID == "" {
+		t.Fatalf("answers %+v", got)
+	}
+	h.quiesce(20 * time.Second)
+	if e := h.lastEdit(q); e.MessageID != q.MessageID || len(e.Controls) != 0 {
+		t.Fatalf("the question was not closed: %+v (edits %+v)", e, h.fake.Recorder().Edits())
+	}
+	t.Logf("deliveries %+v", texts(h.fake.Delivered()))
+}
