@@ -165,3 +165,118 @@ func TestAsyncReplyTimesOut(t *testing.T) {
 		t.Error("no async_timeout log line")
 	}
 }
+
+// postSend posts body to /send as the agent signs it, with webhook-id id.
+func (h *harness) postSend(id string, body []byte) (int, string) {
+	h.t.Helper()
+	secret, err := standardwebhooks.ParseSecret(agentSecret)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	hdr := http.Header{"Content-Type": {"application/json"}}
+	standardwebhooks.SetHeaders(hdr, secret, id, h.clock.Now(), body)
+	return h.post("/send", hdr, body)
+}
+
+func sendBody(thread, key, text string, extra map[string]any) []byte {
+	m := map[string]any{"thread_key": thread, "idempotency_key": key, "text": text}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+type sendAck struct {
+	Events []struct {
+		EventID  string `json:"event_id"`
+		Result   string `json:"result"`
+		Reason   string `json:"reason"`
+		IntentID string `json:"intent_id"`
+	} `json:"events"`
+}
+
+func TestSend(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{
+		"PARLEY_SEND_TARGETS": `["telegram:` + tgBotID + `:*"]`,
+		"PARLEY_TRIAGE":       `{"daily_cap":1}`,
+	}})
+	thread := "telegram:" + tgBotID + ":44"
+
+	// A person's message, then the agent's own, in one thread: in order.
+	h.postTelegram(telegramUpdate(7001, 44, "hello"))
+	code, body := h.postSend("msg_send_1", sendBody(thread, "reminder-1", "time to stretch", nil))
+	var ack sendAck
+	_ = json.Unmarshal([]byte(body), &ack)
+	if code != http.StatusAccepted || len(ack.Events) != 1 || ack.Events[0].Result != "enqueued" || ack.Events[0].IntentID != intent.IDFor("evt#parley#agent#reminder-1") {
+		t.Fatalf("send: %d %s", code, body)
+	}
+	// The same send again (a new post, the same idempotency key): one
+	// delivery, the same intent.
+	code, body = h.postSend("msg_send_2", sendBody(thread, "reminder-1", "time to stretch", nil))
+	var again sendAck
+	_ = json.Unmarshal([]byte(body), &again)
+	if code != http.StatusAccepted || again.Events[0].Result != "duplicate" || again.Events[0].IntentID != ack.Events[0].IntentID {
+		t.Fatalf("send again: %d %s", code, body)
+	}
+	got := texts(h.waitDelivered(3, 30*time.Second))
+	if strings.Join(got, "|") != "echo: hello|5 characters, via telegram|time to stretch" {
+		t.Fatalf("delivered %q", got)
+	}
+
+	// Refused, and nothing written.
+	h.quiesce(30 * time.Second)
+	writes := h.calls.Total(callcount.Writes)
+	for name, tc := range map[string]struct {
+		code int
+		body []byte
+		hdr  http.Header
+	}{
+		"unsigned":        {http.StatusUnauthorized, sendBody(thread, "k1", "x", nil), http.Header{}},
+		"malformed":       {http.StatusBadRequest, []byte(`{"thread_key":`), nil},
+		"no key":          {http.StatusBadRequest, []byte(`{"thread_key":"` + thread + `","text":"x"}`), nil},
+		"bad relation":    {http.StatusBadRequest, sendBody(thread, "k2", "x", map[string]any{"relation": "spam"}), nil},
+		"other bot":       {http.StatusForbidden, sendBody("telegram:7000000002:44", "k3", "x", nil), nil},
+		"other platform":  {http.StatusForbidden, sendBody("slack:T0TEAM0001:C0CHAN0001", "k4", "x", nil), nil},
+		"bad thread":      {http.StatusBadRequest, sendBody("telegram:"+tgBotID+":not-a-chat", "k5", "x", nil), nil},
+		"over the limits": {http.StatusUnprocessableEntity, []byte(`{"thread_key":"` + thread + `","idempotency_key":"k6","envelope":` + string(bubblesEnvelope(5)) + `}`), nil},
+	} {
+		var code int
+		var body string
+		if tc.hdr != nil {
+			code, body = h.post("/send", tc.hdr, tc.body)
+		} else {
+			code, body = h.postSend("msg_"+strings.ReplaceAll(name, " ", "_"), tc.body)
+		}
+		if code != tc.code {
+			t.Errorf("%s: %d %s, want %d", name, code, body, tc.code)
+		}
+	}
+	if w := h.calls.Total(callcount.Writes); w != writes {
+		t.Errorf("refused sends wrote %d times", w-writes)
+	}
+
+	// Through triage when asked: the chat's daily cap of one holds.
+	for i, want := range []string{"enqueued", "suppressed"} {
+		code, body := h.postSend(fmt.Sprintf("msg_tri_%d", i), sendBody("telegram:"+tgBotID+":45", fmt.Sprintf("digest-%d", i), "digest", map[string]any{"triage": true, "relation": "broadcast"}))
+		var a sendAck
+		_ = json.Unmarshal([]byte(body), &a)
+		if code != http.StatusAccepted || a.Events[0].Result != want {
+			t.Fatalf("triaged send %d: %d %s, want %s", i, code, body, want)
+		}
+	}
+	h.quiesce(30 * time.Second)
+	if n := len(h.fake.Delivered()); n != 4 {
+		t.Fatalf("%d delivered, want 4", n)
+	}
+}
+
+func bubblesEnvelope(n int) []byte {
+	var ms []map[string]string
+	for i := range n {
+		ms = append(ms, map[string]string{"id": fmt.Sprintf("b%d", i+1), "text": "x"})
+	}
+	b, _ := json.Marshal(map[string]any{"schema": "openab.turn.v1", "messages": ms})
+	return b
+}

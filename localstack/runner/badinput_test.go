@@ -2,6 +2,8 @@ package runner_test
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +12,9 @@ import (
 
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 )
 
 // TestBadInputIsRefusedWithoutWrites: a wrong secret, a bad signature, a stale
@@ -25,6 +30,17 @@ func TestBadInputIsRefusedWithoutWrites(t *testing.T) {
 	badSig := fakeplatform.SignSlack(slackSecret, time.Now(), slackBody)
 	badSig.Set("X-Slack-Signature", "v0=0000000000000000000000000000000000000000000000000000000000000000")
 	malformedSlack := []byte(`{"type":"event_callback","event":`)
+	ping := []byte(`{"type":1,"id":"1444357000000000001","application_id":"` + fakediscord.ApplicationID + `","token":"t","version":1}`)
+	forgedKey := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+	malformed := []byte(`{"type":`)
+	lineBody := lineText("01KBAD0000000000000000000A", lineAda, "hi", time.Now())
+	var many []string
+	for i := range 101 {
+		many = append(many, fmt.Sprintf(`{"type":"follow","webhookEventId":"01KBAD%020d","timestamp":1,"mode":"active","source":{"type":"user","userId":"%s"},"deliveryContext":{"isRedelivery":false}}`, i, lineAda))
+	}
+	lineBatch := []byte(`{"destination":"` + lineBot + `","events":[` + strings.Join(many, ",") + `]}`)
+	waBody := waText("wamid.BAD1", waAda, "hi", time.Now())
+	waBadSig := http.Header{"X-Hub-Signature-256": {"sha256=" + strings.Repeat("0", 64)}}
 
 	cases := []struct {
 		name, method, path string
@@ -45,6 +61,16 @@ func TestBadInputIsRefusedWithoutWrites(t *testing.T) {
 		{"SlackMalformedJSON", "POST", "/slack", fakeplatform.SignSlack(slackSecret, time.Now(), malformedSlack), malformedSlack, 400, "malformed"},
 		{"SlackWrongMethod", "PUT", "/slack", fakeplatform.SignSlack(slackSecret, time.Now(), slackBody), slackBody, 405, "method"},
 		{"SlackOversized", "POST", "/slack", fakeplatform.SignSlack(slackSecret, time.Now(), big), big, 413, "too large"},
+		{"DiscordForgedSignature", "POST", "/discord", fakediscord.Sign(forgedKey, time.Now(), ping), ping, 401, ""},
+		{"DiscordStaleTimestamp", "POST", "/discord", fakediscord.Sign(fakediscord.TestKey(), time.Now().Add(-10*time.Minute), ping), ping, 401, ""},
+		{"DiscordUnsigned", "POST", "/discord", nil, ping, 401, ""},
+		{"DiscordMalformed", "POST", "/discord", fakediscord.Sign(fakediscord.TestKey(), time.Now(), malformed), malformed, 400, ""},
+		{"LINEBadSignature", "POST", "/line", fakeline.Headers("not-the-secret", lineBody), lineBody, 401, ""},
+		{"LINEMalformed", "POST", "/line", fakeline.Headers(lineSecret, malformed), malformed, 400, ""},
+		{"LINEOversizedBatch", "POST", "/line", fakeline.Headers(lineSecret, lineBatch), lineBatch, 422, ""},
+		{"WhatsAppBadSignature", "POST", "/whatsapp", waBadSig, waBody, 401, ""},
+		{"WhatsAppMalformed", "POST", "/whatsapp", fakewhatsapp.Sign(waSecret, malformed), malformed, 400, ""},
+		{"WhatsAppHandshakeWrongToken", "GET", "/whatsapp?" + fakewhatsapp.HandshakeQuery("not-the-token", "1158201444").Encode(), nil, nil, 403, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

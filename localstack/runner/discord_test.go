@@ -62,6 +62,15 @@ func TestDiscordCommandReply(t *testing.T) {
 	if len(q.Controls) == 0 {
 		t.Fatalf("the question has no controls: %+v", d[2:])
 	}
+	// Grace is not the owner: her press is acknowledged and changes nothing.
+	other := fakediscord.Press("1309000000000000100", q.Chat, "1309000000000000043", q.MessageID, fakediscord.PressData(q, q.Controls[0]), h.clock.Now().Add(time.Millisecond))
+	if code, answer := h.postDiscord(other); code != http.StatusOK || answer != `{"type":6}` {
+		t.Fatalf("Grace's press: %d %s", code, answer)
+	}
+	h.quiesce(20 * time.Second)
+	if n := len(h.agent.gotAnswers()); n != 0 {
+		t.Fatalf("a press by someone else reached the agent %d times", n)
+	}
 	press := fakediscord.Press("1309000000000000100", q.Chat, "1309000000000000042", q.MessageID, fakediscord.PressData(q, q.Controls[0]), h.clock.Now().Add(2*time.Millisecond))
 	if code, answer := h.postDiscord(press); code != http.StatusOK || answer != `{"type":6}` {
 		t.Fatalf("press: %d %s", code, answer)
@@ -74,4 +83,38 @@ func TestDiscordCommandReply(t *testing.T) {
 		t.Fatalf("the question was not closed: %+v (edits %+v)", e, h.fake.Recorder().Edits())
 	}
 	t.Logf("deliveries %+v", texts(h.fake.Delivered()))
+}
+
+// TestDiscordAfterTheTokensLife: a reply to an interaction older than its
+// token's 15 minutes goes out as channel messages, each with a nonce that
+// Discord enforces.
+func TestDiscordAfterTheTokensLife(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	sample, err := os.ReadFile("../../events/discord/command-guild.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := fakediscord.Interaction(sample, h.clock.Now().Add(-16*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
+		t.Fatalf("/ask: %d %s", code, answer)
+	}
+	d := h.waitDelivered(2, 20*time.Second)
+	nonces := map[string]bool{}
+	for _, m := range d {
+		var nonce string
+		var enforce bool
+		_ = json.Unmarshal(m.Args["nonce"], &nonce)
+		_ = json.Unmarshal(m.Args["enforce_nonce"], &enforce)
+		if nonce == "" || !enforce || len(nonce) > 25 {
+			t.Fatalf("a channel message without an enforced nonce: %s", m.Args)
+		}
+		nonces[nonce] = true
+	}
+	if len(nonces) != 2 {
+		t.Fatalf("nonces %v: want one per bubble", nonces)
+	}
 }

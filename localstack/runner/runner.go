@@ -73,7 +73,10 @@ func New(d app.Deps) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.Mux.Handle("/"+resources.Reply.Name, FunctionURL(functionurl.Handler(reply), urlLimit))
+	// One function serves both paths, as its Function URL does.
+	replyURL := FunctionURL(functionurl.Handler(reply), urlLimit)
+	l.Mux.Handle("/reply", replyURL)
+	l.Mux.Handle("/send", replyURL)
 
 	turn, err := app.Turn(d)
 	if err != nil {

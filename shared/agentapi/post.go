@@ -54,17 +54,10 @@ func ParsePost(body []byte) (Post, error) {
 		return Post{}, fmt.Errorf("%w: turn_id must be the 32 hex characters of the turn request's turn_id", ErrBadPost)
 	case raw.Final != nil && !*raw.Final:
 		return Post{}, fmt.Errorf("%w: final must be true: sequential posts are not supported", ErrBadPost)
-	case raw.Text != nil && raw.Envelope != nil:
-		return Post{}, fmt.Errorf("%w: give envelope or text, not both", ErrBadPost)
-	case raw.Text != nil:
-		if *raw.Text == "" {
-			return Post{}, fmt.Errorf("%w: text is empty", ErrBadPost)
-		}
-		return Post{TurnID: *raw.TurnID, ContentType: "text/plain; charset=utf-8", Body: []byte(*raw.Text)}, nil
-	case raw.Envelope == nil || bytes.Equal(bytes.TrimSpace(raw.Envelope), []byte("null")):
-		return Post{}, fmt.Errorf("%w: envelope or text is required", ErrBadPost)
-	case raw.Envelope[0] != '{':
-		return Post{}, fmt.Errorf("%w: envelope must be an object", ErrBadPost)
 	}
-	return Post{TurnID: *raw.TurnID, ContentType: "application/json", Body: []byte(raw.Envelope)}, nil
+	ctype, b, err := content(raw.Envelope, raw.Text)
+	if err != nil {
+		return Post{}, err
+	}
+	return Post{TurnID: *raw.TurnID, ContentType: ctype, Body: b}, nil
 }

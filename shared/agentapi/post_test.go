@@ -72,3 +72,49 @@ func FuzzParsePost(f *testing.F) {
 		}
 	})
 }
+
+func TestParseSend(t *testing.T) {
+	t.Parallel()
+	s, err := agentapi.ParseSend([]byte(`{"thread_key":"telegram:1:2","idempotency_key":"k-1","text":"hi","relation":"system","triage":true}`))
+	if err != nil || s.ThreadKey != "telegram:1:2" || s.IdempotencyKey != "k-1" || s.Relation != "system" || !s.Triage || string(s.Body) != "hi" {
+		t.Fatalf("%+v, %v", s, err)
+	}
+	if s, err := agentapi.ParseSend([]byte(`{"thread_key":"t:1:2","idempotency_key":"k","envelope":{"schema":"openab.turn.v1"}}`)); err != nil || s.Relation != "followup" || s.ContentType != "application/json" {
+		t.Fatalf("defaults: %+v, %v", s, err)
+	}
+	for name, body := range map[string]string{
+		"no thread":    `{"idempotency_key":"k","text":"hi"}`,
+		"no key":       `{"thread_key":"t:1:2","text":"hi"}`,
+		"long key":     `{"thread_key":"t:1:2","idempotency_key":"` + strings.Repeat("k", 129) + `","text":"hi"}`,
+		"key with sp":  `{"thread_key":"t:1:2","idempotency_key":"a b","text":"hi"}`,
+		"relation":     `{"thread_key":"t:1:2","idempotency_key":"k","text":"hi","relation":"spam"}`,
+		"no content":   `{"thread_key":"t:1:2","idempotency_key":"k"}`,
+		"both":         `{"thread_key":"t:1:2","idempotency_key":"k","text":"hi","envelope":{}}`,
+		"unknown":      `{"thread_key":"t:1:2","idempotency_key":"k","text":"hi","to":"x"}`,
+		"triage a str": `{"thread_key":"t:1:2","idempotency_key":"k","text":"hi","triage":"yes"}`,
+	} {
+		if _, err := agentapi.ParseSend([]byte(body)); !errors.Is(err, agentapi.ErrBadPost) {
+			t.Errorf("%s: %v, want ErrBadPost", name, err)
+		}
+	}
+}
+
+// FuzzParseSend: any body is parsed or refused with ErrBadPost, never a
+// panic, and what is accepted names a thread, a key and content.
+func FuzzParseSend(f *testing.F) {
+	f.Add([]byte(`{"thread_key":"telegram:1:2","idempotency_key":"k-1","text":"hi","relation":"system","triage":true}`))
+	f.Add([]byte(`{"thread_key":"slack:T1:C1:1.2","idempotency_key":"k","envelope":{"schema":"openab.turn.v1","messages":[]}}`))
+	f.Add([]byte(`{"thread_key":"","idempotency_key":"k","text":""}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		s, err := agentapi.ParseSend(body)
+		if err != nil {
+			if !errors.Is(err, agentapi.ErrBadPost) {
+				t.Fatalf("error %v does not wrap ErrBadPost", err)
+			}
+			return
+		}
+		if s.ThreadKey == "" || s.IdempotencyKey == "" || len(s.Body) == 0 || s.Relation == "" {
+			t.Fatalf("accepted an incomplete send: %+v", s)
+		}
+	})
+}

@@ -1,20 +1,28 @@
 package app
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/parleyhq/parley/shared/agentapi"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
+	"github.com/parleyhq/parley/shared/triage"
 )
 
-// Reply is the agent's POST /reply handler: it verifies the agent's
-// signature, checks the post against the envelope's limits, records it on
-// the waiting turn and wakes the turn.
+// Reply is the handler of what an agent calls: POST /reply (the reply to a
+// turn it answered with 202: verified, checked against the envelope's
+// limits, recorded on the waiting turn, which it wakes) and POST /send (its
+// own message into a thread PARLEY_SEND_TARGETS allows: deduped on its
+// idempotency key, optionally triaged, and enqueued in the thread's order
+// like any webhook).
 func Reply(d Deps) (http.Handler, error) {
 	if err := d.Config.RequireStore(); err != nil {
 		return nil, err
@@ -26,19 +34,61 @@ func Reply(d Deps) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", resources.SecretAgentSecret, err)
 	}
-	return &agentapi.Handler{
-		Verifier: standardwebhooks.Verifier{Secrets: []standardwebhooks.Secret{secret}},
-		Awaits:   d.store(),
-		Waker:    queue.New(d.SQS, d.Config.InboundQueueURL),
-		Envelope: d.Config.Envelope,
-		Capabilities: func(p message.Platform) (message.Capabilities, bool) {
-			a, ok := registry.Lookup(p)
-			if !ok {
-				return message.Capabilities{}, false
-			}
-			return a.Capabilities(), true
-		},
-		Now: d.Now,
-		Log: d.Log.With("function", resources.Reply.Name),
-	}, nil
+	verifier := standardwebhooks.Verifier{Secrets: []standardwebhooks.Secret{secret}}
+	caps := func(p message.Platform) (message.Capabilities, bool) {
+		a, ok := registry.Lookup(p)
+		if !ok {
+			return message.Capabilities{}, false
+		}
+		return a.Capabilities(), true
+	}
+	log := d.Log.With("function", resources.Reply.Name)
+	canon := d.EventsTargets()
+	targets, err := sendTargets(d.Config.SendTargets, canon)
+	if err != nil {
+		return nil, fmt.Errorf("PARLEY_SEND_TARGETS: %w", err)
+	}
+	sends, err := d.pipeline(&agentapi.SendReceiver{
+		Verifier: verifier, Targets: targets, Canon: canon, Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	tr, err := triage.New(d.Config.Triage, d.store(), log)
+	if err != nil {
+		return nil, fmt.Errorf("PARLEY_TRIAGE: %w", err)
+	}
+	sends.Triage = tr
+	mux := http.NewServeMux()
+	mux.Handle("/reply", &agentapi.Handler{
+		Verifier: verifier, Awaits: d.store(), Waker: queue.New(d.SQS, d.Config.InboundQueueURL),
+		Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now, Log: log,
+	})
+	mux.Handle("/send", sends)
+	return mux, nil
+}
+
+// sendTargets reads PARLEY_SEND_TARGETS: a JSON list of thread keys whose
+// last part may be *.
+func sendTargets(raw string, canon map[message.Platform]platform.Canonicalizer) ([]events.Pattern, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	var keys []string
+	if err := json.Unmarshal([]byte(raw), &keys); err != nil {
+		return nil, errors.New(`want a JSON list of thread keys, e.g. ["telegram:<bot id>:*"]`)
+	}
+	out := make([]events.Pattern, 0, len(keys))
+	for _, k := range keys {
+		var c platform.Canonicalizer
+		if t, err := events.ParseTarget(k); err == nil {
+			c = canon[t.Platform]
+		}
+		p, err := events.ParsePattern(k, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -71,6 +71,11 @@ type Config struct {
 	// the agent's POST /reply (PARLEY_ASYNC_TIMEOUT). Defaults to 15
 	// minutes.
 	AsyncTimeout time.Duration
+	// SendTargets are the threads an agent's POST /send may reach
+	// (PARLEY_SEND_TARGETS): a JSON list of thread keys whose last part may
+	// be *, as an events source's targets. Defaults to none: every send is
+	// refused.
+	SendTargets string
 	// Triage is the policy for proactive events (PARLEY_TRIAGE, JSON; see
 	// triage.ParseConfig). Defaults to no quiet hours, no cooldown and no
 	// daily cap, in UTC.
@@ -277,6 +282,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	default:
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTIONS: want on or off, got %q", v))
 	}
+	c.SendTargets = getenv("PARLEY_SEND_TARGETS")
 	c.AsyncTimeout = p.duration("PARLEY_ASYNC_TIMEOUT", 15*time.Minute)
 	if c.AsyncTimeout <= 0 || c.AsyncTimeout > turn.MaxAsyncTimeout {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_ASYNC_TIMEOUT: want more than 0 and at most %s, got %s", turn.MaxAsyncTimeout, c.AsyncTimeout))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/parleyhq/parley/shared/agentapi"
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/message"
 )
@@ -422,11 +423,24 @@ func TestSchemaDocExamples(t *testing.T) {
 				case obj["version"] != nil:
 					verr = req.Validate(v)
 				case obj["turn_id"] != nil && obj["envelope"] != nil && obj["version"] == nil:
-					// A POST /reply body: its envelope is an envelope.
+					// A POST /reply body: the agent API accepts it, and its
+					// envelope is an envelope.
+					if _, err := agentapi.ParsePost([]byte(raw)); err != nil {
+						t.Errorf("POST /reply refuses the example: %v", err)
+					}
 					verr = env.Validate(obj["envelope"])
 					inner, _ := json.Marshal(obj["envelope"])
 					if _, err := envelope.Parse(inner); err != nil {
 						t.Errorf("the parser rejects the example's envelope: %v", err)
+					}
+				case obj["thread_key"] != nil && obj["idempotency_key"] != nil:
+					// A POST /send body: the agent API accepts it, and its
+					// envelope, if any, is an envelope.
+					if _, err := agentapi.ParseSend([]byte(raw)); err != nil {
+						t.Errorf("POST /send refuses the example: %v", err)
+					}
+					if obj["envelope"] != nil {
+						verr = env.Validate(obj["envelope"])
 					}
 				case obj["type"] != nil:
 					verr = next.Validate(v)

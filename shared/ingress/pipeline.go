@@ -92,6 +92,9 @@ type eventResult struct {
 	EventID string `json:"event_id"`
 	Result  Result `json:"result"`
 	Reason  string `json:"reason,omitempty"`
+	// IntentID is the intent an admitted event is delivered as, when the
+	// receiver asks (Parsed.Intents).
+	IntentID string `json:"intent_id,omitempty"`
 }
 
 type ackBody struct {
@@ -180,7 +183,11 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		retry = retry || res == ResultInProgress
-		ack.Events = append(ack.Events, eventResult{EventID: ev.EventID, Result: res, Reason: reason})
+		er := eventResult{EventID: ev.EventID, Result: res, Reason: reason}
+		if parsed.Intents && res != ResultSuppressed {
+			er.IntentID = intent.IDFor(ev.Key())
+		}
+		ack.Events = append(ack.Events, er)
 	}
 	if retry {
 		if parsed.Unavailable != nil {
@@ -197,6 +204,9 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set(HeaderAck, AckDurable)
 	w.Header().Set("Content-Type", "application/json")
+	if parsed.Intents {
+		w.WriteHeader(http.StatusAccepted)
+	}
 	_ = json.NewEncoder(w).Encode(ack)
 }
 

@@ -42,7 +42,24 @@ const (
 	// delivered, read, or failed after the send was accepted. It updates
 	// that unit's receipt and never starts a turn.
 	KindStatus Kind = "status"
+	// KindSend is an agent's own message (POST /send): the reply it carries
+	// (Send) is delivered in its thread's order and never calls the agent.
+	KindSend Kind = "send"
 )
+
+// Send is what an agent-initiated send carries: the reply, as the agent
+// would have answered a turn (an openab.turn.v1 envelope, or text).
+type Send struct {
+	// ContentType is application/json (Body is an envelope) or text/plain.
+	ContentType string `json:"content_type"`
+	Body        string `json:"body"`
+	// Relation is what the send is to the conversation: followup,
+	// broadcast or system. Recorded for the logs.
+	Relation string `json:"relation"`
+	// Triage puts the send through the thread's triage policy, as a
+	// proactive event.
+	Triage bool `json:"triage,omitempty"`
+}
 
 // Thread identifies a conversation to reply into: a chat, and within it an
 // optional thread (a Telegram forum topic, a Slack thread_ts).
@@ -87,7 +104,7 @@ type Event struct {
 	// update_id, Slack's channel:ts of the message, a proactive event's id.
 	// Redeliveries carry the same EventID.
 	EventID string `json:"event_id"`
-	// Kind is KindMessage, KindProactive, KindAnswer or KindStatus.
+	// Kind is KindMessage, KindProactive, KindAnswer, KindStatus or KindSend.
 	Kind Kind `json:"kind"`
 	// Thread is where a reply goes.
 	Thread Thread `json:"thread"`
@@ -120,6 +137,8 @@ type Event struct {
 	// ReplyContext, when the platform issued one, lets the reply answer
 	// this event directly (LINE's reply token, Discord's interaction).
 	ReplyContext *ReplyContext `json:"reply_context,omitempty"`
+	// Send is what a KindSend event delivers.
+	Send *Send `json:"send,omitempty"`
 }
 
 // Key is the event's dedupe key, stable across redeliveries.
@@ -128,7 +147,9 @@ func (e Event) Key() string {
 }
 
 // Proactive reports whether triage applies to the event.
-func (e Event) Proactive() bool { return e.Kind == KindProactive }
+func (e Event) Proactive() bool {
+	return e.Kind == KindProactive || (e.Kind == KindSend && e.Send != nil && e.Send.Triage)
+}
 
 // GroupID shapes an ordering key into an SQS MessageGroupId: at most 128
 // characters from SQS's alphabet. Keys that fit pass unchanged (readable in the

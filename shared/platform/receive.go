@@ -79,6 +79,10 @@ type Parsed struct {
 	// Within, when set, is how long the platform waits for the answer: the
 	// core gives up on durable writes in time to answer Unavailable.
 	Within time.Duration
+	// Intents makes Parley's own answer 202 Accepted and name the intent
+	// each admitted event will be delivered as: the caller is an agent
+	// that keeps the id (POST /send).
+	Intents bool
 }
 
 // Stable reasons for dropped updates (Ignored.Reason), shared by every

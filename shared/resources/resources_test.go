@@ -74,11 +74,11 @@ func TestQueuesFitTheirConsumers(t *testing.T) {
 				t.Errorf("%s: maximum concurrency %d < 2 (the event source mapping's minimum)", f.Name, f.MaxConcurrency)
 			}
 		case resources.Ingress:
-			// Webhooks enqueue on inbound; /reply only wakes a message
-			// there. Neither consumes, nor reaches outbound.
+			// Webhooks and /send enqueue on inbound; /reply wakes a
+			// message there. None consumes, nor reaches outbound.
 			sendsInbound := len(f.SendsTo) == 1 && f.SendsTo[0].Name == resources.Inbound.Name
-			wakesInbound := len(f.SendsTo) == 0 && f.Wakes != nil && f.Wakes.Name == resources.Inbound.Name
-			if f.Consumes != nil || !(sendsInbound || wakesInbound) {
+			wakesInbound := f.Wakes == nil || f.Wakes.Name == resources.Inbound.Name
+			if f.Consumes != nil || !sendsInbound || !wakesInbound {
 				t.Errorf("%s: an ingress function must only send to (or wake) %s", f.Name, resources.Inbound.Name)
 			}
 		case resources.Scheduled:

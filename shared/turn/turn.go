@@ -223,6 +223,9 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 			return fmt.Errorf("read intent: %w", err)
 		}
 	}
+	if stored.ID == "" && ev.Kind == message.KindSend {
+		return p.send(ctx, log, cfg, ev, ch, key, owner, intentID)
+	}
 	if stored.ID == "" {
 		// A press, Parley's cancel or a message answering a free-text
 		// field is about the thread's question: it reaches the agent only

@@ -1,0 +1,190 @@
+package agentapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/standardwebhooks"
+)
+
+// SendAccount is the account of every send's event: its EventID (the
+// idempotency key) is unique per agent.
+const SendAccount = "agent"
+
+// Relations a send may name; the first is the default.
+var relations = []string{"followup", "broadcast", "system"}
+
+var idempotencyKey = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// SendReceiver is the receive half of POST /send, an agent's own message
+// into a thread: signed with the agent secret, scoped to the threads
+// PARLEY_SEND_TARGETS allows, and checked against the envelope's limits
+// before anything is written. The webhook core dedupes it on its
+// idempotency key for the dedupe TTL, triages it when asked, and enqueues
+// it in its thread's inbound group, so it is delivered in order with the
+// thread's replies.
+type SendReceiver struct {
+	Verifier standardwebhooks.Verifier
+	// Targets are the threads a send may reach (PARLEY_SEND_TARGETS).
+	Targets []events.Pattern
+	// Canon puts a thread key's parts in each platform's canonical form.
+	Canon        map[message.Platform]platform.Canonicalizer
+	Envelope     envelope.Config
+	Capabilities func(message.Platform) (message.Capabilities, bool)
+	Now          func() time.Time
+}
+
+// Platform is Parley: a send is Parley's own event on the thread it names.
+func (r *SendReceiver) Platform() message.Platform { return message.Parley }
+
+// Verify checks the agent's Standard Webhooks signature on the raw body.
+func (r *SendReceiver) Verify(req *platform.Request) error {
+	if _, err := r.Verifier.Verify(req.Header, req.Body, r.now()); err != nil {
+		if errors.Is(err, standardwebhooks.ErrStale) {
+			return fmt.Errorf("%w: %w", platform.ErrStale, err)
+		}
+		return fmt.Errorf("%w: %w", platform.ErrUnauthorized, err)
+	}
+	return nil
+}
+
+// SendBody is a decoded POST /send body.
+type SendBody struct {
+	ThreadKey      string
+	IdempotencyKey string
+	Relation       string
+	Triage         bool
+	// ContentType and Body are the reply: an envelope or text.
+	ContentType string
+	Body        []byte
+}
+
+// ParseSend decodes a POST /send body: thread_key, idempotency_key, exactly
+// one of envelope (an object) and text, and optionally relation and
+// triage. Unknown fields are refused.
+func ParseSend(body []byte) (SendBody, error) {
+	var raw struct {
+		ThreadKey      *string         `json:"thread_key"`
+		IdempotencyKey *string         `json:"idempotency_key"`
+		Envelope       json.RawMessage `json:"envelope"`
+		Text           *string         `json:"text"`
+		Relation       *string         `json:"relation"`
+		Triage         *bool           `json:"triage"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return SendBody{}, fmt.Errorf("%w: %v", ErrBadPost, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return SendBody{}, fmt.Errorf("%w: data after the object", ErrBadPost)
+	}
+	s := SendBody{Relation: relations[0]}
+	switch {
+	case raw.ThreadKey == nil || *raw.ThreadKey == "":
+		return SendBody{}, fmt.Errorf("%w: thread_key is required", ErrBadPost)
+	case raw.IdempotencyKey == nil || !idempotencyKey.MatchString(*raw.IdempotencyKey):
+		return SendBody{}, fmt.Errorf("%w: idempotency_key is required: 1-128 of A-Z a-z 0-9 . _ : -", ErrBadPost)
+	case raw.Relation != nil && !contains(relations, *raw.Relation):
+		return SendBody{}, fmt.Errorf("%w: relation must be followup, broadcast or system", ErrBadPost)
+	}
+	s.ThreadKey, s.IdempotencyKey = *raw.ThreadKey, *raw.IdempotencyKey
+	if raw.Relation != nil {
+		s.Relation = *raw.Relation
+	}
+	s.Triage = raw.Triage != nil && *raw.Triage
+	var err error
+	s.ContentType, s.Body, err = content(raw.Envelope, raw.Text)
+	return s, err
+}
+
+// content is a body's reply: its envelope or its text, exactly one.
+func content(env json.RawMessage, text *string) (string, []byte, error) {
+	switch {
+	case text != nil && env != nil:
+		return "", nil, fmt.Errorf("%w: give envelope or text, not both", ErrBadPost)
+	case text != nil:
+		if *text == "" {
+			return "", nil, fmt.Errorf("%w: text is empty", ErrBadPost)
+		}
+		return "text/plain; charset=utf-8", []byte(*text), nil
+	case env == nil || bytes.Equal(bytes.TrimSpace(env), []byte("null")):
+		return "", nil, fmt.Errorf("%w: envelope or text is required", ErrBadPost)
+	case env[0] != '{':
+		return "", nil, fmt.Errorf("%w: envelope must be an object", ErrBadPost)
+	}
+	return "application/json", []byte(env), nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse turns a verified send into its event, or refuses it: 400 for a
+// malformed body or thread key, 403 for a thread no target allows, 422 for
+// a reply over the envelope's limits.
+func (r *SendReceiver) Parse(req *platform.Request) (platform.Parsed, error) {
+	s, err := ParseSend(req.Body)
+	if err != nil {
+		return platform.Parsed{}, fmt.Errorf("%w: %w", platform.ErrMalformed, err)
+	}
+	t, err := events.ParseTarget(s.ThreadKey)
+	if err != nil {
+		return platform.Parsed{}, fmt.Errorf("thread_key: %w", err)
+	}
+	canon, ok := r.Canon[t.Platform]
+	if !ok {
+		return platform.Parsed{}, fmt.Errorf("%w: thread_key: %q is not a chat platform Parley sends on", platform.ErrForbidden, t.Platform)
+	}
+	if t, err = canon(t, false); err != nil {
+		return platform.Parsed{}, fmt.Errorf("%w: thread_key: %w", platform.ErrMalformed, err)
+	}
+	allowed := false
+	for _, p := range r.Targets {
+		allowed = allowed || p.Match(t)
+	}
+	if !allowed {
+		return platform.Parsed{}, fmt.Errorf("%w: thread_key %s is not among PARLEY_SEND_TARGETS", platform.ErrForbidden, t.Key())
+	}
+	caps, ok := r.Capabilities(t.Platform)
+	if !ok {
+		return platform.Parsed{}, fmt.Errorf("%w: thread_key: %q is not configured", platform.ErrForbidden, t.Platform)
+	}
+	plan, err := envelope.Build(envelope.Reply{Body: s.Body, ContentType: s.ContentType}, r.Envelope, caps)
+	var limit *envelope.LimitError
+	switch {
+	case errors.As(err, &limit):
+		return platform.Parsed{}, fmt.Errorf("%w: %s: %d, at most %d", platform.ErrUnprocessable, limit.Limit, limit.Got, limit.Max)
+	case err != nil:
+		return platform.Parsed{}, fmt.Errorf("%w: %w", platform.ErrUnprocessable, err)
+	case plan.Problem != nil:
+		return platform.Parsed{}, fmt.Errorf("%w: %w", platform.ErrUnprocessable, plan.Problem)
+	}
+	ev := message.Event{
+		Platform: message.Parley, Account: SendAccount, EventID: s.IdempotencyKey, Kind: message.KindSend,
+		Thread: t, Time: r.now(),
+		Send: &message.Send{ContentType: s.ContentType, Body: string(s.Body), Relation: s.Relation, Triage: s.Triage},
+	}
+	return platform.Parsed{Events: []message.Event{ev}, Intents: true}, nil
+}
+
+func (r *SendReceiver) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
