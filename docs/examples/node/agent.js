@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// A Parley agent in Node.js (20 or newer), no dependencies.
+//
+// It verifies Parley's signature on every turn request and answers:
+//
+//   /seat           a question with buttons (window or aisle); the answer turn is confirmed
+//   /slow TEXT      202 at once, then the reply posted later to POST /reply
+//   /remind TEXT    204 (nothing now), then its own message sent with POST /send
+//   anything else   two bubbles
+//
+// Environment: PARLEY_AGENT_SECRET (the shared secret), PARLEY_URL (where
+// /reply and /send are: the stack's ReplyUrl, or http://127.0.0.1:8787 under
+// make run), PORT (0 picks a free one; the chosen port is printed).
+"use strict";
+const crypto = require("node:crypto");
+const http = require("node:http");
+
+const secret = process.env.PARLEY_AGENT_SECRET;
+const parleyURL = (process.env.PARLEY_URL || "http://127.0.0.1:8787").replace(/\/+$/, "");
+const key = secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : Buffer.from(secret);
+const tolerance = 300;
+
+function sign(id, ts, body) {
+  const mac = crypto.createHmac("sha256", key).update(`${id}.${ts}.`).update(body).digest();
+  return "v1," + mac.toString("base64");
+}
+
+function verify(headers, body) {
+  const id = headers["webhook-id"] ?? "", ts = headers["webhook-timestamp"] ?? "";
+  if (!id || !/^\d+$/.test(ts) || Math.abs(Date.now() / 1000 - Number(ts)) > tolerance) return false;
+  const want = Buffer.from(sign(id, ts, body));
+  return (headers["webhook-signature"] ?? "").split(" ").some((s) => {
+    const got = Buffer.from(s);
+    return got.length === want.length && crypto.timingSafeEqual(got, want);
+  });
+}
+
+// post sends payload to Parley, signed as Parley signs, retrying the same
+// post (same webhook-id) while Parley cannot take it.
+async function post(path, payload) {
+  const body = Buffer.from(JSON.stringify(payload));
+  const id = "msg_" + crypto.randomBytes(12).toString("hex");
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const ts = String(Math.floor(Date.now() / 1000));
+    try {
+      const resp = await fetch(parleyURL + path, {
+        method: "POST", body,
+        headers: { "Content-Type": "application/json", "webhook-id": id, "webhook-timestamp": ts, "webhook-signature": sign(id, ts, body) },
+      });
+      console.log(`${path}: ${resp.status} ${await resp.text()}`);
+      if (resp.status < 500) return; // accepted, or refused for a reason: retrying changes nothing
+    } catch (err) {
+      console.log(`${path}: ${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+  }
+}
+
+function envelope(texts, ask) {
+  const env = { schema: "openab.turn.v1", messages: texts.map((text, i) => ({ id: `b${i + 1}`, text })) };
+  if (ask) env.next = { type: "ask", request: ask };
+  return env;
+}
+
+const seat = {
+  message: "Window or aisle?",
+  requestedSchema: { type: "object", required: ["seat"], properties: {
+    seat: { type: "string", title: "Seat", oneOf: [{ const: "window", title: "Window" }, { const: "aisle", title: "Aisle" }] } } },
+};
+
+function later(ms, fn) { setTimeout(() => { fn().catch((err) => console.log(String(err))); }, ms); }
+
+// answer returns [status, envelope or null] for a turn request.
+function answer(req) {
+  const turnID = req.turn_id, event = req.event;
+  if (req.answer) {
+    const a = req.answer;
+    if (a.action === "accept") return [200, envelope([`booked: ${a.content.seat} seat (node agent)`])];
+    return [200, envelope([`no seat then (${a.action})`])];
+  }
+  const text = event.text ?? "";
+  const space = text.indexOf(" ");
+  const command = space < 0 ? text : text.slice(0, space), rest = space < 0 ? "" : text.slice(space + 1);
+  switch (command) {
+    case "/seat":
+      return [200, envelope(["let's pick your seat"], seat)];
+    case "/slow":
+      later(300, () => post("/reply", { turn_id: turnID, envelope: envelope([`done thinking about ${rest} (node agent)`]) }));
+      return [202, null];
+    case "/remind":
+      later(300, () => post("/send", { thread_key: req.thread_key, idempotency_key: "remind-" + turnID,
+        text: `reminder: ${rest} (node agent)`, relation: "followup" }));
+      return [204, null];
+  }
+  return [200, envelope([`you said: ${text}`, "(node agent)"])];
+}
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const body = Buffer.concat(chunks);
+    if (req.method !== "POST" || !verify(req.headers, body)) {
+      res.writeHead(401).end();
+      return;
+    }
+    const [status, env] = answer(JSON.parse(body));
+    if (!env) {
+      res.writeHead(status).end();
+      return;
+    }
+    res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(env));
+  });
+});
+server.listen(Number(process.env.PORT ?? 8000), "127.0.0.1", () => {
+  console.log(`listening on ${server.address().port}`);
+});

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""A Parley agent in Python, standard library only.
+
+It verifies Parley's signature on every turn request and answers:
+
+  /seat           a question with buttons (window or aisle); the answer turn is confirmed
+  /slow TEXT      202 at once, then the reply posted later to POST /reply
+  /remind TEXT    204 (nothing now), then its own message sent with POST /send
+  anything else   two bubbles
+
+Environment: PARLEY_AGENT_SECRET (the shared secret), PARLEY_URL (where
+/reply and /send are: the stack's ReplyUrl, or http://127.0.0.1:8787 under
+make run), PORT (0 picks a free one; the chosen port is printed).
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SECRET = os.environ["PARLEY_AGENT_SECRET"]
+PARLEY_URL = os.environ.get("PARLEY_URL", "http://127.0.0.1:8787").rstrip("/")
+KEY = base64.b64decode(SECRET[6:]) if SECRET.startswith("whsec_") else SECRET.encode()
+TOLERANCE = 300
+
+
+def sign(msg_id: str, ts: int, body: bytes) -> str:
+    mac = hmac.new(KEY, f"{msg_id}.{ts}.".encode() + body, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(mac).decode()
+
+
+def verify(headers, body: bytes) -> bool:
+    msg_id = headers.get("webhook-id", "")
+    ts = headers.get("webhook-timestamp", "")
+    if not msg_id or not ts.isdigit() or abs(time.time() - int(ts)) > TOLERANCE:
+        return False
+    expected = sign(msg_id, int(ts), body).encode()
+    return any(hmac.compare_digest(s.encode(), expected) for s in headers.get("webhook-signature", "").split())
+
+
+def post(path: str, payload: dict) -> None:
+    """POSTs payload to Parley, signed as Parley signs, retrying the same post (same webhook-id)."""
+    body = json.dumps(payload).encode()
+    msg_id = "msg_" + secrets.token_hex(12)
+    for attempt in range(5):
+        ts = int(time.time())
+        req = urllib.request.Request(PARLEY_URL + path, data=body, method="POST", headers={
+            "Content-Type": "application/json",
+            "webhook-id": msg_id, "webhook-timestamp": str(ts), "webhook-signature": sign(msg_id, ts, body),
+        })
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                print(f"{path}: {resp.status} {resp.read().decode()}", flush=True)
+                return
+        except urllib.error.HTTPError as e:
+            print(f"{path}: {e.code} {e.read().decode()}", flush=True)
+            if e.code < 500:
+                return  # refused for a reason: retrying changes nothing
+        except OSError as e:
+            print(f"{path}: {e}", flush=True)
+        time.sleep(0.5 * (attempt + 1))
+
+
+def envelope(*texts, ask=None) -> dict:
+    env = {"schema": "openab.turn.v1", "messages": [{"id": f"b{i + 1}", "text": t} for i, t in enumerate(texts)]}
+    if ask:
+        env["next"] = {"type": "ask", "request": ask}
+    return env
+
+
+SEAT = {
+    "message": "Window or aisle?",
+    "requestedSchema": {"type": "object", "required": ["seat"], "properties": {
+        "seat": {"type": "string", "title": "Seat", "oneOf": [
+            {"const": "window", "title": "Window"}, {"const": "aisle", "title": "Aisle"}]}}},
+}
+
+
+def later(delay: float, fn, *args) -> None:
+    threading.Timer(delay, fn, args).start()
+
+
+def answer(req: dict):
+    """Returns (status, envelope or None) for a turn request."""
+    turn_id, event = req["turn_id"], req["event"]
+    if req.get("answer"):
+        a = req["answer"]
+        if a["action"] == "accept":
+            return 200, envelope(f"booked: {a['content']['seat']} seat (python agent)")
+        return 200, envelope(f"no seat then ({a['action']})")
+    text = event.get("text", "")
+    command, _, rest = text.partition(" ")
+    if command == "/seat":
+        return 200, envelope("let's pick your seat", ask=SEAT)
+    if command == "/slow":
+        later(0.3, post, "/reply", {"turn_id": turn_id, "envelope": envelope(f"done thinking about {rest} (python agent)")})
+        return 202, None
+    if command == "/remind":
+        later(0.3, post, "/send", {"thread_key": req["thread_key"], "idempotency_key": "remind-" + turn_id,
+                                   "text": f"reminder: {rest} (python agent)", "relation": "followup"})
+        return 204, None
+    return 200, envelope(f"you said: {text}", "(python agent)")
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if not verify(self.headers, body):
+            self.send_response(401)
+            self.end_headers()
+            return
+        status, env = answer(json.loads(body))
+        self.send_response(status)
+        if env is None:
+            self.end_headers()
+            return
+        out = json.dumps(env).encode()
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, *_):
+        pass
+
+
+if __name__ == "__main__":
+    server = ThreadingHTTPServer(("127.0.0.1", int(os.environ.get("PORT", "8000"))), Handler)
+    print(f"listening on {server.server_address[1]}", flush=True)
+    server.serve_forever()

@@ -1,0 +1,122 @@
+package runner_test
+
+import (
+	"bufio"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestReferenceAgents runs the reference agents of docs/examples, each in
+// its own language's runtime, as Parley's agent through the local runner: a
+// message, a question answered with its button, a reply posted later to
+// /reply, and a message sent first with /send: each delivered once, in
+// order.
+func TestReferenceAgents(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, runtime, file string }{
+		{"python", "python3", "../../docs/examples/python/agent.py"},
+		{"node", "node", "../../docs/examples/node/agent.js"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			runtime, err := exec.LookPath(tc.runtime)
+			if err != nil {
+				t.Fatalf("the %s reference agent needs %s on PATH: %v", tc.name, tc.runtime, err)
+			}
+			// The runner needs the agent's URL before it starts, the agent
+			// the runner's: a proxy in front of the agent breaks the knot.
+			var target atomic.Pointer[httputil.ReverseProxy]
+			proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if p := target.Load(); p != nil {
+					p.ServeHTTP(w, r)
+					return
+				}
+				http.Error(w, "agent not started yet", http.StatusServiceUnavailable)
+			}))
+			t.Cleanup(proxy.Close)
+			h := start(t, options{env: map[string]string{
+				"PARLEY_AGENT_URL":    proxy.URL,
+				"PARLEY_SEND_TARGETS": `["telegram:` + tgBotID + `:*"]`,
+			}})
+
+			cmd := exec.Command(runtime, tc.file)
+			cmd.Env = append(cmd.Environ(), "PARLEY_AGENT_SECRET="+agentSecret, "PARLEY_URL="+h.url, "PORT=0")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var output strings.Builder
+			cmd.Stderr = &output
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				if t.Failed() {
+					t.Logf("%s agent output:\n%s", tc.name, output.String())
+				}
+			})
+			lines := bufio.NewScanner(stdout)
+			if !lines.Scan() || !strings.HasPrefix(lines.Text(), "listening on ") {
+				t.Fatalf("the agent did not start: %q", lines.Text())
+			}
+			agentURL, _ := url.Parse("http://127.0.0.1:" + strings.TrimPrefix(lines.Text(), "listening on "))
+			target.Store(httputil.NewSingleHostReverseProxy(agentURL))
+			go func() {
+				for lines.Scan() {
+					output.WriteString(lines.Text() + "\n")
+				}
+			}()
+
+			chat := int64(60)
+			if tc.name == "node" {
+				chat = 61
+			}
+			say := func(text string) {
+				t.Helper()
+				if code, body := h.postTelegram(telegramUpdate(int(updateIDs.Add(1)), chat, text)); code != http.StatusOK {
+					t.Fatalf("%s: %d %s", text, code, body)
+				}
+			}
+			say("hello")
+			want := []string{"you said: hello", "(" + tc.name + " agent)"}
+			if got := texts(h.waitDelivered(2, 30*time.Second)); strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("delivered %q, want %q", got, want)
+			}
+
+			say("/seat")
+			d := h.waitDelivered(4, 30*time.Second)
+			if d[2].Text != "let's pick your seat" || len(d[3].Controls) != 2 {
+				t.Fatalf("the question: %+v", d[2:])
+			}
+			h.pressTelegram(d[3], "Aisle", chat)
+			if got := texts(h.waitDelivered(5, 30*time.Second))[4]; got != "booked: aisle seat ("+tc.name+" agent)" {
+				t.Fatalf("after the press: %q", got)
+			}
+
+			say("/slow the itinerary")
+			say("after slow")
+			d = h.waitDelivered(8, 30*time.Second)
+			if got := texts(d[5:8]); strings.Join(got, "|") != "done thinking about the itinerary ("+tc.name+" agent)|you said: after slow|("+tc.name+" agent)" {
+				t.Fatalf("the posted reply was not delivered in its turn's place: %q", got)
+			}
+
+			say("/remind stretch")
+			if got := texts(h.waitDelivered(9, 30*time.Second))[8]; got != "reminder: stretch ("+tc.name+" agent)" {
+				t.Fatalf("the send: %q", got)
+			}
+			h.quiesce(30 * time.Second)
+			if n := len(h.fake.Delivered()); n != 9 {
+				t.Fatalf("%d delivered, want 9: %q", n, texts(h.fake.Delivered()))
+			}
+		})
+	}
+}
