@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/callcount"
+	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -87,14 +89,14 @@ func TestAsyncReply(t *testing.T) {
 		hdr    http.Header
 		body   []byte
 	}{
-		"unsigned":      {code: http.StatusUnauthorized, hdr: http.Header{}, body: replyBody(turnID, "x")},
-		"forged":        {code: http.StatusUnauthorized, hdr: forged, body: replyBody(turnID, "forged")},
-		"malformed":     {code: http.StatusBadRequest, body: []byte(`{"turn_id":`)},
-		"unknown field": {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","txt":"hi"}`)},
-		"not final":     {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","text":"hi","final":false}`)},
-		"unknown turn":  {code: http.StatusNotFound, body: replyBody(strings.Repeat("0", 32), "x")},
-		"over limit":    {code: http.StatusUnprocessableEntity, body: replyBody(turnID, "1", "2", "3", "4", "5")},
-		"oversized":     {code: http.StatusRequestEntityTooLarge, body: big},
+		"unsigned":              {code: http.StatusUnauthorized, hdr: http.Header{}, body: replyBody(turnID, "x")},
+		"forged":                {code: http.StatusUnauthorized, hdr: forged, body: replyBody(turnID, "forged")},
+		"malformed":             {code: http.StatusBadRequest, body: []byte(`{"turn_id":`)},
+		"unknown field":         {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","txt":"hi"}`)},
+		"not final, no content": {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","final":false}`)},
+		"unknown turn":          {code: http.StatusNotFound, body: replyBody(strings.Repeat("0", 32), "x")},
+		"over limit":            {code: http.StatusUnprocessableEntity, body: replyBody(turnID, "1", "2", "3", "4", "5")},
+		"oversized":             {code: http.StatusRequestEntityTooLarge, body: big},
 	} {
 		var code int
 		var body string
@@ -279,4 +281,111 @@ func bubblesEnvelope(n int) []byte {
 	}
 	b, _ := json.Marshal(map[string]any{"schema": "openab.turn.v1", "messages": ms})
 	return b
+}
+
+func seqBody(turnID string, final bool, texts ...string) []byte {
+	var ms []map[string]string
+	for i, t := range texts {
+		ms = append(ms, map[string]string{"id": fmt.Sprintf("s%d", i+1), "text": t})
+	}
+	b, _ := json.Marshal(map[string]any{"turn_id": turnID, "final": final, "envelope": map[string]any{"schema": "openab.turn.v1", "messages": ms}})
+	return b
+}
+
+type replyAck struct {
+	Bubbles int  `json:"bubbles"`
+	Cut     int  `json:"cut"`
+	Final   bool `json:"final"`
+}
+
+func (h *harness) postSeq(id string, body []byte) replyAck {
+	h.t.Helper()
+	code, resp := h.postReply(id, body)
+	var a replyAck
+	if err := json.Unmarshal([]byte(resp), &a); code != http.StatusOK || err != nil {
+		h.t.Fatalf("post %s: %d %s", id, code, resp)
+	}
+	return a
+}
+
+// TestAsyncSequential: posts with final false are delivered as they
+// arrive, in order, while the thread's next turn waits; the turn's bubble
+// cap (4) counts every post and cuts without failing; a final post ends the
+// turn; a retried post is delivered once.
+func TestAsyncSequential(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = later
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#8001")
+	h.postTelegram(telegramUpdate(8001, 46, "later please"))
+	h.waitAgent(1, 20*time.Second)
+	h.postTelegram(telegramUpdate(8002, 46, "hello"))
+
+	if a := h.postSeq("msg_s1", seqBody(turnID, false, "on it")); a.Bubbles != 1 || a.Cut != 0 || a.Final {
+		t.Fatalf("first post: %+v", a)
+	}
+	if got := texts(h.waitDelivered(1, 20*time.Second)); got[0] != "on it" {
+		t.Fatalf("delivered %q", got)
+	}
+	// The same post again: the same answer, nothing delivered twice.
+	if a := h.postSeq("msg_s1", seqBody(turnID, false, "on it")); a.Bubbles != 1 {
+		t.Fatalf("the first post again: %+v", a)
+	}
+	if a := h.postSeq("msg_s2", seqBody(turnID, false, "found two flights", "checking seats")); a.Bubbles != 2 || a.Cut != 0 {
+		t.Fatalf("second post: %+v", a)
+	}
+	if a := h.postSeq("msg_s3", seqBody(turnID, false, "seat 12C is free", "cut by the cap")); a.Bubbles != 1 || a.Cut != 1 {
+		t.Fatalf("third post: %+v, want one bubble through the cap and one cut", a)
+	}
+	if a := h.postSeq("msg_s4", seqBody(turnID, true, "also cut")); a.Bubbles != 0 || a.Cut != 1 || !a.Final {
+		t.Fatalf("final post: %+v", a)
+	}
+	got := texts(h.waitDelivered(6, 30*time.Second))
+	want := []string{"on it", "found two flights", "checking seats", "seat 12C is free", "echo: hello", "5 characters, via telegram"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("delivered %q, want %q", got, want)
+	}
+	h.quiesce(30 * time.Second)
+	if n := len(h.fake.Delivered()); n != 6 {
+		t.Fatalf("%d delivered, want 6", n)
+	}
+}
+
+// TestAsyncSequentialAbandoned: once a bubble of the turn failed for good,
+// the next post is refused and the turn ends; the person keeps what
+// arrived, and the thread moves on.
+func TestAsyncSequentialAbandoned(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = later
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#8101")
+	h.postTelegram(telegramUpdate(8101, 47, "later please"))
+	h.waitAgent(1, 20*time.Second)
+	h.postTelegram(telegramUpdate(8102, 47, "hello"))
+	h.postSeq("msg_a1", seqBody(turnID, false, "on it"))
+	h.waitDelivered(1, 20*time.Second)
+	h.fake.Inject(fakeplatform.Fault{Platform: message.Telegram, Status: http.StatusForbidden, Error: "Forbidden: bot was blocked by the user"})
+	h.postSeq("msg_a2", seqBody(turnID, false, "this one fails"))
+	post := intent.IDFor(turnID + "#post#msg_a2")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		in, err := h.store.GetIntent(t.Context(), post)
+		if err == nil && in.Units[0].State == message.UnitFailed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failing bubble did not fail: %+v, %v", in, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code, body := h.postReply("msg_a3", seqBody(turnID, false, "never sent")); code != http.StatusConflict || !strings.Contains(body, "abandoned") {
+		t.Fatalf("a post after the failure: %d %s, want 409 abandoned", code, body)
+	}
+	got := texts(h.waitDelivered(3, 40*time.Second))
+	if strings.Join(got, "|") != "on it|echo: hello|5 characters, via telegram" {
+		t.Fatalf("delivered %q", got)
+	}
+	if c, err := h.store.GetClaim(t.Context(), "turn#evt#telegram#"+tgBotID+"#8101", time.Now()); err != nil || c.Reason != "async_abandoned" {
+		t.Fatalf("turn claim %+v, %v", c, err)
+	}
 }

@@ -104,18 +104,19 @@ func TestReferenceAgents(t *testing.T) {
 
 			say("/slow the itinerary")
 			say("after slow")
-			d = h.waitDelivered(8, 30*time.Second)
-			if got := texts(d[5:8]); strings.Join(got, "|") != "done thinking about the itinerary ("+tc.name+" agent)|you said: after slow|("+tc.name+" agent)" {
-				t.Fatalf("the posted reply was not delivered in its turn's place: %q", got)
+			d = h.waitDelivered(9, 30*time.Second)
+			name := "(" + tc.name + " agent)"
+			if got := texts(d[5:9]); strings.Join(got, "|") != "on it "+name+"|done thinking about the itinerary "+name+"|you said: after slow|"+name {
+				t.Fatalf("the posted pair was not delivered in its turn's place: %q", got)
 			}
 
 			say("/remind stretch")
-			if got := texts(h.waitDelivered(9, 30*time.Second))[8]; got != "reminder: stretch ("+tc.name+" agent)" {
+			if got := texts(h.waitDelivered(10, 30*time.Second))[9]; got != "reminder: stretch "+name {
 				t.Fatalf("the send: %q", got)
 			}
 			h.quiesce(30 * time.Second)
-			if n := len(h.fake.Delivered()); n != 9 {
-				t.Fatalf("%d delivered, want 9: %q", n, texts(h.fake.Delivered()))
+			if n := len(h.fake.Delivered()); n != 10 {
+				t.Fatalf("%d delivered, want 10: %q", n, texts(h.fake.Delivered()))
 			}
 		})
 	}

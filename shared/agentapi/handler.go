@@ -8,10 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -20,6 +23,19 @@ import (
 type Awaits interface {
 	GetAwait(ctx context.Context, turnID string) (store.Await, error)
 	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
+	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
+	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
+}
+
+// Intents is the intent store as sequential posts use it.
+type Intents interface {
+	CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error)
+	GetIntent(ctx context.Context, id string) (intent.Intent, error)
+}
+
+// Outbox enqueues a post's units on outbound.fifo.
+type Outbox interface {
+	SendBatch(ctx context.Context, msgs []queue.Message) error
 }
 
 // Waker makes a waiting turn's inbound message visible at once
@@ -33,6 +49,9 @@ type Handler struct {
 	// Verifier checks the agent's signature (PARLEY_AGENT_SECRET).
 	Verifier standardwebhooks.Verifier
 	Awaits   Awaits
+	// Intents and Outbox deliver sequential posts.
+	Intents Intents
+	Outbox  Outbox
 	// Waker, when set, wakes the waiting turn; without it the turn finds
 	// the post at its next poll.
 	Waker Waker
@@ -47,8 +66,12 @@ type Handler struct {
 // Accepted is the answer to a post that was recorded.
 type Accepted struct {
 	TurnID string `json:"turn_id"`
-	// Bubbles is how many platform messages the reply plans into.
+	// Bubbles is how many of the post's bubbles are delivered; Cut how many
+	// the turn's bubble cap cut (the cap counts every post of the turn).
 	Bubbles int `json:"bubbles"`
+	Cut     int `json:"cut"`
+	// Final is whether the post ended the turn.
+	Final bool `json:"final"`
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -103,6 +126,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusConflict, "unknown_platform", "the turn's platform is not configured")
 		return
 	}
+	if post.Body == nil {
+		post.ContentType, post.Body = "application/json", []byte(emptyEnvelope)
+	}
 	plan, err := envelope.Build(envelope.Reply{Body: post.Body, ContentType: post.ContentType}, h.Envelope, caps)
 	var limit *envelope.LimitError
 	switch {
@@ -114,6 +140,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case plan.Problem != nil:
 		refuse(w, log, http.StatusUnprocessableEntity, "invalid_envelope", plan.Problem.Error())
+		return
+	case !post.Final && plan.Next.Type == envelope.NextAsk:
+		refuse(w, log, http.StatusUnprocessableEntity, "ask_not_final", "a question ends the turn: post it with final true")
+		return
+	}
+	if !post.Final {
+		h.sequential(w, r, log, a, postID, plan, now)
 		return
 	}
 	a, err = h.Awaits.FinishAwait(r.Context(), post.TurnID, store.AwaitPost{ID: postID, ContentType: post.ContentType, Body: post.Body, At: now}, now)
@@ -128,8 +161,131 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.wake(r.Context(), log, a)
-	log.Info("reply recorded", "outcome", "accepted", "bubbles", len(plan.Units))
-	respond(w, http.StatusOK, Accepted{TurnID: post.TurnID, Bubbles: len(plan.Units)})
+	acc := h.accepted(a, plan, true)
+	log.Info("reply recorded", "outcome", "accepted", "bubbles", acc.Bubbles, "cut", acc.Cut, "final", true)
+	respond(w, http.StatusOK, acc)
+}
+
+// emptyEnvelope is a final post that only ends the turn.
+const emptyEnvelope = `{"schema":"openab.turn.v1","messages":[]}`
+
+// accepted is what a post's answer says: how many of its bubbles the
+// turn's cap let through (the posts before it counted), and how many it cut.
+func (h *Handler) accepted(a store.Await, plan envelope.Plan, final bool) Accepted {
+	total := len(Bubbles(plan.Units))
+	allowed := max(0, h.Envelope.WithDefaults().MaxBubbles-a.Bubbles)
+	n := min(total, allowed)
+	return Accepted{TurnID: a.TurnID, Bubbles: n, Cut: total - n, Final: final}
+}
+
+// Bubbles are the bubble ids of units, in order, each once.
+func Bubbles(units []envelope.Unit) []string {
+	var ids []string
+	for _, u := range units {
+		if len(ids) == 0 || ids[len(ids)-1] != u.BubbleID {
+			ids = append(ids, u.BubbleID)
+		}
+	}
+	return ids
+}
+
+// sequential records and delivers a post with final false: its bubbles go
+// out now, in the thread's order, within what the turn's cap has left; the
+// turn keeps waiting. A retried post delivers what it was allowed the
+// first time, once. A post after one of the turn's bubbles failed for good
+// abandons the turn: the person keeps what arrived.
+func (h *Handler) sequential(w http.ResponseWriter, r *http.Request, log *slog.Logger, a store.Await, postID string, plan envelope.Plan, now time.Time) {
+	ctx := r.Context()
+	for range 3 { // a post that raced another reads the count again
+		if n, ok := a.Posts[postID]; ok {
+			h.deliverPost(w, r, log, a, postID, plan, n, now)
+			return
+		}
+		if h.abandoned(ctx, log, a) {
+			if _, err := h.Awaits.ExpireAwait(ctx, a.TurnID); err != nil && !errors.As(err, new(*store.AwaitConflictError)) {
+				log.Error("abandon the turn failed", "error", err)
+			}
+			h.wake(ctx, log, a) // so the thread moves on now
+			refuse(w, log, http.StatusConflict, "abandoned", "a bubble of this turn failed for good: the rest of the turn is abandoned")
+			return
+		}
+		acc := h.accepted(a, plan, false)
+		next, err := h.Awaits.AddAwaitPost(ctx, a.TurnID, postID, acc.Bubbles, a.Bubbles, now)
+		var conflict *store.AwaitConflictError
+		switch {
+		case errors.As(err, &conflict):
+			a = conflict.Current
+			if a.State != store.AwaitOpen || !now.Before(a.Deadline) {
+				h.closed(w, r, log, a, postID, now)
+				return
+			}
+			continue
+		case err != nil:
+			log.Error("record the post failed", "error", err)
+			refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try again")
+			return
+		}
+		h.deliverPost(w, r, log, next, postID, plan, acc.Bubbles, now)
+		return
+	}
+	refuse(w, log, http.StatusServiceUnavailable, "unavailable", "the turn kept changing; try again")
+}
+
+// PostIntentID is the intent a sequential post's bubbles are delivered as.
+func PostIntentID(turnID, postID string) string { return intent.IDFor(turnID + "#post#" + postID) }
+
+// deliverPost persists the first n bubbles of a sequential post as its own
+// intent and enqueues it in the thread's group, then answers.
+func (h *Handler) deliverPost(w http.ResponseWriter, r *http.Request, log *slog.Logger, a store.Await, postID string, plan envelope.Plan, n int, now time.Time) {
+	keep := Bubbles(plan.Units)[:n]
+	var units []intent.Unit
+	for _, u := range plan.Units {
+		if slices.Contains(keep, u.BubbleID) {
+			units = append(units, intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending})
+		}
+	}
+	total := len(Bubbles(plan.Units))
+	acc := Accepted{TurnID: a.TurnID, Bubbles: n, Cut: total - n}
+	if len(units) > 0 {
+		stored, _, err := h.Intents.CreateIntent(r.Context(), intent.Intent{
+			ID: PostIntentID(a.TurnID, postID), Origin: a.EventKey + "#post#" + postID, Thread: a.Thread, Units: units,
+			CreatedAt: now, ExpiresAt: now.Add(intentTTL), SweepAt: now.Add(intent.SweepGrace),
+		})
+		if err == nil {
+			err = h.Outbox.SendBatch(r.Context(), queue.Units(stored))
+		}
+		if err != nil {
+			// Recorded, not yet delivered: the same post again delivers it.
+			log.Error("deliver the post failed", "error", err)
+			refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try the same post again")
+			return
+		}
+	}
+	log.Info("sequential post delivered", "outcome", "accepted", "bubbles", acc.Bubbles, "cut", acc.Cut, "final", false)
+	respond(w, http.StatusOK, acc)
+}
+
+// intentTTL is how long a post's intent is kept, as a turn's.
+const intentTTL = 30 * 24 * time.Hour
+
+// abandoned reports whether a bubble of the turn's earlier posts failed for
+// good.
+func (h *Handler) abandoned(ctx context.Context, log *slog.Logger, a store.Await) bool {
+	for id := range a.Posts {
+		in, err := h.Intents.GetIntent(ctx, PostIntentID(a.TurnID, id))
+		if err != nil {
+			if !errors.Is(err, store.ErrNotFound) {
+				log.Warn("read an earlier post failed", "error", err)
+			}
+			continue
+		}
+		for _, u := range in.Units {
+			if u.State == message.UnitFailed {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // closed answers a post to a turn that no longer waits: the same post
@@ -139,13 +295,13 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, log *slog.Logge
 	case a.State == store.AwaitFinal && a.Post.ID == postID:
 		h.wake(r.Context(), log, a)
 		log.Info("reply already recorded", "outcome", "duplicate")
-		bubbles := 0
+		acc := Accepted{TurnID: a.TurnID, Final: true}
 		if caps, ok := h.Capabilities(a.Thread.Platform); ok {
 			if plan, err := envelope.Build(envelope.Reply{Body: a.Post.Body, ContentType: a.Post.ContentType}, h.Envelope, caps); err == nil {
-				bubbles = len(plan.Units)
+				acc = h.accepted(a, plan, true)
 			}
 		}
-		respond(w, http.StatusOK, Accepted{TurnID: a.TurnID, Bubbles: bubbles})
+		respond(w, http.StatusOK, acc)
 	case a.State == store.AwaitFinal:
 		refuse(w, log, http.StatusConflict, "answered", "the turn's reply was already posted")
 	default:

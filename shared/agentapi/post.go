@@ -21,6 +21,9 @@ type Post struct {
 	// envelope (application/json) or the text (text/plain).
 	ContentType string
 	Body        []byte
+	// Final ends the turn (the default). A post with final false is
+	// delivered at once and the turn waits on for more.
+	Final bool
 }
 
 // ErrBadPost is wrapped by every refusal of a post's body.
@@ -28,10 +31,10 @@ var ErrBadPost = errors.New("bad post")
 
 var turnID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
-// ParsePost decodes a POST /reply body: an object with turn_id, exactly one
-// of envelope (an object) and text (a non-empty string), and final, which
-// must be true when given. Unknown fields are refused, so a misspelt one is
-// not silently ignored.
+// ParsePost decodes a POST /reply body: an object with turn_id, at most one
+// of envelope (an object) and text (a non-empty string), and final (default
+// true). Only a final post may carry neither: it just ends the turn.
+// Unknown fields are refused, so a misspelt one is not silently ignored.
 func ParsePost(body []byte) (Post, error) {
 	var raw struct {
 		TurnID   *string         `json:"turn_id"`
@@ -52,12 +55,15 @@ func ParsePost(body []byte) (Post, error) {
 		return Post{}, fmt.Errorf("%w: turn_id is required", ErrBadPost)
 	case !turnID.MatchString(*raw.TurnID):
 		return Post{}, fmt.Errorf("%w: turn_id must be the 32 hex characters of the turn request's turn_id", ErrBadPost)
-	case raw.Final != nil && !*raw.Final:
-		return Post{}, fmt.Errorf("%w: final must be true: sequential posts are not supported", ErrBadPost)
+	}
+	final := raw.Final == nil || *raw.Final
+	if final && raw.Envelope == nil && raw.Text == nil {
+		// A final post may only end the turn, with no bubbles of its own.
+		return Post{TurnID: *raw.TurnID, Final: true}, nil
 	}
 	ctype, b, err := content(raw.Envelope, raw.Text)
 	if err != nil {
 		return Post{}, err
 	}
-	return Post{TurnID: *raw.TurnID, ContentType: ctype, Body: b}, nil
+	return Post{TurnID: *raw.TurnID, ContentType: ctype, Body: b, Final: final}, nil
 }

@@ -19,6 +19,8 @@ func TestParsePost(t *testing.T) {
 		{"text", `{"turn_id":"` + id + `","text":"hi\nthere"}`, "text/plain; charset=utf-8", "hi\nthere"},
 		{"final true", `{"turn_id":"` + id + `","text":"hi","final":true}`, "text/plain; charset=utf-8", "hi"},
 		{"spaces", " {\"turn_id\":\"" + id + "\" , \"envelope\" : {\"schema\":\"x\"} }\n", "application/json", `{"schema":"x"}`},
+		{"not final", `{"turn_id":"` + id + `","text":"on it","final":false}`, "text/plain; charset=utf-8", "on it"},
+		{"final, nothing", `{"turn_id":"` + id + `","final":true}`, "", ""},
 	}
 	for _, tc := range ok {
 		p, err := agentapi.ParsePost([]byte(tc.body))
@@ -27,20 +29,19 @@ func TestParsePost(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"empty":          ``,
-		"not an object":  `[]`,
-		"no turn":        `{"text":"hi"}`,
-		"short turn":     `{"turn_id":"abc","text":"hi"}`,
-		"upper turn":     `{"turn_id":"` + strings.ToUpper(id) + `","text":"hi"}`,
-		"both":           `{"turn_id":"` + id + `","text":"hi","envelope":{}}`,
-		"neither":        `{"turn_id":"` + id + `"}`,
-		"null envelope":  `{"turn_id":"` + id + `","envelope":null}`,
-		"string env":     `{"turn_id":"` + id + `","envelope":"{}"}`,
-		"empty text":     `{"turn_id":"` + id + `","text":""}`,
-		"not final":      `{"turn_id":"` + id + `","text":"hi","final":false}`,
-		"unknown field":  `{"turn_id":"` + id + `","text":"hi","replace":"b1"}`,
-		"trailing data":  `{"turn_id":"` + id + `","text":"hi"} {}`,
-		"turn not a str": `{"turn_id":1,"text":"hi"}`,
+		"empty":              ``,
+		"not an object":      `[]`,
+		"no turn":            `{"text":"hi"}`,
+		"short turn":         `{"turn_id":"abc","text":"hi"}`,
+		"upper turn":         `{"turn_id":"` + strings.ToUpper(id) + `","text":"hi"}`,
+		"both":               `{"turn_id":"` + id + `","text":"hi","envelope":{}}`,
+		"not final, nothing": `{"turn_id":"` + id + `","final":false}`,
+		"null envelope":      `{"turn_id":"` + id + `","envelope":null}`,
+		"string env":         `{"turn_id":"` + id + `","envelope":"{}"}`,
+		"empty text":         `{"turn_id":"` + id + `","text":""}`,
+		"unknown field":      `{"turn_id":"` + id + `","text":"hi","replace":"b1"}`,
+		"trailing data":      `{"turn_id":"` + id + `","text":"hi"} {}`,
+		"turn not a str":     `{"turn_id":1,"text":"hi"}`,
 	}
 	for name, body := range bad {
 		if p, err := agentapi.ParsePost([]byte(body)); !errors.Is(err, agentapi.ErrBadPost) {
@@ -64,7 +65,8 @@ func FuzzParsePost(f *testing.F) {
 			}
 			return
 		}
-		if len(p.TurnID) != 32 || len(p.Body) == 0 || (p.ContentType != "application/json" && !strings.HasPrefix(p.ContentType, "text/plain")) {
+		if len(p.TurnID) != 32 || (len(p.Body) == 0) != (p.ContentType == "") || (len(p.Body) == 0 && !p.Final) ||
+			(p.ContentType != "" && p.ContentType != "application/json" && !strings.HasPrefix(p.ContentType, "text/plain")) {
 			t.Fatalf("accepted a malformed post: %+v", p)
 		}
 		if p.ContentType == "application/json" && p.Body[0] != '{' {

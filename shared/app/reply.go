@@ -27,8 +27,10 @@ func Reply(d Deps) (http.Handler, error) {
 	if err := d.Config.RequireStore(); err != nil {
 		return nil, err
 	}
-	if err := d.Config.RequireQueue(resources.Inbound); err != nil {
-		return nil, err
+	for _, q := range []resources.QueueSpec{resources.Inbound, resources.Outbound} {
+		if err := d.Config.RequireQueue(q); err != nil {
+			return nil, err
+		}
 	}
 	secret, err := standardwebhooks.ParseSecret(d.Config.Agent.Secret)
 	if err != nil {
@@ -61,7 +63,8 @@ func Reply(d Deps) (http.Handler, error) {
 	sends.Triage = tr
 	mux := http.NewServeMux()
 	mux.Handle("/reply", &agentapi.Handler{
-		Verifier: verifier, Awaits: d.store(), Waker: queue.New(d.SQS, d.Config.InboundQueueURL),
+		Verifier: verifier, Awaits: d.store(), Intents: d.store(), Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL),
+		Waker:    queue.New(d.SQS, d.Config.InboundQueueURL),
 		Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now, Log: log,
 	})
 	mux.Handle("/send", sends)

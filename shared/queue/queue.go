@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 )
 
@@ -122,3 +123,13 @@ func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, d ti
 // message (it was deleted, or its visibility ran out and it was received
 // again).
 var ErrReceiptGone = errors.New("receipt handle no longer valid")
+
+// Units are the outbound messages of an intent's units, in order: each in
+// its thread's group, deduplicated on its unit key.
+func Units(in intent.Intent) []Message {
+	msgs := make([]Message, len(in.Units))
+	for i, u := range in.Units {
+		msgs[i] = Message{Group: in.Thread.Key(), Dedup: intent.UnitKey(in.ID, u.ID), Body: intent.EncodeRef(in.ID, u.ID)}
+	}
+	return msgs
+}

@@ -405,11 +405,12 @@ var (
 	}
 	// Reply serves what an agent calls, behind a Function URL: POST /reply
 	// records a post on the waiting turn's await record and wakes the
-	// turn; POST /send enqueues the agent's own message on inbound.fifo, in
-	// its thread's group. It sends nothing to a platform itself.
+	// turn, or delivers a sequential one's bubbles on outbound.fifo; POST
+	// /send enqueues the agent's own message on inbound.fifo, in its
+	// thread's group. It sends nothing to a platform itself.
 	Reply = FunctionSpec{
 		Name: "reply", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
-		SendsTo: []*QueueSpec{&Inbound}, Wakes: &Inbound, Secrets: []string{SecretAgentSecret},
+		SendsTo: []*QueueSpec{&Inbound, &Outbound}, Wakes: &Inbound, Secrets: []string{SecretAgentSecret},
 	}
 	Turn = FunctionSpec{
 		Name: "turn", Kind: Consumer, Timeout: turnTimeout, MemoryMB: 512,

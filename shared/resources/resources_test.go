@@ -74,11 +74,19 @@ func TestQueuesFitTheirConsumers(t *testing.T) {
 				t.Errorf("%s: maximum concurrency %d < 2 (the event source mapping's minimum)", f.Name, f.MaxConcurrency)
 			}
 		case resources.Ingress:
-			// Webhooks and /send enqueue on inbound; /reply wakes a
-			// message there. None consumes, nor reaches outbound.
-			sendsInbound := len(f.SendsTo) == 1 && f.SendsTo[0].Name == resources.Inbound.Name
+			// Webhooks and /send enqueue on inbound; only the reply
+			// function (sequential posts) also reaches outbound, and wakes
+			// a message on inbound. None consumes.
+			sends := []string{}
+			for _, q := range f.SendsTo {
+				sends = append(sends, q.Name)
+			}
+			want := []string{resources.Inbound.Name}
+			if f.Name == resources.Reply.Name {
+				want = append(want, resources.Outbound.Name)
+			}
 			wakesInbound := f.Wakes == nil || f.Wakes.Name == resources.Inbound.Name
-			if f.Consumes != nil || !sendsInbound || !wakesInbound {
+			if f.Consumes != nil || !slices.Equal(sends, want) || !wakesInbound {
 				t.Errorf("%s: an ingress function must only send to (or wake) %s", f.Name, resources.Inbound.Name)
 			}
 		case resources.Scheduled:

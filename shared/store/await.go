@@ -49,6 +49,11 @@ type Await struct {
 	// Post is the final post: its webhook-id (a retried post is the same
 	// post), and its reply as the agent would have answered it in the turn.
 	Post AwaitPost
+	// Posts are the turn's sequential posts ("final": false) so far, by
+	// webhook-id, each with the bubbles it was allowed; Bubbles is their
+	// sum, which the turn's bubble cap bounds.
+	Posts   map[string]int
+	Bubbles int
 	// CreatedAt and ExpiresAt: when the wait began, and when the store may
 	// forget it.
 	CreatedAt, ExpiresAt time.Time

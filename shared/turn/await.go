@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -64,7 +67,9 @@ func (p *Processor) awaiting(ctx context.Context, log *slog.Logger, cfg Config, 
 	case store.AwaitFinal:
 		return p.awaited(ctx, log, cfg, ev, ch, a, a.ClaimKey, a.ClaimOwner)
 	case store.AwaitExpired:
-		p.settle(ctx, log, a.ClaimKey, a.ClaimOwner, store.ClaimFailed, "async_timeout", cfg)
+		// Before its deadline, only a failed bubble ends a wait this way.
+		log.Warn("turn done: a bubble of its posted reply failed for good; the rest was abandoned", "outcome", "async_abandoned")
+		p.settle(ctx, log, a.ClaimKey, a.ClaimOwner, store.ClaimFailed, "async_abandoned", cfg)
 		return nil
 	}
 	if err := p.Awaits.SetAwaitHandle(ctx, intentID, rec.ReceiptHandle); err != nil {
@@ -117,8 +122,32 @@ func (p *Processor) awaited(ctx context.Context, log *slog.Logger, cfg Config, e
 		}
 		return err
 	}
-	log.Info("agent's posted reply arrived", "outcome", "async_reply", "wait_ms", a.Post.At.Sub(a.CreatedAt).Milliseconds())
+	// The turn's bubble cap counts the sequential posts delivered before.
+	units = capBubbles(units, cfg.Envelope.WithDefaults().MaxBubbles-a.Bubbles)
+	log.Info("agent's posted reply arrived", "outcome", "async_reply", "wait_ms", a.Post.At.Sub(a.CreatedAt).Milliseconds(), "posts", len(a.Posts))
 	return p.commit(ctx, log, cfg, ev, key, owner, a.TurnID, units, outcome)
+}
+
+// capBubbles keeps the units of the first n bubbles (a unit's bubble is its
+// id before "#"), and the question, which is no bubble.
+func capBubbles(units []intent.Unit, n int) []intent.Unit {
+	var out []intent.Unit
+	var seen []string
+	for _, u := range units {
+		b, _, _ := strings.Cut(u.ID, "#")
+		if u.ID == askUnitID {
+			out = append(out, u)
+			continue
+		}
+		if !slices.Contains(seen, b) {
+			if len(seen) == n {
+				continue
+			}
+			seen = append(seen, b)
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // pollWait is how long a waiting turn's message stays away: a poll, or

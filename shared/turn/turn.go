@@ -295,11 +295,7 @@ func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev
 // enqueue puts a persisted intent's units on outbound.fifo, in order, and
 // settles the turn's claim.
 func (p *Processor) enqueue(ctx context.Context, log *slog.Logger, cfg Config, stored intent.Intent, key, owner string) error {
-	msgs := make([]queue.Message, len(stored.Units))
-	for i, u := range stored.Units {
-		msgs[i] = queue.Message{Group: stored.Thread.Key(), Dedup: intent.UnitKey(stored.ID, u.ID), Body: intent.EncodeRef(stored.ID, u.ID)}
-	}
-	if err := p.Outbox.SendBatch(ctx, msgs); err != nil {
+	if err := p.Outbox.SendBatch(ctx, queue.Units(stored)); err != nil {
 		// The intent is durable: a retry finds it and only enqueues.
 		p.release(ctx, log, key, owner, time.Time{})
 		return fmt.Errorf("enqueue units: %w", err)

@@ -4,7 +4,7 @@
 // It verifies Parley's signature on every turn request and answers:
 //
 //   /seat           a question with buttons (window or aisle); the answer turn is confirmed
-//   /slow TEXT      202 at once, then the reply posted later to POST /reply
+//   /slow TEXT      202 at once, then "on it" and the answer posted to POST /reply
 //   /remind TEXT    204 (nothing now), then its own message sent with POST /send
 //   anything else   two bubbles
 //
@@ -85,7 +85,11 @@ function answer(req) {
     case "/seat":
       return [200, envelope(["let's pick your seat"], seat)];
     case "/slow":
-      later(300, () => post("/reply", { turn_id: turnID, envelope: envelope([`done thinking about ${rest} (node agent)`]) }));
+      later(200, async () => {
+        await post("/reply", { turn_id: turnID, final: false, text: "on it (node agent)" });
+        await new Promise((r) => setTimeout(r, 300));
+        await post("/reply", { turn_id: turnID, final: true, envelope: envelope([`done thinking about ${rest} (node agent)`]) });
+      });
       return [202, null];
     case "/remind":
       later(300, () => post("/send", { thread_key: req.thread_key, idempotency_key: "remind-" + turnID,

@@ -4,7 +4,7 @@
 It verifies Parley's signature on every turn request and answers:
 
   /seat           a question with buttons (window or aisle); the answer turn is confirmed
-  /slow TEXT      202 at once, then the reply posted later to POST /reply
+  /slow TEXT      202 at once, then "on it" and the answer posted to POST /reply
   /remind TEXT    204 (nothing now), then its own message sent with POST /send
   anything else   two bubbles
 
@@ -99,7 +99,11 @@ def answer(req: dict):
     if command == "/seat":
         return 200, envelope("let's pick your seat", ask=SEAT)
     if command == "/slow":
-        later(0.3, post, "/reply", {"turn_id": turn_id, "envelope": envelope(f"done thinking about {rest} (python agent)")})
+        def sequential():
+            post("/reply", {"turn_id": turn_id, "final": False, "text": "on it (python agent)"})
+            time.sleep(0.3)
+            post("/reply", {"turn_id": turn_id, "final": True, "envelope": envelope(f"done thinking about {rest} (python agent)")})
+        later(0.2, sequential)
         return 202, None
     if command == "/remind":
         later(0.3, post, "/send", {"thread_key": req["thread_key"], "idempotency_key": "remind-" + turn_id,

@@ -29,6 +29,8 @@ type awaitItem struct {
 	PostType   string         `dynamodbav:"post_type,omitempty"`
 	PostBody   []byte         `dynamodbav:"post_body,omitempty"`
 	PostAt     int64          `dynamodbav:"post_at,omitempty"`
+	Posts      map[string]int `dynamodbav:"posts"`
+	Bubbles    int            `dynamodbav:"bubbles"`
 	CreatedAt  int64          `dynamodbav:"created_at"`
 	ExpiresAt  int64          `dynamodbav:"expires_at"`
 }
@@ -41,7 +43,8 @@ func awaitFrom(item map[string]types.AttributeValue) (store.Await, error) {
 	return store.Await{
 		TurnID: it.TurnID, Thread: it.Thread, EventKey: it.EventKey, ClaimKey: it.ClaimKey, ClaimOwner: it.ClaimOwner,
 		Deadline: fromMillis(it.Deadline), State: store.AwaitState(it.State), Handle: it.Handle,
-		Post:      store.AwaitPost{ID: it.PostID, ContentType: it.PostType, Body: it.PostBody, At: fromMillis(it.PostAt)},
+		Post:  store.AwaitPost{ID: it.PostID, ContentType: it.PostType, Body: it.PostBody, At: fromMillis(it.PostAt)},
+		Posts: it.Posts, Bubbles: it.Bubbles,
 		CreatedAt: fromMillis(it.CreatedAt), ExpiresAt: fromMillis(it.ExpiresAt * 1000),
 	}, nil
 }
@@ -56,6 +59,8 @@ func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool
 		PK: store.AwaitKey(a.TurnID), Kind: "await", TurnID: a.TurnID, Thread: a.Thread, EventKey: a.EventKey,
 		ClaimKey: a.ClaimKey, ClaimOwner: a.ClaimOwner, Deadline: millis(a.Deadline), State: string(a.State), Handle: a.Handle,
 		CreatedAt: millis(a.CreatedAt), ExpiresAt: a.ExpiresAt.Unix(),
+		// An empty map, so a post's entry can be set by its path.
+		Posts: map[string]int{},
 	})
 	if err != nil {
 		return store.Await{}, false, fmt.Errorf("encode await: %w", err)
@@ -110,6 +115,19 @@ func (s *Store) FinishAwait(ctx context.Context, turnID string, post store.Await
 		map[string]types.AttributeValue{
 			":final": str(string(store.AwaitFinal)), ":post": str(post.ID), ":ptype": str(post.ContentType),
 			":pbody": &types.AttributeValueMemberB{Value: post.Body}, ":pat": num(millis(post.At)), ":now": num(millis(now)),
+		})
+}
+
+// AddAwaitPost records a sequential post and the bubbles it was allowed,
+// if the record is open, before its deadline, still at prevBubbles (no
+// other post in between) and without this post. Otherwise a
+// *store.AwaitConflictError holds the record as it is.
+func (s *Store) AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error) {
+	return s.awaitUpdate(ctx, turnID,
+		"SET #bubbles = :bubbles, #posts.#post = :n", "#deadline > :now AND #bubbles = :prev AND attribute_not_exists(#posts.#post)",
+		map[string]string{"#bubbles": "bubbles", "#posts": "posts", "#post": postID, "#deadline": "deadline"},
+		map[string]types.AttributeValue{
+			":bubbles": num(int64(prevBubbles + bubbles)), ":n": num(int64(bubbles)), ":prev": num(int64(prevBubbles)), ":now": num(millis(now)),
 		})
 }
 

@@ -42,6 +42,24 @@ func awaits(t *testing.T, s Store) {
 		t.Fatalf("get: %+v, %v", got, err)
 	}
 
+	// Sequential posts: each once, each at the bubble count it read.
+	if got, err := s.AddAwaitPost(ctx, "turn1", "seq_1", 2, 0, t0); err != nil || got.Bubbles != 2 || got.Posts["seq_1"] != 2 {
+		t.Fatalf("first post: %+v, %v", got, err)
+	}
+	var stale *store.AwaitConflictError
+	if _, err := s.AddAwaitPost(ctx, "turn1", "seq_2", 1, 0, t0); !errors.As(err, &stale) || stale.Current.Bubbles != 2 {
+		t.Fatalf("a post that read a stale count: %v", err)
+	}
+	if _, err := s.AddAwaitPost(ctx, "turn1", "seq_1", 1, 2, t0); !errors.As(err, &stale) {
+		t.Fatalf("the same post again: %v", err)
+	}
+	if _, err := s.AddAwaitPost(ctx, "turn1", "seq_3", 1, 2, a.Deadline); !errors.As(err, &stale) {
+		t.Fatalf("a post at the deadline: %v", err)
+	}
+	if got, err := s.AddAwaitPost(ctx, "turn1", "seq_2", 1, 2, t0); err != nil || got.Bubbles != 3 || len(got.Posts) != 2 {
+		t.Fatalf("second post: %+v, %v", got, err)
+	}
+
 	// Past its deadline a post is refused, and the record stays open.
 	post := store.AwaitPost{ID: "msg_1", ContentType: "application/json", Body: []byte(`{"schema":"openab.turn.v1"}`), At: t0}
 	var conflict *store.AwaitConflictError

@@ -40,6 +40,7 @@ type Store interface {
 	SetAwaitHandle(ctx context.Context, turnID, handle string) error
 	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
+	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
 }
 
 // Exercise runs the suite. newStore returns an empty store for one test.
