@@ -125,6 +125,7 @@ func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 		Queue:     queue.New(d.SQS, d.Config.InboundQueueURL),
 		MaxBody:   d.Config.MaxBodyBytes,
 		DedupeTTL: d.Config.DedupeTTL,
+		AllowBots: d.Config.AllowBots,
 		Now:       d.Now,
 		Log:       d.Log.With("function", "ingress"),
 	}, nil

@@ -71,6 +71,9 @@ type Config struct {
 	// the agent's POST /reply (PARLEY_ASYNC_TIMEOUT). Defaults to 15
 	// minutes.
 	AsyncTimeout time.Duration
+	// AllowBots admits messages other bots wrote (PARLEY_ALLOW_BOTS, true
+	// or false). Defaults to false.
+	AllowBots bool
 	// SendTargets are the threads an agent's POST /send may reach
 	// (PARLEY_SEND_TARGETS): a JSON list of thread keys whose last part may
 	// be *, as an events source's targets. Defaults to none: every send is
@@ -283,6 +286,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTIONS: want on or off, got %q", v))
 	}
 	c.SendTargets = getenv("PARLEY_SEND_TARGETS")
+	c.AllowBots = p.boolean("PARLEY_ALLOW_BOTS", false)
 	c.AsyncTimeout = p.duration("PARLEY_ASYNC_TIMEOUT", 15*time.Minute)
 	if c.AsyncTimeout <= 0 || c.AsyncTimeout > turn.MaxAsyncTimeout {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_ASYNC_TIMEOUT: want more than 0 and at most %s, got %s", turn.MaxAsyncTimeout, c.AsyncTimeout))
@@ -363,6 +367,19 @@ func (p *parser) duration(name string, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+func (p *parser) boolean(name string, def bool) bool {
+	v := p.getenv(name)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: want true or false, got %q", name, v))
+		return def
+	}
+	return b
 }
 
 func (p *parser) int(name string, def int) int {

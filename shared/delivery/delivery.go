@@ -33,6 +33,12 @@ type Channel struct {
 	Capabilities message.Capabilities
 }
 
+// Reconciler is a sender that can look an unknown send up on the platform
+// before it is resent (platform.Reconciler).
+type Reconciler interface {
+	Reconcile(ctx context.Context, m message.Outgoing) (message.Receipt, bool, error)
+}
+
 // Asker is a sender that renders a question message with native controls
 // (platform.Asker).
 type Asker interface {
@@ -221,7 +227,23 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 		case message.UnitSent, message.UnitFailed:
 			return in, nil
 		case message.UnitUnknown:
-			if policy != UnknownResend {
+			resend := policy == UnknownResend
+			if r, ok := ch.Sender.(Reconciler); ok && ch.Capabilities.Reconcile {
+				// Ask the platform first: found, the unit was sent;
+				// not found, it was not, and a resend is safe.
+				receipt, found, err := r.Reconcile(ctx, outgoing(in, i))
+				switch {
+				case err != nil:
+					log.Warn("reconcile an unknown send failed; the policy decides", "error", err)
+				case found:
+					log.Info("unit found on the platform after an unknown outcome", "outcome", "reconciled_sent", "message_ids", receipt.MessageIDs)
+					return p.apply(ctx, log, in, intent.MarkSent(u, i, now, receipt))
+				default:
+					log.Warn("unit not found on the platform after an unknown outcome: resending", "outcome", "reconciled_missing")
+					resend = true
+				}
+			}
+			if !resend {
 				return in, nil // held for an operator; the thread moves on
 			}
 			switch {
@@ -292,6 +314,19 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 	return in, consumer.Retry(errors.New("unit kept changing under us"), time.Second)
 }
 
+// outgoing is unit i of in as its platform's sender gets it.
+func outgoing(in intent.Intent, i int) message.Outgoing {
+	u := in.Units[i]
+	origin := message.OriginAgent
+	if u.Parley {
+		origin = message.OriginParley
+	}
+	return message.Outgoing{
+		Thread: in.Thread, Content: u.Content, ReplyTo: u.ReplyTo, IdempotencyKey: intent.UnitKey(in.ID, u.ID),
+		Sequence: i, ReplyContext: in.ReplyContext, Origin: origin,
+	}
+}
+
 // deadlineSlack is the time a send needs besides the call itself: the lease
 // before it and the receipt's commit after it.
 const deadlineSlack = time.Second
@@ -335,10 +370,7 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in i
 	}
 	sctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
 	start := p.now()
-	receipt, err := ch.send(sctx, message.Outgoing{
-		Thread: in.Thread, Content: u.Content, ReplyTo: u.ReplyTo, IdempotencyKey: intent.UnitKey(in.ID, u.ID),
-		Sequence: i, ReplyContext: in.ReplyContext,
-	})
+	receipt, err := ch.send(sctx, outgoing(in, i))
 	cancel()
 	now := p.now()
 	// Commits must land even if the invocation's context is ending: the
@@ -373,6 +405,10 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in i
 		}
 		if policy == UnknownResend {
 			log.Warn("unit outcome unknown: will resend", "outcome", "unknown_after_send", "policy", string(policy))
+			return out, consumer.Retry(err, consumer.Backoff(u.Attempt))
+		}
+		if _, ok := ch.Sender.(Reconciler); ok && ch.Capabilities.Reconcile {
+			log.Warn("unit outcome unknown: will look it up on the platform", "outcome", "unknown_after_send", "policy", string(policy))
 			return out, consumer.Retry(err, consumer.Backoff(u.Attempt))
 		}
 		log.Error("unit outcome unknown: held for an operator", "outcome", "unknown_after_send", "policy", string(policy))

@@ -69,6 +69,10 @@ type Pipeline struct {
 	Queue    Enqueuer
 	// Triage decides proactive events. nil admits every proactive event.
 	Triage Triage
+	// AllowBots admits messages other bots wrote (PARLEY_ALLOW_BOTS). Off,
+	// they are dropped. Echoes of Parley's own output are dropped either
+	// way, by their origin tag, in the receiver.
+	AllowBots bool
 	// MaxBody is the largest body accepted. Defaults to 1 MiB.
 	MaxBody int64
 	// MaxMessage is the largest inbound.fifo message body: the queue's
@@ -229,7 +233,7 @@ func (p *Pipeline) fits(ev message.Event) error {
 // error only when the event is not durable and the platform must retry.
 func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event, now time.Time) (Result, string, error) {
 	log = log.With("event_key", ev.Key(), "thread_key", ev.Thread.Key(), "kind", string(ev.Kind))
-	if ev.Sender.IsBot && !ev.Proactive() {
+	if ev.Sender.IsBot && !ev.Proactive() && !p.AllowBots {
 		log.Info("event ignored", "decision", ResultIgnored, "reason", platform.IgnoredBot)
 		return ResultIgnored, platform.IgnoredBot, nil
 	}

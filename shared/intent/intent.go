@@ -46,7 +46,10 @@ type Unit struct {
 	Content message.Content
 	// ReplyTo is the platform message id to quote, if any.
 	ReplyTo string
-	State   message.UnitState
+	// Parley marks Parley's own operational output (the error line, a
+	// re-prompt, a system send), sent with message.OriginParley.
+	Parley bool
+	State  message.UnitState
 	// Attempt counts leases: 0 before the first send.
 	Attempt int
 	// LeaseUntil bounds a sending worker's claim; a unit still sending

@@ -26,7 +26,18 @@ type Outgoing struct {
 	// ReplyContext, when set and fresh, is the inbound event's right to be
 	// answered directly; the adapter that issued it decides how to use it.
 	ReplyContext *ReplyContext
+	// Origin is who authored the text: OriginAgent, or OriginParley for
+	// Parley's own operational output (the error line, notices, an
+	// agent's "system" send). A platform that holds metadata tags the
+	// message with it, so an echo by another bot is dropped by tag.
+	Origin string
 }
+
+// Origins of an Outgoing.
+const (
+	OriginAgent  = "agent"
+	OriginParley = "parley"
+)
 
 // Receipt is what the platform said it created.
 type Receipt struct {

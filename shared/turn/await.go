@@ -167,6 +167,13 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	log = log.With("relation", ev.Send.Relation)
 	reply := agent.Reply{Status: 200, ContentType: ev.Send.ContentType, Body: []byte(ev.Send.Body)}
 	units, outcome, err := p.planReply(ctx, log, cfg, ev, ch, intentID, reply)
+	if ev.Send.Relation == "system" {
+		// Operational output the agent sends in Parley's name: tagged as
+		// Parley's own, so no other bot answers its echo.
+		for i := range units {
+			units[i].Parley = true
+		}
+	}
 	if err != nil {
 		var ae *agent.Error
 		if errors.As(err, &ae) && ae.Kind == agent.KindPermanent {

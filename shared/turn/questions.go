@@ -112,7 +112,7 @@ func (p *Processor) after(ctx context.Context, log *slog.Logger, ch Channel, ev 
 		p.acknowledge(ctx, log, ch, ev, o.Notice)
 	} else if o.Notice != "" {
 		// A re-prompt: the question stays open.
-		h.units = append(h.units, intent.Unit{ID: "notice#1", Content: message.Text(o.Notice), State: message.UnitPending})
+		h.units = append(h.units, intent.Unit{ID: "notice#1", Content: message.Text(o.Notice), State: message.UnitPending, Parley: true})
 	}
 	if o.Edit != nil {
 		if ch.Editor != nil {

@@ -352,7 +352,7 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 		if cfg.Envelope.OnParseError == envelope.PolicySilent {
 			return nil, "rejected", nil
 		}
-		return []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending}}, "rejected_error_message", nil
+		return []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}}, "rejected_error_message", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("plan reply: %w", permanent(err))
@@ -432,7 +432,7 @@ func (p *Processor) persistErrorLine(ctx context.Context, cfg Config, ev message
 	}
 	stored, _, err := p.Intents.CreateIntent(ctx, intent.Intent{
 		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, ReplyContext: ev.ReplyContext,
-		Units:     []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending}},
+		Units:     []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}},
 		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
 	})
 	return stored, err

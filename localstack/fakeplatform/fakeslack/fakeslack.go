@@ -56,7 +56,44 @@ func New(opt Options) *API {
 	a.mux.HandleFunc("/api/chat.update", a.update)
 	a.mux.HandleFunc("/chat.postEphemeral", a.postEphemeral)
 	a.mux.HandleFunc("/api/chat.postEphemeral", a.postEphemeral)
+	a.mux.HandleFunc("/conversations.history", a.history)
+	a.mux.HandleFunc("/api/conversations.history", a.history)
+	a.mux.HandleFunc("/conversations.replies", a.history)
+	a.mux.HandleFunc("/api/conversations.replies", a.history)
 	return a
+}
+
+// history is conversations.history, or conversations.replies when ts names
+// a thread: the channel's (the thread's) delivered messages, newest first,
+// at most limit, with their metadata when include_all_metadata is true.
+func (a *API) history(w http.ResponseWriter, r *http.Request) {
+	args, ok := a.authorized(w, r)
+	if !ok {
+		return
+	}
+	channel, thread := fakeapi.Str(args, "channel"), fakeapi.Str(args, "ts")
+	if !channelID(channel) {
+		fail(w, "channel_not_found")
+		return
+	}
+	limit := 100
+	_ = json.Unmarshal(args["limit"], &limit)
+	var all bool
+	_ = json.Unmarshal(args["include_all_metadata"], &all)
+	ds := a.Recorder().Delivered()
+	msgs := []map[string]any{}
+	for i := len(ds) - 1; i >= 0 && len(msgs) < limit; i-- {
+		d := ds[i]
+		if d.Platform != message.Slack || d.Chat != channel || (thread != "" && d.Thread != thread && d.MessageID != thread) {
+			continue
+		}
+		m := map[string]any{"type": "message", "ts": d.MessageID, "text": d.Text, "user": "U0BOT00001", "bot_id": "B0BOT00001"}
+		if md, ok := d.Args["metadata"]; ok && all {
+			m["metadata"] = md
+		}
+		msgs = append(msgs, m)
+	}
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "messages": msgs})
 }
 
 // ServeHTTP serves the Web API.

@@ -79,13 +79,21 @@ func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt,
 	return c.postWith(ctx, m, nil)
 }
 
+// metadataOf tags a message with its unit's key and its origin.
+func metadataOf(m message.Outgoing) *SlackMetadata {
+	if m.IdempotencyKey == "" && m.Origin == "" {
+		return nil
+	}
+	return &SlackMetadata{EventType: MetadataEventType, EventPayload: SlackMetadataPayload{Unit: m.IdempotencyKey, Origin: m.Origin}}
+}
+
 // postWith posts m's text with chat.postMessage, with blocks when set.
 func (c *Client) postWith(ctx context.Context, m message.Outgoing, blocks []SlackBlock) (message.Receipt, error) {
 	text, err := platform.TextFor(c.TeamID, m)
 	if err != nil {
 		return message.Receipt{}, err
 	}
-	msg := SlackPostMessage{Channel: m.Thread.Chat, Text: text, ThreadTS: m.Thread.Thread, Blocks: blocks}
+	msg := SlackPostMessage{Channel: m.Thread.Chat, Text: text, ThreadTS: m.Thread.Thread, Blocks: blocks, Metadata: metadataOf(m)}
 	if !c.TrustMarkup {
 		off := false
 		msg.Text, msg.LinkNames, msg.Mrkdwn = inert.Replace(text), &off, &off

@@ -31,12 +31,18 @@ const MaxSkew = 5 * time.Minute
 
 var _ platform.Receiver = (*Receiver)(nil)
 
+// IgnoredParleyEcho is the reason for a message that carries Parley's own
+// origin tag: an echo of the error line, a notice, a system send.
+const IgnoredParleyEcho = "parley_echo"
+
 // Receiver is the receive half of the Slack adapter.
 //
 // It answers url_verification, and turns "message" events (plain, thread
 // broadcasts, file shares with text) and "app_mention" events into one
-// message.Event each. It drops messages from bots, including the app's own
-// ("bot"), edits ("edited"), deletions ("deleted"), messages left without
+// message.Event each. It drops the app's own messages ("bot") and echoes of
+// Parley's operational output, by their metadata tag ("parley_echo");
+// another bot's message is an event with Sender.IsBot, which the webhook
+// core drops unless PARLEY_ALLOW_BOTS is on. It drops edits ("edited"), deletions ("deleted"), messages left without
 // text ("no_text", also a bare mention of the bot), and every other event
 // or subtype ("unsupported").
 //
@@ -187,10 +193,17 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 	if len(env.Authorizations) > 0 {
 		botUser = env.Authorizations[0].UserID
 	}
-	switch ev.Subtype {
-	case "", SlackSubtypeThreadBroadcast, SlackSubtypeFileShare:
-	case SlackSubtypeBotMessage:
+	if md := ev.Metadata; md != nil && md.EventType == MetadataEventType && md.EventPayload.Origin == message.OriginParley {
+		// Parley's own operational output, echoed (by its bot, or by a
+		// bot relaying it): dropped by tag, before any bot rule. The same
+		// text from anyone untagged is a message like any other.
+		return ignore(IgnoredParleyEcho)
+	}
+	if ev.Subtype == SlackSubtypeBotMessage && (ev.BotID == "" || ev.User == botUser) {
 		return ignore(platform.IgnoredBot)
+	}
+	switch ev.Subtype {
+	case "", SlackSubtypeThreadBroadcast, SlackSubtypeFileShare, SlackSubtypeBotMessage:
 	case SlackSubtypeMessageChanged:
 		return ignore(platform.IgnoredEdited)
 	case SlackSubtypeMessageDeleted:
@@ -198,10 +211,15 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 	default:
 		return ignore(platform.IgnoredUnsupported)
 	}
-	if ev.BotID != "" || (botUser != "" && ev.User == botUser) {
-		return ignore(platform.IgnoredBot)
+	if botUser != "" && ev.User == botUser {
+		return ignore(platform.IgnoredBot) // Parley's own message
 	}
-	if ev.User == "" {
+	isBot := ev.BotID != ""
+	sender := ev.User
+	if sender == "" && isBot {
+		sender = ev.BotID // an integration's bot_message names no user
+	}
+	if sender == "" {
 		return ignore(platform.IgnoredUnsupported)
 	}
 
@@ -229,7 +247,7 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 		EventID:   ev.Channel + ":" + ev.TS,
 		Kind:      message.KindMessage,
 		Thread:    thread,
-		Sender:    message.Sender{ID: ev.User},
+		Sender:    message.Sender{ID: sender, IsBot: isBot},
 		Text:      text,
 		MessageID: ev.TS,
 		ChatType:  message.ChatGroup,

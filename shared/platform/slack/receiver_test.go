@@ -272,6 +272,11 @@ func TestParse(t *testing.T) {
 			Time: time.Date(2025, 11, 29, 16, 0, 0, 100_000, time.UTC),
 		}}}
 	}
+	botEvent := func(sender string) platform.Parsed {
+		p := event(channel("1764432000.000100"), "hi there", message.ChatGroup)
+		p.Events[0].Sender = message.Sender{ID: sender, IsBot: true}
+		return p
+	}
 	msg := func(extra string) []byte {
 		return callback(`{"type":"message","user":"U0ADA00001","text":"<@U0BOT00001> hi there","ts":"1764432000.000100","channel":"C0CHAN0001","channel_type":"channel"` + extra + `}`)
 	}
@@ -307,8 +312,17 @@ func TestParse(t *testing.T) {
 				Thread: dm, Sender: ada, Text: "x", MessageID: "odd", ChatType: message.ChatPrivate, Time: time.Unix(1764432000, 0).UTC(),
 			}}}},
 		{"OwnMessageWithoutBotID", Receiver{}, callback(`{"type":"message","user":"U0BOT00001","text":"echo","ts":"1764432000.000100","channel":"D0DM000001","channel_type":"im"}`), ignored("bot")},
-		{"BotMessageSubtype", Receiver{}, msg(`,"subtype":"bot_message","bot_id":"B0OTHER001"`), ignored("bot")},
-		{"OtherBot", Receiver{}, msg(`,"bot_id":"B0OTHER001"`), ignored("bot")},
+		// Another bot's message is an event marked IsBot: the webhook core
+		// drops it unless PARLEY_ALLOW_BOTS is on.
+		{"BotMessageSubtype", Receiver{}, msg(`,"subtype":"bot_message","bot_id":"B0OTHER001"`), botEvent("U0ADA00001")},
+		{"OtherBot", Receiver{}, msg(`,"bot_id":"B0OTHER001"`), botEvent("U0ADA00001")},
+		{"IntegrationWithoutUser", Receiver{}, callback(`{"type":"message","subtype":"bot_message","bot_id":"B0OTHER001","text":"hi there","ts":"1764432000.000100","channel":"C0CHAN0001","channel_type":"channel"}`), botEvent("B0OTHER001")},
+		{"BotMessageWithoutBotID", Receiver{}, msg(`,"subtype":"bot_message"`), ignored("bot")},
+		// Parley's own operational output, echoed by a bot, is dropped by
+		// its tag; the same text untagged is not.
+		{"TaggedEcho", Receiver{}, msg(`,"bot_id":"B0OTHER001","metadata":{"event_type":"parley_unit","event_payload":{"unit":"i#error#1","origin":"parley"}}`), ignored("parley_echo")},
+		{"AgentTagIsNoEcho", Receiver{}, msg(`,"bot_id":"B0OTHER001","metadata":{"event_type":"parley_unit","event_payload":{"unit":"i#b1#1","origin":"agent"}}`), botEvent("U0ADA00001")},
+		{"OtherAppsMetadata", Receiver{}, msg(`,"bot_id":"B0OTHER001","metadata":{"event_type":"task_created","event_payload":{"origin":"parley"}}`), botEvent("U0ADA00001")},
 		{"Deleted", Receiver{}, callback(`{"type":"message","subtype":"message_deleted","hidden":true,"channel":"C0CHAN0001","ts":"1764432001.000000","deleted_ts":"1764432000.000100"}`), ignored("deleted")},
 		{"ChannelJoin", Receiver{}, msg(`,"subtype":"channel_join"`), ignored("unsupported")},
 		{"NoUser", Receiver{}, callback(`{"type":"message","text":"hi","ts":"1764432000.000100","channel":"C0CHAN0001"}`), ignored("unsupported")},

@@ -86,6 +86,24 @@ type SlackMessageEvent struct {
 	Message         *SlackMessageEvent `json:"message,omitempty"`
 	PreviousMessage *SlackMessageEvent `json:"previous_message,omitempty"`
 	DeletedTS       string             `json:"deleted_ts,omitempty"`
+	Metadata        *SlackMetadata     `json:"metadata,omitempty"`
+}
+
+// MetadataEventType is the event_type of the metadata Parley attaches to
+// every message it posts: the unit's key (for reconciling an unknown send)
+// and its origin (for dropping an echo of Parley's own output by tag).
+const MetadataEventType = "parley_unit"
+
+// SlackMetadata is a message's metadata, as posted and as delivered.
+type SlackMetadata struct {
+	EventType    string               `json:"event_type"`
+	EventPayload SlackMetadataPayload `json:"event_payload"`
+}
+
+// SlackMetadataPayload is Parley's event_payload.
+type SlackMetadataPayload struct {
+	Unit   string `json:"unit,omitempty"`
+	Origin string `json:"origin,omitempty"`
 }
 
 // InteractionPayloadField is the form field of an interactivity request
@@ -223,8 +241,9 @@ type SlackPostMessage struct {
 	ThreadTS  string `json:"thread_ts,omitempty"`
 	LinkNames *bool  `json:"link_names,omitempty"`
 	// Mrkdwn false shows *bold*, _italic_ and `code` as typed.
-	Mrkdwn *bool        `json:"mrkdwn,omitempty"`
-	Blocks []SlackBlock `json:"blocks,omitempty"`
+	Mrkdwn   *bool          `json:"mrkdwn,omitempty"`
+	Blocks   []SlackBlock   `json:"blocks,omitempty"`
+	Metadata *SlackMetadata `json:"metadata,omitempty"`
 }
 
 // SlackPostMessageResponse is chat.postMessage's answer: TS of the new

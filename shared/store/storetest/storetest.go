@@ -363,6 +363,7 @@ func contentKinds(t *testing.T, s Store) {
 	in := newIntent("kinds", 2)
 	in.Units[1].Content = message.Content{Prompt: &message.Prompt{Text: "Which seat?", Options: []message.Choice{{Label: "Window", Data: "q:1:0:0"}, {Label: "Aisle", Data: "q:1:0:1", Selected: true}}, Actions: []message.Choice{{Label: "Skip", Data: "q:1:skip"}}}}
 	in.ReplyContext = &message.ReplyContext{Token: "reply-token", Until: t0.Add(time.Minute)}
+	in.Units[1].Parley = true
 	if _, _, err := s.CreateIntent(ctx, in); err != nil {
 		t.Fatal(err)
 	}
@@ -372,6 +373,9 @@ func contentKinds(t *testing.T, s Store) {
 	}
 	if got.Units[0].Content != in.Units[0].Content || got.Units[0].Content.Kind() != message.ContentText {
 		t.Errorf("text unit read back as %+v", got.Units[0].Content)
+	}
+	if got.Units[0].Parley || !got.Units[1].Parley {
+		t.Errorf("origins read back as %v, %v; want agent, Parley", got.Units[0].Parley, got.Units[1].Parley)
 	}
 	if q := got.Units[1].Content.Prompt; q == nil || !reflect.DeepEqual(*q, *in.Units[1].Content.Prompt) {
 		t.Errorf("question unit read back as %+v", got.Units[1].Content)
