@@ -46,13 +46,17 @@ func replyBody(turnID string, texts ...string) []byte {
 	return b
 }
 
-// waitAgent waits until the agent has been asked n turns.
-func (h *harness) waitAgent(n int, within time.Duration) {
+// waitAwait waits until the turn waits for its agent's post: the agent
+// answered 202 and the turn recorded it.
+func (h *harness) waitAwait(turnID string) {
 	h.t.Helper()
-	deadline := time.Now().Add(within)
-	for h.agent.calls() < n {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := h.store.GetAwait(h.t.Context(), turnID); err == nil {
+			return
+		}
 		if time.Now().After(deadline) {
-			h.t.Fatalf("the agent was asked %d turns, want %d", h.agent.calls(), n)
+			h.t.Fatalf("turn %s never waited for its reply", turnID)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -67,7 +71,7 @@ func TestAsyncReply(t *testing.T) {
 	if code, _ := h.postTelegram(telegramUpdate(5001, 42, "later please")); code != http.StatusOK {
 		t.Fatalf("webhook: %d", code)
 	}
-	h.waitAgent(1, 20*time.Second)
+	h.waitAwait(turnID)
 	if code, _ := h.postTelegram(telegramUpdate(5002, 42, "hello")); code != http.StatusOK {
 		t.Fatalf("webhook: %d", code)
 	}
@@ -83,6 +87,9 @@ func TestAsyncReply(t *testing.T) {
 	forged := http.Header{}
 	standardwebhooks.SetHeaders(forged, secret, "msg_forged", h.clock.Now(), replyBody(turnID, "forged"))
 	big := replyBody(turnID, strings.Repeat("x", 300<<10))
+	good, _ := standardwebhooks.ParseSecret(agentSecret)
+	stale := http.Header{}
+	standardwebhooks.SetHeaders(stale, good, "msg_stale", h.clock.Now().Add(-10*time.Minute), replyBody(turnID, "late"))
 	for name, tc := range map[string]struct {
 		code   int
 		status int
@@ -91,6 +98,7 @@ func TestAsyncReply(t *testing.T) {
 	}{
 		"unsigned":              {code: http.StatusUnauthorized, hdr: http.Header{}, body: replyBody(turnID, "x")},
 		"forged":                {code: http.StatusUnauthorized, hdr: forged, body: replyBody(turnID, "forged")},
+		"stale":                 {code: http.StatusUnauthorized, hdr: stale, body: replyBody(turnID, "late")},
 		"malformed":             {code: http.StatusBadRequest, body: []byte(`{"turn_id":`)},
 		"unknown field":         {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","txt":"hi"}`)},
 		"not final, no content": {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","final":false}`)},
@@ -318,7 +326,7 @@ func TestAsyncSequential(t *testing.T) {
 	h.agent.fail = later
 	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#8001")
 	h.postTelegram(telegramUpdate(8001, 46, "later please"))
-	h.waitAgent(1, 20*time.Second)
+	h.waitAwait(turnID)
 	h.postTelegram(telegramUpdate(8002, 46, "hello"))
 
 	if a := h.postSeq("msg_s1", seqBody(turnID, false, "on it")); a.Bubbles != 1 || a.Cut != 0 || a.Final {
@@ -360,7 +368,7 @@ func TestAsyncSequentialAbandoned(t *testing.T) {
 	h.agent.fail = later
 	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#8101")
 	h.postTelegram(telegramUpdate(8101, 47, "later please"))
-	h.waitAgent(1, 20*time.Second)
+	h.waitAwait(turnID)
 	h.postTelegram(telegramUpdate(8102, 47, "hello"))
 	h.postSeq("msg_a1", seqBody(turnID, false, "on it"))
 	h.waitDelivered(1, 20*time.Second)
@@ -387,5 +395,52 @@ func TestAsyncSequentialAbandoned(t *testing.T) {
 	}
 	if c, err := h.store.GetClaim(t.Context(), "turn#evt#telegram#"+tgBotID+"#8101", time.Now()); err != nil || c.Reason != "async_abandoned" {
 		t.Fatalf("turn claim %+v, %v", c, err)
+	}
+}
+
+// TestAsyncReplace: a post may replace a bubble an earlier post of the
+// turn sent: an edit where the platform can edit (Telegram), a new message
+// where it cannot (LINE).
+func TestAsyncReplace(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = later
+
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#8201")
+	h.postTelegram(telegramUpdate(8201, 48, "later please"))
+	h.waitAwait(turnID)
+	h.postSeq("msg_r1", seqBody(turnID, false, "thinking…"))
+	first := h.waitDelivered(1, 20*time.Second)[0]
+	if code, body := h.postReply("msg_r_bad", []byte(`{"turn_id":"`+turnID+`","final":false,"replace":"nope","text":"x"}`)); code != http.StatusUnprocessableEntity {
+		t.Fatalf("replacing no bubble: %d %s", code, body)
+	}
+	body, _ := json.Marshal(map[string]any{"turn_id": turnID, "replace": "s1", "text": "the answer is 42"})
+	if code, resp := h.postReply("msg_r2", body); code != http.StatusOK {
+		t.Fatalf("final replace: %d %s", code, resp)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for h.lastEdit(first).Text != "the answer is 42" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the bubble was not edited: %+v", h.fake.Recorder().Edits())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	h.quiesce(20 * time.Second)
+	if n := len(h.fake.Delivered()); n != 1 {
+		t.Fatalf("%d delivered on Telegram, want 1 (the answer is an edit)", n)
+	}
+
+	// LINE cannot edit: the replacement is a new message.
+	lineTurn := intent.IDFor("evt#line#" + lineBot + "#01KR00000000000000000000A1")
+	h.postLine(lineText("01KR00000000000000000000A1", lineAda, "later please", h.clock.Now()))
+	h.waitAwait(lineTurn)
+	h.postSeq("msg_l1", seqBody(lineTurn, false, "thinking…"))
+	body, _ = json.Marshal(map[string]any{"turn_id": lineTurn, "replace": "s1", "text": "the answer is 42"})
+	if code, resp := h.postReply("msg_l2", body); code != http.StatusOK {
+		t.Fatalf("LINE replace: %d %s", code, resp)
+	}
+	got := texts(h.waitDelivered(3, 20*time.Second))
+	if strings.Join(got[1:], "|") != "thinking…|the answer is 42" {
+		t.Fatalf("LINE delivered %q", got)
 	}
 }

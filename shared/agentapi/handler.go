@@ -145,11 +145,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusUnprocessableEntity, "ask_not_final", "a question ends the turn: post it with final true")
 		return
 	}
+	replaces := ""
+	if post.Replace != "" {
+		var reason string
+		if replaces, reason = h.replaced(r.Context(), a, post.Replace, plan); reason != "" {
+			refuse(w, log, http.StatusUnprocessableEntity, "bad_replace", reason)
+			return
+		}
+	}
 	if !post.Final {
-		h.sequential(w, r, log, a, postID, plan, now)
+		h.sequential(w, r, log, a, postID, plan, replaces, now)
 		return
 	}
-	a, err = h.Awaits.FinishAwait(r.Context(), post.TurnID, store.AwaitPost{ID: postID, ContentType: post.ContentType, Body: post.Body, At: now}, now)
+	a, err = h.Awaits.FinishAwait(r.Context(), post.TurnID, store.AwaitPost{ID: postID, ContentType: post.ContentType, Body: post.Body, At: now, Replaces: replaces}, now)
 	var conflict *store.AwaitConflictError
 	switch {
 	case errors.As(err, &conflict):
@@ -189,16 +197,34 @@ func Bubbles(units []envelope.Unit) []string {
 	return ids
 }
 
+// replaced finds the unit an earlier post of the turn sent as bubble id,
+// which plan's one bubble, in one message, replaces; or why it cannot.
+func (h *Handler) replaced(ctx context.Context, a store.Await, id string, plan envelope.Plan) (string, string) {
+	if len(plan.Units) != 1 || plan.Next.Type == envelope.NextAsk {
+		return "", "a replacing post carries one bubble that fits one message, and no question"
+	}
+	for p := range a.Posts {
+		in, err := h.Intents.GetIntent(ctx, PostIntentID(a.TurnID, p))
+		if err != nil {
+			continue
+		}
+		if i := in.Index(id + "#1"); i >= 0 && in.Index(id+"#2") < 0 {
+			return intent.UnitKey(in.ID, in.Units[i].ID), ""
+		}
+	}
+	return "", "replace names no one-message bubble of this turn's earlier posts"
+}
+
 // sequential records and delivers a post with final false: its bubbles go
 // out now, in the thread's order, within what the turn's cap has left; the
 // turn keeps waiting. A retried post delivers what it was allowed the
 // first time, once. A post after one of the turn's bubbles failed for good
 // abandons the turn: the person keeps what arrived.
-func (h *Handler) sequential(w http.ResponseWriter, r *http.Request, log *slog.Logger, a store.Await, postID string, plan envelope.Plan, now time.Time) {
+func (h *Handler) sequential(w http.ResponseWriter, r *http.Request, log *slog.Logger, a store.Await, postID string, plan envelope.Plan, replaces string, now time.Time) {
 	ctx := r.Context()
 	for range 3 { // a post that raced another reads the count again
 		if n, ok := a.Posts[postID]; ok {
-			h.deliverPost(w, r, log, a, postID, plan, n, now)
+			h.deliverPost(w, r, log, a, postID, plan, replaces, n, now)
 			return
 		}
 		if h.abandoned(ctx, log, a) {
@@ -225,7 +251,7 @@ func (h *Handler) sequential(w http.ResponseWriter, r *http.Request, log *slog.L
 			refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try again")
 			return
 		}
-		h.deliverPost(w, r, log, next, postID, plan, acc.Bubbles, now)
+		h.deliverPost(w, r, log, next, postID, plan, replaces, acc.Bubbles, now)
 		return
 	}
 	refuse(w, log, http.StatusServiceUnavailable, "unavailable", "the turn kept changing; try again")
@@ -236,12 +262,12 @@ func PostIntentID(turnID, postID string) string { return intent.IDFor(turnID + "
 
 // deliverPost persists the first n bubbles of a sequential post as its own
 // intent and enqueues it in the thread's group, then answers.
-func (h *Handler) deliverPost(w http.ResponseWriter, r *http.Request, log *slog.Logger, a store.Await, postID string, plan envelope.Plan, n int, now time.Time) {
+func (h *Handler) deliverPost(w http.ResponseWriter, r *http.Request, log *slog.Logger, a store.Await, postID string, plan envelope.Plan, replaces string, n int, now time.Time) {
 	keep := Bubbles(plan.Units)[:n]
 	var units []intent.Unit
 	for _, u := range plan.Units {
 		if slices.Contains(keep, u.BubbleID) {
-			units = append(units, intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending})
+			units = append(units, intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending, Replaces: replaces})
 		}
 	}
 	total := len(Bubbles(plan.Units))

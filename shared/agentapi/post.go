@@ -24,7 +24,12 @@ type Post struct {
 	// Final ends the turn (the default). A post with final false is
 	// delivered at once and the turn waits on for more.
 	Final bool
+	// Replace is the id of a bubble an earlier post of the turn sent, which
+	// this post's one bubble replaces.
+	Replace string
 }
+
+var bubbleID = regexp.MustCompile(`^[^#\s]{1,64}$`)
 
 // ErrBadPost is wrapped by every refusal of a post's body.
 var ErrBadPost = errors.New("bad post")
@@ -41,6 +46,7 @@ func ParsePost(body []byte) (Post, error) {
 		Envelope json.RawMessage `json:"envelope"`
 		Text     *string         `json:"text"`
 		Final    *bool           `json:"final"`
+		Replace  *string         `json:"replace"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -57,6 +63,16 @@ func ParsePost(body []byte) (Post, error) {
 		return Post{}, fmt.Errorf("%w: turn_id must be the 32 hex characters of the turn request's turn_id", ErrBadPost)
 	}
 	final := raw.Final == nil || *raw.Final
+	replace := ""
+	if raw.Replace != nil {
+		if !bubbleID.MatchString(*raw.Replace) {
+			return Post{}, fmt.Errorf("%w: replace must be the id of a bubble the turn sent", ErrBadPost)
+		}
+		if raw.Envelope == nil && raw.Text == nil {
+			return Post{}, fmt.Errorf("%w: replace needs the bubble that replaces it", ErrBadPost)
+		}
+		replace = *raw.Replace
+	}
 	if final && raw.Envelope == nil && raw.Text == nil {
 		// A final post may only end the turn, with no bubbles of its own.
 		return Post{TurnID: *raw.TurnID, Final: true}, nil
@@ -65,5 +81,5 @@ func ParsePost(body []byte) (Post, error) {
 	if err != nil {
 		return Post{}, err
 	}
-	return Post{TurnID: *raw.TurnID, ContentType: ctype, Body: b, Final: final}, nil
+	return Post{TurnID: *raw.TurnID, ContentType: ctype, Body: b, Final: final, Replace: replace}, nil
 }

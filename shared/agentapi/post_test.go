@@ -39,7 +39,9 @@ func TestParsePost(t *testing.T) {
 		"null envelope":      `{"turn_id":"` + id + `","envelope":null}`,
 		"string env":         `{"turn_id":"` + id + `","envelope":"{}"}`,
 		"empty text":         `{"turn_id":"` + id + `","text":""}`,
-		"unknown field":      `{"turn_id":"` + id + `","text":"hi","replace":"b1"}`,
+		"unknown field":      `{"turn_id":"` + id + `","text":"hi","replaced":"b1"}`,
+		"replace, nothing":   `{"turn_id":"` + id + `","final":false,"replace":"b1"}`,
+		"replace with #":     `{"turn_id":"` + id + `","text":"hi","replace":"b#1"}`,
 		"trailing data":      `{"turn_id":"` + id + `","text":"hi"} {}`,
 		"turn not a str":     `{"turn_id":1,"text":"hi"}`,
 	}

@@ -31,9 +31,13 @@ func TestSchemasAgreeWithParsers(t *testing.T) {
 			`{"turn_id":"` + id + `","text":""}`,
 			`{"turn_id":"ABC","text":"hi"}`,
 			`{"text":"hi"}`,
+			`{"turn_id":"` + id + `","text":"hi","replaced":"b1"}`,
 			`{"turn_id":"` + id + `","text":"hi","replace":"b1"}`,
 			`{"turn_id":"` + id + `","envelope":"{}"}`,
 			`{"turn_id":"` + id + `","final":"no"}`,
+			`{"turn_id":"` + id + `","final":true,"replace":"b1"}`,
+			`{"turn_id":"` + id + `","text":"x","replace":"b#1"}`,
+			`{"turn_id":"` + id + `","text":"x","replace":""}`,
 		}},
 		{"../../docs/schema/parley.send.v1.json", func(b []byte) error { _, err := agentapi.ParseSend(b); return err }, []string{
 			`{"thread_key":"telegram:1:2","idempotency_key":"k-1","text":"hi"}`,

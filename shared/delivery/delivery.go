@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/shared/consumer"
@@ -314,6 +315,45 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 	return in, consumer.Retry(errors.New("unit kept changing under us"), time.Second)
 }
 
+// Editor is a sender that can change a message it sent (platform.Editor).
+type Editor interface {
+	Edit(ctx context.Context, t message.Thread, messageID string, c message.Content) error
+}
+
+// replace edits the message of the earlier bubble u replaces to u's
+// content, when the platform can edit and that bubble was sent to the same
+// thread: edited reports that it did (or tried: err). Otherwise u goes as a
+// new message. An edit that may or may not have happened is retried, not
+// held: editing again to the same content changes nothing.
+func (p *Processor) replace(ctx context.Context, log *slog.Logger, ch Channel, in intent.Intent, u intent.Unit) (message.Receipt, bool, error) {
+	ed, ok := ch.Sender.(Editor)
+	if !ok || !ch.Capabilities.Edit || u.Content.Prompt != nil {
+		return message.Receipt{}, false, nil
+	}
+	id, unitID, _ := strings.Cut(u.Replaces, "#")
+	target, err := p.Intents.GetIntent(ctx, id)
+	if err != nil {
+		log.Warn("the bubble to replace cannot be read; sending a new message", "error", err)
+		return message.Receipt{}, false, nil
+	}
+	j := target.Index(unitID)
+	if j < 0 || target.Thread != in.Thread || target.Units[j].State != message.UnitSent || len(target.Units[j].Receipt) == 0 {
+		return message.Receipt{}, false, nil
+	}
+	msgID := target.Units[j].Receipt[0]
+	if err := ed.Edit(ctx, in.Thread, msgID, u.Content); err != nil {
+		var se *message.SendError
+		if errors.As(err, &se) && se.Class == message.FailUnknown {
+			again := *se
+			again.Class = message.FailTransient
+			return message.Receipt{}, true, &again
+		}
+		return message.Receipt{}, true, err
+	}
+	log.Info("bubble replaced by an edit", "replaced", u.Replaces)
+	return message.Receipt{MessageIDs: []string{msgID}}, true, nil
+}
+
 // outgoing is unit i of in as its platform's sender gets it.
 func outgoing(in intent.Intent, i int) message.Outgoing {
 	u := in.Units[i]
@@ -370,7 +410,15 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in i
 	}
 	sctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
 	start := p.now()
-	receipt, err := ch.send(sctx, outgoing(in, i))
+	var receipt message.Receipt
+	var err error
+	edited := false
+	if u.Replaces != "" {
+		receipt, edited, err = p.replace(sctx, log, ch, in, u)
+	}
+	if !edited {
+		receipt, err = ch.send(sctx, outgoing(in, i))
+	}
 	cancel()
 	now := p.now()
 	// Commits must land even if the invocation's context is ending: the

@@ -49,7 +49,11 @@ type Unit struct {
 	// Parley marks Parley's own operational output (the error line, a
 	// re-prompt, a system send), sent with message.OriginParley.
 	Parley bool
-	State  message.UnitState
+	// Replaces, when set, is the unit key of an earlier bubble of the same
+	// turn this unit replaces: an edit of that message where the platform
+	// can edit, a new message elsewhere.
+	Replaces string
+	State    message.UnitState
 	// Attempt counts leases: 0 before the first send.
 	Attempt int
 	// LeaseUntil bounds a sending worker's claim; a unit still sending

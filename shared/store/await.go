@@ -68,6 +68,9 @@ type AwaitPost struct {
 	ContentType string
 	Body        []byte
 	At          time.Time
+	// Replaces is the unit key of the earlier bubble the post's bubble
+	// replaces, when it names one.
+	Replaces string
 }
 
 // AwaitKey is the key of a turn's await record.

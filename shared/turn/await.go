@@ -124,6 +124,9 @@ func (p *Processor) awaited(ctx context.Context, log *slog.Logger, cfg Config, e
 	}
 	// The turn's bubble cap counts the sequential posts delivered before.
 	units = capBubbles(units, cfg.Envelope.WithDefaults().MaxBubbles-a.Bubbles)
+	if a.Post.Replaces != "" && len(units) > 0 && units[0].ID != askUnitID {
+		units[0].Replaces = a.Post.Replaces
+	}
 	log.Info("agent's posted reply arrived", "outcome", "async_reply", "wait_ms", a.Post.At.Sub(a.CreatedAt).Milliseconds(), "posts", len(a.Posts))
 	return p.commit(ctx, log, cfg, ev, key, owner, a.TurnID, units, outcome)
 }

@@ -29,6 +29,7 @@ type awaitItem struct {
 	PostType   string         `dynamodbav:"post_type,omitempty"`
 	PostBody   []byte         `dynamodbav:"post_body,omitempty"`
 	PostAt     int64          `dynamodbav:"post_at,omitempty"`
+	PostEdit   string         `dynamodbav:"post_edit,omitempty"`
 	Posts      map[string]int `dynamodbav:"posts"`
 	Bubbles    int            `dynamodbav:"bubbles"`
 	CreatedAt  int64          `dynamodbav:"created_at"`
@@ -43,7 +44,7 @@ func awaitFrom(item map[string]types.AttributeValue) (store.Await, error) {
 	return store.Await{
 		TurnID: it.TurnID, Thread: it.Thread, EventKey: it.EventKey, ClaimKey: it.ClaimKey, ClaimOwner: it.ClaimOwner,
 		Deadline: fromMillis(it.Deadline), State: store.AwaitState(it.State), Handle: it.Handle,
-		Post:  store.AwaitPost{ID: it.PostID, ContentType: it.PostType, Body: it.PostBody, At: fromMillis(it.PostAt)},
+		Post:  store.AwaitPost{ID: it.PostID, ContentType: it.PostType, Body: it.PostBody, At: fromMillis(it.PostAt), Replaces: it.PostEdit},
 		Posts: it.Posts, Bubbles: it.Bubbles,
 		CreatedAt: fromMillis(it.CreatedAt), ExpiresAt: fromMillis(it.ExpiresAt * 1000),
 	}, nil
@@ -110,11 +111,11 @@ func (s *Store) FinishAwait(ctx context.Context, turnID string, post store.Await
 		return store.Await{}, fmt.Errorf("await %s: %w: a post with no body", turnID, store.ErrInvalid)
 	}
 	return s.awaitUpdate(ctx, turnID,
-		"SET #st = :final, #post = :post, #ptype = :ptype, #pbody = :pbody, #pat = :pat", "#deadline > :now",
-		map[string]string{"#post": "post", "#ptype": "post_type", "#pbody": "post_body", "#pat": "post_at", "#deadline": "deadline"},
+		"SET #st = :final, #post = :post, #ptype = :ptype, #pbody = :pbody, #pat = :pat, #pedit = :pedit", "#deadline > :now",
+		map[string]string{"#post": "post", "#ptype": "post_type", "#pbody": "post_body", "#pat": "post_at", "#pedit": "post_edit", "#deadline": "deadline"},
 		map[string]types.AttributeValue{
 			":final": str(string(store.AwaitFinal)), ":post": str(post.ID), ":ptype": str(post.ContentType),
-			":pbody": &types.AttributeValueMemberB{Value: post.Body}, ":pat": num(millis(post.At)), ":now": num(millis(now)),
+			":pbody": &types.AttributeValueMemberB{Value: post.Body}, ":pat": num(millis(post.At)), ":pedit": str(post.Replaces), ":now": num(millis(now)),
 		})
 }
 

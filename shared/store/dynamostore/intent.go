@@ -59,6 +59,7 @@ type unitItem struct {
 	Prompt     string   `dynamodbav:"q,omitempty"`
 	ReplyTo    string   `dynamodbav:"reply_to"`
 	Parley     bool     `dynamodbav:"o,omitempty"`
+	Replaces   string   `dynamodbav:"edit,omitempty"`
 	State      string   `dynamodbav:"st"`
 	Attempt    int      `dynamodbav:"att"`
 	LeaseUntil int64    `dynamodbav:"lease"`
@@ -92,7 +93,7 @@ func toItem(in intent.Intent) (intentItem, error) {
 	}
 	for _, u := range in.Units {
 		ui := unitItem{
-			ID: u.ID, Text: u.Content.Text, ReplyTo: u.ReplyTo, Parley: u.Parley, State: string(u.State), Attempt: u.Attempt,
+			ID: u.ID, Text: u.Content.Text, ReplyTo: u.ReplyTo, Parley: u.Parley, Replaces: u.Replaces, State: string(u.State), Attempt: u.Attempt,
 			LeaseUntil: millis(u.LeaseUntil), Receipt: u.Receipt, SentAt: millis(u.SentAt),
 			FailClass: string(u.FailureClass), FailReason: u.FailureReason, NextAt: millis(u.NextAt), Resent: u.Resent, Resends: u.Resends,
 			Reported: u.Reported, UpdatedAt: millis(u.UpdatedAt),
@@ -146,7 +147,7 @@ func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
 	}
 	for _, u := range it.Units {
 		in.Units = append(in.Units, intent.Unit{
-			ID: u.ID, Content: u.content(), ReplyTo: u.ReplyTo, Parley: u.Parley, State: message.UnitState(u.State), Attempt: u.Attempt,
+			ID: u.ID, Content: u.content(), ReplyTo: u.ReplyTo, Parley: u.Parley, Replaces: u.Replaces, State: message.UnitState(u.State), Attempt: u.Attempt,
 			LeaseUntil: fromMillis(u.LeaseUntil), Receipt: u.Receipt, SentAt: fromMillis(u.SentAt),
 			FailureClass: message.FailureClass(u.FailClass), FailureReason: u.FailReason, NextAt: fromMillis(u.NextAt),
 			Resent: u.Resent, Resends: u.Resends, Reported: u.Reported, UpdatedAt: fromMillis(u.UpdatedAt),

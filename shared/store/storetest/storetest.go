@@ -364,6 +364,7 @@ func contentKinds(t *testing.T, s Store) {
 	in.Units[1].Content = message.Content{Prompt: &message.Prompt{Text: "Which seat?", Options: []message.Choice{{Label: "Window", Data: "q:1:0:0"}, {Label: "Aisle", Data: "q:1:0:1", Selected: true}}, Actions: []message.Choice{{Label: "Skip", Data: "q:1:skip"}}}}
 	in.ReplyContext = &message.ReplyContext{Token: "reply-token", Until: t0.Add(time.Minute)}
 	in.Units[1].Parley = true
+	in.Units[0].Replaces = "other#b1#1"
 	if _, _, err := s.CreateIntent(ctx, in); err != nil {
 		t.Fatal(err)
 	}
@@ -373,6 +374,9 @@ func contentKinds(t *testing.T, s Store) {
 	}
 	if got.Units[0].Content != in.Units[0].Content || got.Units[0].Content.Kind() != message.ContentText {
 		t.Errorf("text unit read back as %+v", got.Units[0].Content)
+	}
+	if got.Units[0].Replaces != "other#b1#1" || got.Units[1].Replaces != "" {
+		t.Errorf("replacements read back as %q, %q", got.Units[0].Replaces, got.Units[1].Replaces)
 	}
 	if got.Units[0].Parley || !got.Units[1].Parley {
 		t.Errorf("origins read back as %v, %v; want agent, Parley", got.Units[0].Parley, got.Units[1].Parley)
