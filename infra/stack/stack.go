@@ -199,6 +199,8 @@ func newQueue(s awscdk.Stack, spec resources.QueueSpec) (main, dlq awssqs.Queue,
 		QueueName:                 jsii.String(QueueName(*s.StackName(), spec.Name)),
 		Fifo:                      jsii.Bool(resources.FIFO),
 		ContentBasedDeduplication: jsii.Bool(resources.ContentBasedDeduplication),
+		DeduplicationScope:        dedupScope(),
+		FifoThroughputLimit:       throughputLimit(),
 		VisibilityTimeout:         seconds(spec.VisibilityTimeout),
 		RetentionPeriod:           seconds(spec.Retention),
 		MaxMessageSizeBytes:       jsii.Number(spec.MaxMessageBytes),
@@ -210,6 +212,22 @@ func newQueue(s awscdk.Stack, spec resources.QueueSpec) (main, dlq awssqs.Queue,
 		EnforceSSL: jsii.Bool(true),
 	})
 	return main, dlq, nil
+}
+
+// dedupScope and throughputLimit are a queue's high-throughput FIFO
+// settings (resources.HighThroughput).
+func dedupScope() awssqs.DeduplicationScope {
+	if resources.HighThroughput {
+		return awssqs.DeduplicationScope_MESSAGE_GROUP
+	}
+	return awssqs.DeduplicationScope_QUEUE
+}
+
+func throughputLimit() awssqs.FifoThroughputLimit {
+	if resources.HighThroughput {
+		return awssqs.FifoThroughputLimit_PER_MESSAGE_GROUP_ID
+	}
+	return awssqs.FifoThroughputLimit_PER_QUEUE
 }
 
 // newSecrets defines one secret per key some function reads, so that IAM

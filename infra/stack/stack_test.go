@@ -116,10 +116,13 @@ func TestQueues(t *testing.T) {
 				"QueueName":                 QueueName(stackName, q.Name),
 				"FifoQueue":                 true,
 				"ContentBasedDeduplication": resources.ContentBasedDeduplication,
-				"VisibilityTimeout":         q.VisibilityTimeout.Seconds(),
-				"MessageRetentionPeriod":    q.Retention.Seconds(),
-				"MaximumMessageSize":        q.MaxMessageBytes,
-				"SqsManagedSseEnabled":      true,
+				// High-throughput FIFO: per thread, not per queue.
+				"DeduplicationScope":     "messageGroup",
+				"FifoThroughputLimit":    "perMessageGroupId",
+				"VisibilityTimeout":      q.VisibilityTimeout.Seconds(),
+				"MessageRetentionPeriod": q.Retention.Seconds(),
+				"MaximumMessageSize":     q.MaxMessageBytes,
+				"SqsManagedSseEnabled":   true,
 				"RedrivePolicy": map[string]any{
 					"deadLetterTargetArn": getAtt(dlqID, "Arn"),
 					"maxReceiveCount":     q.MaxReceiveCount,

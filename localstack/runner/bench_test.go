@@ -10,12 +10,12 @@ import (
 
 // BenchmarkAWSCallsPerMessage counts the AWS API calls one human message
 // costs end to end — webhook, turn, delivery — through the real functions on
-// DynamoDB Local and fauxqs, for a 1-bubble and a 3-bubble reply. The event
+// DynamoDB Local and fauxqs, for a 1-, 2- and 3-bubble reply (docs/capacity.md). The event
 // source mapping's own ReceiveMessage/DeleteMessageBatch calls are Lambda's,
 // not Parley's, and are reported apart. ns/op is the end-to-end latency on the
 // emulators, not a production figure.
 func BenchmarkAWSCallsPerMessage(b *testing.B) {
-	for _, bubbles := range []int{1, 3} {
+	for _, bubbles := range []int{1, 2, 3} {
 		b.Run(fmt.Sprintf("%d-bubble", bubbles), func(b *testing.B) {
 			h := start(b, options{})
 			parts := make([]string, bubbles)

@@ -145,6 +145,14 @@ const ContentBasedDeduplication = false
 // FIFO is true for every queue: per-thread ordering is the point.
 const FIFO = true
 
+// HighThroughput puts both queues in SQS's high-throughput FIFO mode:
+// deduplication and the throughput limit per message group (per thread)
+// instead of per queue, so a queue's API rate scales with its number of
+// threads rather than capping every thread together. Parley's
+// deduplication ids (an event key, a unit key) never span two groups, so
+// deduplicating per group changes nothing else.
+const HighThroughput = true
+
 // DLQName is the logical name of q's dead-letter queue.
 func (q QueueSpec) DLQName() string { return q.Name + "-dlq" }
 
