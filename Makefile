@@ -16,7 +16,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CDK_DISABLE_CLI_TELEMETRY := 1
 export CDK_DISABLE_VERSION_CHECK := 1
 
-.PHONY: help setup test test-root test-infra tidy-check run build synth deploy deploy-local test-localstack post post-event bench fmt lint clean
+.PHONY: help setup test test-root test-infra tidy-check run build synth deploy deploy-local test-localstack post post-event load discord-commands bench fmt lint clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -86,6 +86,9 @@ post: ## sign a sample webhook and post it to make run: make post FILE=events/sl
 
 post-event: ## sign a sample proactive event and post it to make run (FILE=events/events/alert.json)
 	go run ./localstack/cmd/parley-local post $(or $(FILE),events/events/alert.json)
+
+load: setup ## a bounded load run on the local stack: throughput, p50/p99, order and exactly-once (LOAD="-threads 20 -messages 10")
+	go run ./localstack/cmd/parley-local load $(LOAD)
 
 discord-commands: ## register /ask and "Ask the agent" for DISCORD_APPLICATION_ID with DISCORD_BOT_TOKEN
 	go run ./localstack/cmd/parley-local discord-commands

@@ -8,6 +8,8 @@
 //	parley-local press PLATFORM CHAT MESSAGE DATA [USER]
 //	                                  press a control of a question make run printed
 //	parley-local discord-commands     register /ask and "Ask the agent" with Discord
+//	parley-local load [-threads N] [-messages M] [-redeliver F]
+//	                                  a bounded load run: throughput, p50/p99, order and exactly-once
 //
 // Every setting is an environment variable (see README.md). Unset secrets and
 // URLs get local demo values; set TELEGRAM_BOT_TOKEN and
@@ -32,10 +34,12 @@ func main() {
 		err = post(ctx, os.Stdout, os.Getenv, os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "press":
 		err = press(ctx, os.Stdout, os.Getenv, os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "load":
+		err = load(ctx, os.Stdout, os.Getenv, os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] == "discord-commands":
 		err = discordCommands(ctx, os.Stdout, os.Getenv, os.Args[2:])
 	case len(os.Args) > 1 && os.Args[1] != "run":
-		err = fmt.Errorf("unknown command %q: want run, post, press or discord-commands", os.Args[1])
+		err = fmt.Errorf("unknown command %q: want run, post, press, load or discord-commands", os.Args[1])
 	default:
 		err = run(ctx, os.Stdout, os.Getenv, nil)
 	}

@@ -148,6 +148,22 @@ type ready func(addr string)
 
 // run starts everything and blocks until ctx ends.
 func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready) error {
+	return serve(ctx, out, getenv, func(s started) {
+		if onReady != nil {
+			onReady(s.addr)
+		}
+	})
+}
+
+// started is what a running local stack tells its caller: where it serves,
+// and the fake platforms, whose deliveries a load run checks.
+type started struct {
+	addr string
+	fake *fakeplatform.Server
+}
+
+// serve starts everything, tells onReady, and blocks until ctx ends.
+func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady func(started)) error {
 	listen := cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787")
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -234,9 +250,7 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 	wg.Go(func() { local.Run(ctx, log) })
 
 	banner(out, base, logPath, cfg, getenv, notices)
-	if onReady != nil {
-		onReady(ln.Addr().String())
-	}
+	onReady(started{addr: ln.Addr().String(), fake: fake})
 
 	<-ctx.Done()
 	fmt.Fprintln(out, "\nstopping…")
