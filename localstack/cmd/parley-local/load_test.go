@@ -31,7 +31,9 @@ func TestLoadRun(t *testing.T) {
 func TestLoadReportFindsViolations(t *testing.T) {
 	t.Parallel()
 	at := time.Now()
-	d := func(chat, text string) fakeplatform.Delivery { return fakeplatform.Delivery{Chat: chat, Text: text, At: at} }
+	d := func(chat, text string) fakeplatform.Delivery {
+		return fakeplatform.Delivery{Chat: chat, Text: text, At: at}
+	}
 	sent := map[string]time.Time{"t0 m0": at, "t0 m1": at, "t1 m0": at, "t1 m1": at}
 	ok := []fakeplatform.Delivery{d("5000000", "t0 m0"), d("5000001", "t1 m0"), d("5000000", "t0 m1"), d("5000001", "t1 m1")}
 	if r := report(ok, sent, 2, 2, 0, time.Second); len(r.Problems) != 0 {
