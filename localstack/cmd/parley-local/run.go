@@ -280,30 +280,35 @@ func banner(out io.Writer, base, logPath string, cfg config.Config, getenv confi
 	if getenv(telegram.SettingWebhookSecret) != "" {
 		hookSecret = "<your TELEGRAM_WEBHOOK_SECRET>"
 	}
+	var hooks []string
+	for _, a := range registry.Chat() {
+		hooks = append(hooks, base+"/"+string(a.Platform()))
+	}
+	hooks = append(hooks, base+"/"+resources.Events.Name)
 	fmt.Fprintf(out, `
 Parley is running locally.
 
-  webhooks        %[1]s/telegram   %[1]s/slack   %[1]s/events
-  agent           %[2]s
-  platform APIs   %[3]s   %[4]s
-  function logs   %[5]s (JSON)
+  webhooks        %[7]s
+  agent           %[2]s (it posts later replies to %[1]s/reply, its own messages to %[1]s/send)
+  platform APIs   %[1]s%[3]s/<platform> (fakes)
+  function logs   %[4]s (JSON)
 
 Post a sample Telegram update (paste it in another terminal):
 
   curl -sS %[1]s/telegram -H 'Content-Type: application/json' \
-    -H 'X-Telegram-Bot-Api-Secret-Token: %[6]s' \
+    -H 'X-Telegram-Bot-Api-Secret-Token: %[5]s' \
     --data-binary @events/telegram/message.json
 
 Post it twice: the second answer says "duplicate" and nothing more is sent.
 Slack and proactive events carry signatures with a 5-minute window; let Parley
 sign one for you (make post FILE=… does the same):
 
-  go run ./localstack/cmd/parley-local post %[7]s
+  go run ./localstack/cmd/parley-local post %[6]s
   go run ./localstack/cmd/parley-local post events/events/alert.json
 
 Delivered bubbles appear below, with the time since the previous one. Ctrl-C stops everything.
 
-`, base, cfg.Agent.URL, cfg.Platforms(telegram.SettingAPIBaseURL), cfg.Platforms(slack.SettingAPIBaseURL), logPath, hookSecret, slackBody)
+`, base, cfg.Agent.URL, fakeRoot, logPath, hookSecret, slackBody, strings.Join(hooks, "  "))
 	for _, n := range notices {
 		fmt.Fprintln(out, "note:", n)
 	}
