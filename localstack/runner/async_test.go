@@ -106,16 +106,7 @@ func TestAsyncReply(t *testing.T) {
 		"over limit":            {code: http.StatusUnprocessableEntity, body: replyBody(turnID, "1", "2", "3", "4", "5")},
 		"oversized":             {code: http.StatusRequestEntityTooLarge, body: big},
 	} {
-		var code int
-		var body string
-		if tc.hdr != nil {
-			code, body = h.post("/reply", tc.hdr, tc.body)
-		} else {
-			code, body = h.postReply("msg_"+strings.ReplaceAll(name, " ", "_"), tc.body)
-		}
-		if code != tc.code {
-			t.Errorf("%s: %d %s, want %d", name, code, body, tc.code)
-		}
+		h.refused("/reply", name, tc.code, tc.hdr, tc.body)
 	}
 	if w := h.calls.Total(callcount.Writes); w != writes {
 		t.Errorf("refused posts wrote %d times", w-writes)
@@ -173,6 +164,20 @@ func TestAsyncReplyTimesOut(t *testing.T) {
 	}
 	if len(h.logs.lines("outcome", "async_timeout")) == 0 {
 		t.Error("no async_timeout log line")
+	}
+}
+
+// refused posts body to path, signed by the agent unless hdr is set, and
+// checks the answer is code.
+func (h *harness) refused(path, name string, code int, hdr http.Header, body []byte) {
+	h.t.Helper()
+	if hdr == nil {
+		secret, _ := standardwebhooks.ParseSecret(agentSecret)
+		hdr = http.Header{"Content-Type": {"application/json"}}
+		standardwebhooks.SetHeaders(hdr, secret, "msg_"+strings.ReplaceAll(name, " ", "_"), h.clock.Now(), body)
+	}
+	if got, resp := h.post(path, hdr, body); got != code {
+		h.t.Errorf("%s %s: %d %s, want %d", path, name, got, resp, code)
 	}
 }
 
@@ -252,16 +257,7 @@ func TestSend(t *testing.T) {
 		"bad thread":      {http.StatusBadRequest, sendBody("telegram:"+tgBotID+":not-a-chat", "k5", "x", nil), nil},
 		"over the limits": {http.StatusUnprocessableEntity, []byte(`{"thread_key":"` + thread + `","idempotency_key":"k6","envelope":` + string(bubblesEnvelope(5)) + `}`), nil},
 	} {
-		var code int
-		var body string
-		if tc.hdr != nil {
-			code, body = h.post("/send", tc.hdr, tc.body)
-		} else {
-			code, body = h.postSend("msg_"+strings.ReplaceAll(name, " ", "_"), tc.body)
-		}
-		if code != tc.code {
-			t.Errorf("%s: %d %s, want %d", name, code, body, tc.code)
-		}
+		h.refused("/send", name, tc.code, tc.hdr, tc.body)
 	}
 	if w := h.calls.Total(callcount.Writes); w != writes {
 		t.Errorf("refused sends wrote %d times", w-writes)

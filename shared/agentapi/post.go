@@ -48,13 +48,8 @@ func ParsePost(body []byte) (Post, error) {
 		Final    *bool           `json:"final"`
 		Replace  *string         `json:"replace"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
-		return Post{}, fmt.Errorf("%w: %v", ErrBadPost, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Post{}, fmt.Errorf("%w: data after the object", ErrBadPost)
+	if err := decodeStrict(body, &raw); err != nil {
+		return Post{}, err
 	}
 	switch {
 	case raw.TurnID == nil:
@@ -82,4 +77,18 @@ func ParsePost(body []byte) (Post, error) {
 		return Post{}, err
 	}
 	return Post{TurnID: *raw.TurnID, ContentType: ctype, Body: b, Final: final, Replace: replace}, nil
+}
+
+// decodeStrict decodes one JSON object into v, refusing unknown members and
+// anything after it.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadPost, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: data after the object", ErrBadPost)
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"time"
 
@@ -80,13 +79,8 @@ func ParseSend(body []byte) (SendBody, error) {
 		Relation       *string         `json:"relation"`
 		Triage         *bool           `json:"triage"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
-		return SendBody{}, fmt.Errorf("%w: %v", ErrBadPost, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return SendBody{}, fmt.Errorf("%w: data after the object", ErrBadPost)
+	if err := decodeStrict(body, &raw); err != nil {
+		return SendBody{}, err
 	}
 	s := SendBody{Relation: relations[0]}
 	switch {
