@@ -1,0 +1,97 @@
+package ingress_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/parleyhq/parley/localstack/emulatortest"
+	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/queue"
+	"github.com/parleyhq/parley/shared/store/dynamostore"
+)
+
+// BenchmarkIngressAckVsIO compares a signed Slack event's ack through HTTP
+// (verify, parse, claim, enqueue, settle, answer) with the I/O no webhook
+// can skip: one conditional PutItem and one SendMessage from a warm Go
+// client, on the same emulators, interleaved in one run so both see the
+// same machine. It reports both p50s and their ratio (ack-vs-io); the
+// design's floor is about 1.
+func BenchmarkIngressAckVsIO(b *testing.B) {
+	env := emulatortest.New(b)
+	ddb, sq := app.NewDynamoDB(env.AWS), sqs.NewFromConfig(env.AWS)
+	p := &ingress.Pipeline{
+		Receiver: &slack.Receiver{SigningSecret: benchSlackSecret},
+		Claims:   dynamostore.New(ddb, env.Resources.Table),
+		Queue:    queue.New(sq, env.Resources.InboundURL),
+		Log:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	}
+	srv := httptest.NewServer(p)
+	b.Cleanup(srv.Close)
+	ctx := b.Context()
+	var acks, ios []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		_, err := ddb.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(env.Resources.Table),
+			Item: map[string]types.AttributeValue{
+				"pk": &types.AttributeValueMemberS{Value: fmt.Sprintf("bench#io#%d", i)}, "st": &types.AttributeValueMemberS{Value: "enqueued"},
+			},
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": "pk"},
+		})
+		if err == nil {
+			_, err = sq.SendMessage(ctx, &sqs.SendMessageInput{
+				QueueUrl: aws.String(env.Resources.InboundURL), MessageBody: aws.String(string(benchSlack(i))),
+				MessageGroupId: aws.String("bench"), MessageDeduplicationId: aws.String(fmt.Sprintf("io-%d", i)),
+			})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		ios = append(ios, time.Since(start))
+
+		body := benchSlack(1_000_000 + i)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewReader(body))
+		for k, v := range fakeplatform.SignSlack(benchSlackSecret, time.Now(), body) {
+			req.Header[k] = v
+		}
+		start = time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("ack %d", resp.StatusCode)
+		}
+		acks = append(acks, time.Since(start))
+	}
+	ack, raw := p50(acks), p50(ios)
+	b.ReportMetric(float64(ack.Microseconds()), "ack-p50-us")
+	b.ReportMetric(float64(raw.Microseconds()), "io-p50-us")
+	b.ReportMetric(float64(ack)/float64(raw), "ack-vs-io")
+}
+
+func p50(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
