@@ -34,6 +34,8 @@ func (nopClaims) Settle(context.Context, string, string, store.ClaimState, strin
 }
 func (nopClaims) Release(context.Context, string, string, store.ReleaseSpec) error { return nil }
 
+func (nopClaims) Forget(context.Context, string, string) error { return nil }
+
 func (nopClaims) GetClaim(context.Context, string, time.Time) (store.Claim, error) {
 	return store.Claim{}, store.ErrNotFound
 }

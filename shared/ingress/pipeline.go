@@ -239,6 +239,9 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 	}
 	ttl := cmp.Or(p.DedupeTTL, 7*24*time.Hour)
 	owner := store.NewOwner()
+	if !ev.Proactive() {
+		return p.admitDirect(ctx, log, ev, owner, now, ttl)
+	}
 	claim, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{
 		Owner: owner, Now: now, Lease: cmp.Or(p.ClaimLease, 30*time.Second), TTL: ttl,
 	})
@@ -301,6 +304,50 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 	// enqueues it again, which SQS and the turn's own claim absorb.
 	if err := p.Claims.Settle(ctx, ev.Key(), owner, store.ClaimEnqueued, "", now, ttl); err != nil {
 		log.Warn("settle event claim failed; a retry will re-enqueue harmlessly", "error", err)
+	}
+	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", slog.String("result", string(ResultEnqueued)))
+	return ResultEnqueued, "", nil
+}
+
+// admitDirect takes an event no triage decides (a person's message, a
+// press, a status, an agent's send) with the two writes the ack cannot do
+// without: the dedupe key, written as enqueued at once, then the enqueue.
+// An enqueue that fails forgets the key, so the platform's retry is a new
+// event. An event whose key exists is sent again before it is answered as
+// a duplicate: SQS drops the copy within its five-minute deduplication
+// window and the turn's own claim after it, and an attempt that died
+// between its key and its enqueue loses nothing.
+func (p *Pipeline) admitDirect(ctx context.Context, log *slog.Logger, ev message.Event, owner string, now time.Time, ttl time.Duration) (Result, string, error) {
+	body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: now})
+	if err != nil {
+		return "", "", err
+	}
+	msg := queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body}
+	claim, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued})
+	var held *store.ClaimHeldError
+	if errors.As(err, &held) {
+		if held.Current.State == store.ClaimPending {
+			log.Info("event in progress elsewhere", "decision", ResultInProgress)
+			return ResultInProgress, "", nil
+		}
+		if err := p.Queue.Send(ctx, msg); err != nil {
+			return "", "", fmt.Errorf("enqueue a duplicate again: %w", err)
+		}
+		logDecision(ctx, log, ev, now, "event suppressed", "suppressed", "duplicate", slog.String("previous", string(held.Current.State)))
+		return ResultDuplicate, "duplicate", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("claim event: %w", err)
+	}
+	if claim.Attempts > 1 {
+		log.Warn("event claim taken over after an abandoned attempt", "attempts", claim.Attempts)
+	}
+	if err := p.Queue.Send(ctx, msg); err != nil {
+		if ferr := p.Claims.Forget(context.WithoutCancel(ctx), ev.Key(), owner); ferr != nil {
+			// The key stays: the retry finds it and enqueues then.
+			log.Warn("forget event claim failed; the retry enqueues it as a duplicate", "error", ferr)
+		}
+		return "", "", fmt.Errorf("enqueue event: %w", err)
 	}
 	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", slog.String("result", string(ResultEnqueued)))
 	return ResultEnqueued, "", nil

@@ -55,6 +55,9 @@ type Claims interface {
 	Settle(ctx context.Context, key, owner string, state ClaimState, reason string, now time.Time, ttl time.Duration) error
 	// Release gives owner's claim back for a retry (ReleaseSpec).
 	Release(ctx context.Context, key, owner string, r ReleaseSpec) error
+	// Forget deletes owner's claim: the work it claimed did not happen,
+	// and a retry claims the key anew.
+	Forget(ctx context.Context, key, owner string) error
 	// Defer keeps a deferred event's inbound message on its claim until
 	// due (ClaimDeferred); the sweeper enqueues it then.
 	Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error
@@ -104,6 +107,11 @@ type ClaimSpec struct {
 	// SweepGrace after its lease ends: a claim still pending then was
 	// abandoned, and is reported. Settling takes it off the list.
 	Sweep bool
+	// State, when set, writes the claim settled in that state at once (no
+	// lease, no settle write): ingress claims a person's event as enqueued
+	// before enqueueing it, and forgets it if the enqueue fails. Empty:
+	// ClaimPending under Lease.
+	State ClaimState
 }
 
 // SweepGrace is how long after an item's expected progress (a lease's end,

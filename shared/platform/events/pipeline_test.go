@@ -600,7 +600,7 @@ func dynamoWrites(c *callcount.Counter) int {
 	return c.Total(func(op string) bool { return strings.HasPrefix(op, "DynamoDB.") && callcount.Writes(op) })
 }
 
-func TestTriageAddsAtMostOneWrite(t *testing.T) {
+func TestTriageAddsAtMostTwoWrites(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, triage.Config{Default: triage.Policy{Cooldown: time.Second, DailyCap: 1000}})
 	h.calls.Reset()
@@ -609,8 +609,11 @@ func TestTriageAddsAtMostOneWrite(t *testing.T) {
 	h.calls.Reset()
 	h.want(h.post("w1"), "enqueued")
 	proactive := dynamoWrites(h.calls)
-	if human == 0 || proactive-human > 1 {
-		t.Fatalf("DynamoDB writes: human message %d, accepted proactive event %d; triage may add at most 1 (%s)", human, proactive, h.calls)
+	// A person's message costs its dedupe key alone; a triaged event adds
+	// the counter and the settle of a claim that holds what it counted, so
+	// a retry is not counted twice.
+	if human != 1 || proactive-human > 2 {
+		t.Fatalf("DynamoDB writes: human message %d, accepted proactive event %d; want 1, and triage adding at most 2 (%s)", human, proactive, h.calls)
 	}
 	// Suppressed ones cost no more than an accepted one.
 	h.calls.Reset()
@@ -644,8 +647,10 @@ func BenchmarkIngressWrites(b *testing.B) {
 	b.Run("proactive", func(b *testing.B) {
 		per := measure(b, func(i int) response { return h.post(fmt.Sprintf("bench-%d-%d", b.N, i)) })
 		b.ReportMetric(per-human, "triage-writes/event")
-		if per-human > 1 {
-			b.Fatalf("triage adds %.2f DynamoDB writes per accepted event, want at most 1", per-human)
+		// The counter, and the settle of the claim that holds what it
+		// counted (a person's message needs neither).
+		if per-human > 2 {
+			b.Fatalf("triage adds %.2f DynamoDB writes per accepted event, want at most 2", per-human)
 		}
 	})
 }

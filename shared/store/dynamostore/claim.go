@@ -21,13 +21,18 @@ import (
 // *store.ClaimHeldError holding the current claim.
 func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
 	now := spec.Now
-	update := "SET #st = :pending, #owner = :owner, #lease = :lease, #exp = :exp, " +
+	state := spec.State
+	if state == "" {
+		state = store.ClaimPending
+	}
+	update := "SET #st = :state, #owner = :owner, #lease = :lease, #exp = :exp, " +
 		"#claimed = :now, #attempts = if_not_exists(#attempts, :zero) + :one"
 	names := map[string]string{
 		"#pk": "pk", "#st": "st", "#owner": "owner", "#lease": "lease_until", "#exp": "expires_at",
 		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
 	}
 	values := map[string]types.AttributeValue{
+		":state":   str(string(state)),
 		":pending": str(string(store.ClaimPending)),
 		":owner":   str(spec.Owner),
 		":lease":   num(millis(now.Add(spec.Lease))),
@@ -37,7 +42,7 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		":zero":    num(0),
 		":one":     num(1),
 	}
-	if spec.Sweep {
+	if spec.Sweep && state == store.ClaimPending {
 		update += ", #sw = :sw, #swat = :swat"
 		names["#sw"], names["#swat"] = "sw", "sw_at"
 		values[":sw"] = str(resources.SweepShard)
@@ -61,6 +66,24 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		return store.Claim{}, wrap("claim", err)
 	}
 	return claimFrom(key, out.Attributes), nil
+}
+
+// Forget deletes owner's claim, whatever its state.
+func (s *Store) Forget(ctx context.Context, key, owner string) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(s.table), Key: s.key(key),
+		ConditionExpression:                 aws.String("#owner = :owner"),
+		ExpressionAttributeNames:            map[string]string{"#owner": "owner"},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":owner": str(owner)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if item, ok := conflictItem(err); ok {
+		return &store.ClaimHeldError{Current: claimFrom(key, item)}
+	}
+	if err != nil {
+		return wrap("forget claim", err)
+	}
+	return nil
 }
 
 // Settle records the outcome of owner's pending claim, keeps the key for ttl

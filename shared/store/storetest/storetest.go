@@ -23,6 +23,7 @@ type Store interface {
 	Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error)
 	Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error
 	Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error
+	Forget(ctx context.Context, key, owner string) error
 	GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error)
 	CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error)
 	GetIntent(ctx context.Context, id string) (intent.Intent, error)
@@ -47,6 +48,7 @@ type Store interface {
 func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Claims", func(t *testing.T) { t.Parallel(); claims(t, newStore(t)) })
 	t.Run("ClaimRace", func(t *testing.T) { t.Parallel(); claimRace(t, newStore(t)) })
+	t.Run("ClaimSettledAtOnce", func(t *testing.T) { t.Parallel(); claimSettled(t, newStore(t)) })
 	t.Run("Intents", func(t *testing.T) { t.Parallel(); intents(t, newStore(t)) })
 	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
 	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
@@ -72,6 +74,36 @@ func held(t *testing.T, err error) store.Claim {
 		t.Fatalf("want ClaimHeldError wrapping ErrConflict, got %v", err)
 	}
 	return h.Current
+}
+
+// claimSettled: a claim written in a final state at once (ingress's
+// enqueued) is live for everyone, and its owner can forget it, after which
+// the key is claimable anew.
+func claimSettled(t *testing.T, s Store) {
+	ctx := context.Background()
+	key := "evt#test#acct#settled"
+	sp := spec("a", t0)
+	sp.State = store.ClaimEnqueued
+	c, err := s.Claim(ctx, key, sp)
+	if err != nil || c.State != store.ClaimEnqueued || c.Owner != "a" || !c.ExpiresAt.Equal(t0.Add(7*24*time.Hour)) {
+		t.Fatalf("claim enqueued at once: %+v, %v", c, err)
+	}
+	later := spec("b", t0.Add(time.Minute)) // well past any lease
+	if cur := held(t, func() error { _, err := s.Claim(ctx, key, later); return err }()); cur.State != store.ClaimEnqueued {
+		t.Fatalf("held = %+v, want enqueued", cur)
+	}
+	if err := s.Forget(ctx, key, "b"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("forget by a non-owner: want conflict, got %v", err)
+	}
+	if err := s.Forget(ctx, key, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetClaim(ctx, key, t0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after forget: %v, want ErrNotFound", err)
+	}
+	if c, err := s.Claim(ctx, key, later); err != nil || c.Owner != "b" || c.State != store.ClaimPending {
+		t.Fatalf("claim after forget: %+v, %v", c, err)
+	}
 }
 
 func claims(t *testing.T, s Store) {
