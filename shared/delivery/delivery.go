@@ -169,6 +169,15 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		p.log().Error("bad outbound message", "message_id", rec.MessageId, "error", err)
 		return consumer.DeadLetter(err)
 	}
+	if ref.First {
+		in, done, err := p.first(ctx, ref)
+		if done || err != nil {
+			return err
+		}
+		if in.ID != "" {
+			return p.through(ctx, in, ref)
+		}
+	}
 	in, err := p.Intents.GetIntent(ctx, ref.Intent)
 	if errors.Is(err, store.ErrNotFound) {
 		p.log().Error("outbound message names no intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
@@ -177,6 +186,11 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	if err != nil {
 		return fmt.Errorf("read intent: %w", err)
 	}
+	return p.through(ctx, in, ref)
+}
+
+// through delivers every open unit of in up to the one ref names, in order.
+func (p *Processor) through(ctx context.Context, in intent.Intent, ref intent.Ref) error {
 	target := in.Index(ref.Unit)
 	if target < 0 {
 		p.log().Error("outbound message names no unit of its intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
@@ -185,12 +199,69 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	// From the first unit, not the first open one: a unit held in
 	// unknown_after_send is settled for ordering, but a resend policy still
 	// has work to do on it before anything after it goes.
+	var err error
 	for i := 0; i <= target; i++ {
 		if in, err = p.deliver(ctx, in, i); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// first leases an intent's first unit without reading the intent before:
+// a fresh first unit is pending at attempt 0, waits for no earlier unit and
+// no pacing, and the lease's answer is the intent. It then sends it, and
+// done is true. Anything else (a unit retried, sent, leased elsewhere)
+// loses the compare-and-set, whose answer is the intent as it is: returned
+// for the usual way, with no read spent.
+func (p *Processor) first(ctx context.Context, ref intent.Ref) (in intent.Intent, done bool, err error) {
+	cfg := p.Config.WithDefaults()
+	if !p.fits(ctx, 0, cfg) {
+		return intent.Intent{}, false, nil // the usual way waits it out
+	}
+	now := p.now()
+	leased, err := p.Intents.Apply(ctx, ref.Intent, intent.Lease(intent.Unit{State: message.UnitPending}, 0, now, now.Add(cfg.Lease)))
+	var conflict *store.IntentConflictError
+	switch {
+	case errors.As(err, &conflict):
+		return conflict.Current, false, nil
+	case errors.Is(err, store.ErrNotFound):
+		p.log().Error("outbound message names no intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
+		return intent.Intent{}, true, nil
+	case err != nil:
+		return intent.Intent{}, false, fmt.Errorf("lease first unit: %w", err)
+	}
+	log := p.log().With("intent_id", leased.ID, "unit_id", leased.Units[0].ID, "platform", string(leased.Thread.Platform),
+		"thread_key", leased.Thread.Key())
+	ch, policy, ok := p.channel(leased.Thread.Platform, cfg)
+	if !ok {
+		_, err := p.apply(ctx, log, leased, intent.MarkFailed(leased.Units[0], 0, p.now(), message.FailInvalidPayload, "no sender configured for platform"))
+		return intent.Intent{}, true, err
+	}
+	out, err := p.send(ctx, log, ch, leased, 0, policy, cfg)
+	if err != nil {
+		return intent.Intent{}, true, err
+	}
+	if leased.Index(ref.Unit) == 0 {
+		return intent.Intent{}, true, nil
+	}
+	return out, false, nil // the ref names a later unit: deliver up to it
+}
+
+// channel is a platform's sender and its unknown-outcome policy.
+func (p *Processor) channel(pl message.Platform, cfg Config) (Channel, UnknownPolicy, bool) {
+	ch, ok := p.Channels[pl]
+	if !ok {
+		return Channel{}, "", false
+	}
+	policy := cfg.Unknown
+	if pol, ok := cfg.UnknownByPlatform[pl]; ok {
+		policy = pol
+	}
+	if ch.Capabilities.Idempotent {
+		policy = UnknownResend
+	}
+	return ch, policy, true
 }
 
 // Errors that hand a record back to wait; none of them spends a retry.
@@ -206,18 +277,11 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 	cfg := p.Config.WithDefaults()
 	log := p.log().With("intent_id", in.ID, "unit_id", in.Units[i].ID, "platform", string(in.Thread.Platform),
 		"thread_key", in.Thread.Key())
-	ch, ok := p.Channels[in.Thread.Platform]
+	ch, policy, ok := p.channel(in.Thread.Platform, cfg)
 	if !ok {
 		return p.apply(ctx, log, in, intent.MarkFailed(in.Units[i], i, p.now(), message.FailInvalidPayload, "no sender configured for platform"))
 	}
 	idempotent := ch.Capabilities.Idempotent
-	policy := cfg.Unknown
-	if pol, ok := cfg.UnknownByPlatform[in.Thread.Platform]; ok {
-		policy = pol
-	}
-	if idempotent {
-		policy = UnknownResend
-	}
 
 	for range 3 { // a lost compare-and-set re-reads and decides again
 		u := in.Units[i]

@@ -15,11 +15,21 @@ type Ref struct {
 	Version string `json:"version"`
 	Intent  string `json:"intent"`
 	Unit    string `json:"unit"`
+	// First says the unit is its intent's first: delivery may lease it
+	// without reading the intent before (the lease's answer is the intent).
+	// Absent in older bodies, which are delivered the usual way.
+	First bool `json:"first,omitempty"`
 }
 
 // EncodeRef renders an outbound.fifo message body.
 func EncodeRef(intentID, unitID string) []byte {
 	b, _ := json.Marshal(Ref{Version: RefVersion, Intent: intentID, Unit: unitID})
+	return b
+}
+
+// EncodeFirstRef renders the body of an intent's first unit (Ref.First).
+func EncodeFirstRef(intentID, unitID string) []byte {
+	b, _ := json.Marshal(Ref{Version: RefVersion, Intent: intentID, Unit: unitID, First: true})
 	return b
 }
 
