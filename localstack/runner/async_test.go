@@ -28,13 +28,19 @@ func later(req agent.TurnRequest) (int, bool) {
 // postReply posts body to /reply as the agent signs it, with webhook-id id.
 func (h *harness) postReply(id string, body []byte) (int, string) {
 	h.t.Helper()
+	return h.post("/reply", h.agentSigned(id, body), body)
+}
+
+// agentSigned are the headers the agent signs a post with, webhook-id id.
+func (h *harness) agentSigned(id string, body []byte) http.Header {
+	h.t.Helper()
 	secret, err := standardwebhooks.ParseSecret(agentSecret)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	hdr := http.Header{"Content-Type": {"application/json"}}
 	standardwebhooks.SetHeaders(hdr, secret, id, h.clock.Now(), body)
-	return h.post("/reply", hdr, body)
+	return hdr
 }
 
 func replyBody(turnID string, texts ...string) []byte {
@@ -172,9 +178,7 @@ func TestAsyncReplyTimesOut(t *testing.T) {
 func (h *harness) refused(path, name string, code int, hdr http.Header, body []byte) {
 	h.t.Helper()
 	if hdr == nil {
-		secret, _ := standardwebhooks.ParseSecret(agentSecret)
-		hdr = http.Header{"Content-Type": {"application/json"}}
-		standardwebhooks.SetHeaders(hdr, secret, "msg_"+strings.ReplaceAll(name, " ", "_"), h.clock.Now(), body)
+		hdr = h.agentSigned("msg_"+strings.ReplaceAll(name, " ", "_"), body)
 	}
 	if got, resp := h.post(path, hdr, body); got != code {
 		h.t.Errorf("%s %s: %d %s, want %d", path, name, got, resp, code)
@@ -184,13 +188,7 @@ func (h *harness) refused(path, name string, code int, hdr http.Header, body []b
 // postSend posts body to /send as the agent signs it, with webhook-id id.
 func (h *harness) postSend(id string, body []byte) (int, string) {
 	h.t.Helper()
-	secret, err := standardwebhooks.ParseSecret(agentSecret)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	hdr := http.Header{"Content-Type": {"application/json"}}
-	standardwebhooks.SetHeaders(hdr, secret, id, h.clock.Now(), body)
-	return h.post("/send", hdr, body)
+	return h.post("/send", h.agentSigned(id, body), body)
 }
 
 func sendBody(thread, key, text string, extra map[string]any) []byte {

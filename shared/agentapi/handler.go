@@ -203,7 +203,10 @@ func (h *Handler) replaced(ctx context.Context, a store.Await, id string, plan e
 	if len(plan.Units) != 1 || plan.Next.Type == envelope.NextAsk {
 		return "", "a replacing post carries one bubble that fits one message, and no question"
 	}
-	for p := range a.Posts {
+	for p, n := range a.Posts {
+		if n == 0 {
+			continue
+		}
 		in, err := h.Intents.GetIntent(ctx, PostIntentID(a.TurnID, p))
 		if err != nil {
 			continue
@@ -297,7 +300,10 @@ const intentTTL = 30 * 24 * time.Hour
 // abandoned reports whether a bubble of the turn's earlier posts failed for
 // good.
 func (h *Handler) abandoned(ctx context.Context, log *slog.Logger, a store.Await) bool {
-	for id := range a.Posts {
+	for id, n := range a.Posts {
+		if n == 0 {
+			continue // the cap cut it whole: it has no intent
+		}
 		in, err := h.Intents.GetIntent(ctx, PostIntentID(a.TurnID, id))
 		if err != nil {
 			if !errors.Is(err, store.ErrNotFound) {

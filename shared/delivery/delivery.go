@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/shared/consumer"
@@ -394,7 +393,7 @@ func (p *Processor) replace(ctx context.Context, log *slog.Logger, ch Channel, i
 	if !ok || !ch.Capabilities.Edit || u.Content.Prompt != nil {
 		return message.Receipt{}, false, nil
 	}
-	id, unitID, _ := strings.Cut(u.Replaces, "#")
+	id, unitID, _ := intent.ParseUnitKey(u.Replaces)
 	target, err := p.Intents.GetIntent(ctx, id)
 	if err != nil {
 		log.Warn("the bubble to replace cannot be read; sending a new message", "error", err)

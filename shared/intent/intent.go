@@ -3,6 +3,7 @@ package intent
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/shared/message"
@@ -92,6 +93,12 @@ func IDFor(origin string) string {
 // "<intent id>#<unit id>". It is the outbound queue's deduplication key and
 // the platform idempotency key where the platform has one.
 func UnitKey(intentID, unitID string) string { return intentID + "#" + unitID }
+
+// ParseUnitKey splits a UnitKey (an intent id holds no "#"; a unit id may).
+func ParseUnitKey(key string) (intentID, unitID string, ok bool) {
+	intentID, unitID, ok = strings.Cut(key, "#")
+	return intentID, unitID, ok && intentID != "" && unitID != ""
+}
 
 // Index returns the position of the unit with the given id, or -1.
 func (in Intent) Index(unitID string) int {

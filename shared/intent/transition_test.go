@@ -316,3 +316,15 @@ func TestClosingTakesTheIntentOffTheSweepList(t *testing.T) {
 		t.Fatal("an intent off the list was put on it by a park")
 	}
 }
+
+func TestParseUnitKey(t *testing.T) {
+	t.Parallel()
+	if id, unit, ok := intent.ParseUnitKey(intent.UnitKey("abc", "b1#2")); !ok || id != "abc" || unit != "b1#2" {
+		t.Fatalf("round trip: %q %q %v", id, unit, ok)
+	}
+	for _, bad := range []string{"", "abc", "#b1#1", "abc#"} {
+		if _, _, ok := intent.ParseUnitKey(bad); ok {
+			t.Errorf("ParseUnitKey(%q) accepted", bad)
+		}
+	}
+}

@@ -46,6 +46,11 @@ type API struct {
 // root that is not an absolute URL (auth: the configuration is wrong and no
 // retry helps), args that do not encode (invalid_payload).
 func (a API) PostJSON(ctx context.Context, path string, header http.Header, args any) (*Response, error) {
+	return a.SendJSON(ctx, http.MethodPost, path, header, args)
+}
+
+// SendJSON is PostJSON with another method (Discord edits with PATCH).
+func (a API) SendJSON(ctx context.Context, method, path string, header http.Header, args any) (*Response, error) {
 	if a.Token == "" {
 		return nil, &message.SendError{Class: message.FailAuth, Reason: "no bot token configured"}
 	}
@@ -58,7 +63,7 @@ func (a API) PostJSON(ctx context.Context, path string, header http.Header, args
 	if err != nil {
 		return nil, &message.SendError{Class: message.FailInvalidPayload, Reason: "arguments do not encode", Err: err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(body))
 	if err != nil {
 		// err quotes the URL, and with it a token in the path: dropped.
 		return nil, &message.SendError{Class: message.FailAuth, Reason: "the " + a.Name + " URL does not parse with this token"}

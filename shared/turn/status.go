@@ -44,8 +44,8 @@ func (p *Processor) status(ctx context.Context, log *slog.Logger, ev message.Eve
 		log.Info("status dropped: statuses are not tracked", "outcome", "status_ignored")
 		return nil
 	}
-	id, unitID, ok := strings.Cut(st.Tag, "#")
-	if !ok || unitID == "" {
+	id, unitID, ok := intent.ParseUnitKey(st.Tag)
+	if !ok {
 		log.Info("status dropped: it names no unit", "outcome", "status_unmatched", "state", st.State)
 		return nil
 	}

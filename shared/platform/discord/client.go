@@ -1,8 +1,6 @@
 package discord
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/shared/message"
@@ -341,40 +338,15 @@ func (c *Client) api() platform.API {
 
 // call sends body as JSON with method to path below the API's root, with
 // the bot token when bot (channel calls; an interaction webhook's token is
-// in its path, and needs no other). POSTs go through platform.API.PostJSON;
-// PATCH makes the same checks. Errors never show the URL, which may hold an
-// interaction token.
+// in its path, and needs no other). Errors never show the URL, which may
+// hold an interaction token.
 func (c *Client) call(ctx context.Context, method, path string, bot bool, body any) (*platform.Response, error) {
-	api := c.api()
 	header := http.Header{"User-Agent": {userAgent}}
 	if bot {
 		header.Set("Authorization", "Bot "+c.Token)
 	}
-	if method == http.MethodPost {
-		return api.PostJSON(ctx, path, header, body)
-	}
-	if api.Token == "" {
-		return nil, &message.SendError{Class: message.FailAuth, Reason: "no bot token configured"}
-	}
-	base := strings.TrimRight(cmp.Or(api.BaseURL, api.DefaultBaseURL), "/")
-	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, &message.SendError{Class: message.FailAuth, Reason: "invalid " + api.Name + " base URL " + strconv.Quote(base)}
-	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil, &message.SendError{Class: message.FailInvalidPayload, Reason: "arguments do not encode", Err: err}
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(b))
-	if err != nil {
-		return nil, &message.SendError{Class: message.FailAuth, Reason: "the " + api.Name + " URL does not parse"}
-	}
-	req.Header = header
-	req.Header.Set("Content-Type", "application/json")
-	return platform.Do(ctx, cmp.Or(api.HTTP, defaultHTTP), req)
+	return c.api().SendJSON(ctx, method, path, header, body)
 }
-
-// defaultHTTP bounds a call whose ctx has no deadline, as platform.API's.
-var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
 
 // classify maps a Discord error answer to a SendError (see Send). On an
 // interaction webhook, gone reports a refusal of the token itself.
