@@ -139,7 +139,7 @@ func TestAsyncReply(t *testing.T) {
 	if n := len(h.fake.Delivered()); n != 3 {
 		t.Fatalf("%d delivered, want 3", n)
 	}
-	if c, err := h.store.GetClaim(t.Context(), "turn#evt#telegram#"+tgBotID+"#5001", time.Now()); err != nil || c.State != store.ClaimDone {
+	if c, err := h.store.GetClaim(t.Context(), store.IntentKey(intent.IDFor("evt#telegram#"+tgBotID+"#5001")), time.Now()); err != nil || c.State != store.ClaimDone {
 		t.Fatalf("turn claim %+v, %v; want done", c, err)
 	}
 }
@@ -164,7 +164,7 @@ func TestAsyncReplyTimesOut(t *testing.T) {
 	if n := len(h.fake.Delivered()); n != 2 {
 		t.Fatalf("%d delivered, want 2: the late reply must not be sent", n)
 	}
-	c, err := h.store.GetClaim(t.Context(), "turn#evt#telegram#"+tgBotID+"#6001", time.Now())
+	c, err := h.store.GetClaim(t.Context(), store.IntentKey(intent.IDFor("evt#telegram#"+tgBotID+"#6001")), time.Now())
 	if err != nil || c.State != store.ClaimFailed || c.Reason != "async_timeout" {
 		t.Fatalf("turn claim %+v, %v; want failed async_timeout", c, err)
 	}
@@ -387,7 +387,7 @@ func TestAsyncSequentialAbandoned(t *testing.T) {
 	if strings.Join(got, "|") != "on it|echo: hello|5 characters, via telegram" {
 		t.Fatalf("delivered %q", got)
 	}
-	if c, err := h.store.GetClaim(t.Context(), "turn#evt#telegram#"+tgBotID+"#8101", time.Now()); err != nil || c.Reason != "async_abandoned" {
+	if c, err := h.store.GetClaim(t.Context(), store.IntentKey(intent.IDFor("evt#telegram#"+tgBotID+"#8101")), time.Now()); err != nil || c.Reason != "async_abandoned" {
 		t.Fatalf("turn claim %+v, %v", c, err)
 	}
 }

@@ -57,9 +57,20 @@ func claimWrite(prefix, kind string) func(any) bool {
 	}
 }
 
-func intentPut(in any) bool {
-	p, ok := in.(*dynamodb.PutItemInput)
-	return ok && strings.HasPrefix(pkOf(p.Item), "int#")
+// turnCommit matches the turn's commit: its intent written onto its claim.
+func turnCommit(in any) bool {
+	u, ok := in.(*dynamodb.UpdateItemInput)
+	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") {
+		return false
+	}
+	_, units := u.ExpressionAttributeValues[":c_units"]
+	return units
+}
+
+// turnClaim matches the turn's claim of its intent's key.
+func turnClaim(in any) bool {
+	u, ok := in.(*dynamodb.UpdateItemInput)
+	return ok && claimWrite("int#", "claim")(in) && !strings.Contains(*u.UpdateExpression, "#units[")
 }
 
 // unitTransition matches a transition of unit 0 to state to.
@@ -123,17 +134,21 @@ func TestCrashAtEveryDurableStep(t *testing.T) {
 		{name: "IngressKeyWrittenButTheAnswerWasLost",
 			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: claimWrite("evt#", "claim"), After: true}},
 			retry:  retryUntilOK, want: two, unit0: message.UnitSent},
-		{name: "TurnCrashesAfterTheIntentWrite",
-			faults: []awsfault.Fault{{Op: "DynamoDB.PutItem", Match: intentPut, After: true}},
+		// The claim is the intent: the commit writes the plan and settles
+		// the claim at once, and a retry finds both and only enqueues.
+		{name: "TurnCrashesAfterTheCommit",
+			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: turnCommit, After: true}},
+			want:   two, unit0: message.UnitSent},
+		// The claim's write fails: nothing was claimed, and the retry
+		// claims and asks the agent once.
+		{name: "TurnClaimFails",
+			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: turnClaim}},
 			want:   two, unit0: message.UnitSent},
 		{name: "TurnEnqueueFails",
 			faults: []awsfault.Fault{{Op: "SQS.SendMessageBatch"}},
 			want:   two, unit0: message.UnitSent},
 		{name: "TurnEnqueuedButTheAnswerWasLost",
 			faults: []awsfault.Fault{{Op: "SQS.SendMessageBatch", After: true}},
-			want:   two, unit0: message.UnitSent},
-		{name: "TurnClaimNotSettled",
-			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: claimWrite("turn#", "settle")}},
 			want:   two, unit0: message.UnitSent},
 		{name: "DeliveryLeaseFails",
 			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: unitTransition(message.UnitSending)}},

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
@@ -282,8 +280,7 @@ func TestQuestionSkipSupersedeAndExpiry(t *testing.T) {
 }
 
 // TestQuestionAnswerSurvivesCrashes: a crash after the answer is recorded
-// (the agent's reply cannot be stored) and one after it is enqueued (the
-// claim cannot be settled) lose and double nothing: the redelivered press
+// (the agent's reply cannot be committed) loses and doubles nothing: the redelivered press
 // carries on, the agent's answer is delivered once.
 func TestQuestionAnswerSurvivesCrashes(t *testing.T) {
 	t.Parallel()
@@ -293,8 +290,8 @@ func TestQuestionAnswerSurvivesCrashes(t *testing.T) {
 	// enqueue.
 	var armed atomic.Bool
 	armed.Store(true)
-	h.faults.Add(awsfault.Fault{Op: "DynamoDB.PutItem", Match: func(in any) bool {
-		return armed.Load() && strings.Contains(fmtInput(in), "int#") && armed.CompareAndSwap(true, false)
+	h.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: func(in any) bool {
+		return armed.Load() && turnCommit(in) && armed.CompareAndSwap(true, false)
 	}})
 	h.pressTelegram(q, "Window", ada)
 	h.waitAnswers(1)
@@ -372,14 +369,4 @@ func TestQuestionsOff(t *testing.T) {
 			t.Fatalf("a question was rendered: %+v", d)
 		}
 	}
-}
-
-// fmtInput is the key of a PutItem's item, "" for any other call.
-func fmtInput(in any) string {
-	if p, ok := in.(*dynamodb.PutItemInput); ok {
-		if v, ok := p.Item["pk"].(*dtypes.AttributeValueMemberS); ok {
-			return v.Value
-		}
-	}
-	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/shared/consumer"
@@ -157,6 +158,9 @@ type Processor struct {
 	// Sleep waits in place (pacing). Defaults to a context-aware sleep.
 	Sleep func(ctx context.Context, d time.Duration) error
 	Log   *slog.Logger
+
+	mu   sync.Mutex
+	last intent.Intent // the intent this instance moved last (recent)
 }
 
 // Handle delivers the unit a record names, and every open unit before it.
@@ -168,8 +172,14 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		p.log().Error("bad outbound message", "message_id", rec.MessageId, "error", err)
 		return consumer.DeadLetter(err)
 	}
-	if ref.First {
-		in, done, err := p.first(ctx, ref)
+	if in, ok := p.recent(ref); ok {
+		// This instance moved the intent last: what it saw stands in for
+		// a read, and a stale view only loses a compare-and-set, whose
+		// answer is the intent as it is.
+		return p.through(ctx, in, ref)
+	}
+	if ref.Direct {
+		in, done, err := p.direct(ctx, ref)
 		if done || err != nil {
 			return err
 		}
@@ -207,19 +217,32 @@ func (p *Processor) through(ctx context.Context, in intent.Intent, ref intent.Re
 	return nil
 }
 
-// first leases an intent's first unit without reading the intent before:
-// a fresh first unit is pending at attempt 0, waits for no earlier unit and
-// no pacing, and the lease's answer is the intent. It then sends it, and
-// done is true. Anything else (a unit retried, sent, leased elsewhere)
-// loses the compare-and-set, whose answer is the intent as it is: returned
-// for the usual way, with no read spent.
-func (p *Processor) first(ctx context.Context, ref intent.Ref) (in intent.Intent, done bool, err error) {
+// direct leases the unit ref names without reading its intent before: a
+// fresh unit is pending at attempt 0, and the lease's condition requires
+// every earlier unit sent or failed, so the lease's answer is the intent.
+// Pacing is kept without knowing when the unit before was sent: its message
+// was deleted after its receipt was written, so waiting a whole BubbleDelay
+// from now is never too little. It then sends the unit, and done is true.
+// Anything else (a unit retried, sent, leased elsewhere, one before it
+// open or held) loses the compare-and-set, whose answer is the intent as it
+// is: returned for the usual way, with no read spent.
+func (p *Processor) direct(ctx context.Context, ref intent.Ref) (in intent.Intent, done bool, err error) {
 	cfg := p.Config.WithDefaults()
-	if !p.fits(ctx, 0, cfg) {
+	i := ref.Index
+	wait := time.Duration(0)
+	if i > 0 {
+		wait = cfg.BubbleDelay
+	}
+	if wait > cfg.MaxInlineWait || !p.fits(ctx, wait, cfg) {
 		return intent.Intent{}, false, nil // the usual way waits it out
 	}
+	if wait > 0 {
+		if err := p.sleep(ctx, wait); err != nil {
+			return intent.Intent{}, false, err
+		}
+	}
 	now := p.now()
-	leased, err := p.Intents.Apply(ctx, ref.Intent, intent.Lease(intent.Unit{State: message.UnitPending}, 0, now, now.Add(cfg.Lease)))
+	leased, err := p.Intents.Apply(ctx, ref.Intent, intent.LeaseUnread(ref.Unit, i, now, now.Add(cfg.Lease)))
 	var conflict *store.IntentConflictError
 	switch {
 	case errors.As(err, &conflict):
@@ -228,23 +251,33 @@ func (p *Processor) first(ctx context.Context, ref intent.Ref) (in intent.Intent
 		p.log().Error("outbound message names no intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
 		return intent.Intent{}, true, nil
 	case err != nil:
-		return intent.Intent{}, false, fmt.Errorf("lease first unit: %w", err)
+		return intent.Intent{}, false, fmt.Errorf("lease unit: %w", err)
 	}
-	log := p.log().With("intent_id", leased.ID, "unit_id", leased.Units[0].ID, "platform", string(leased.Thread.Platform),
+	log := p.log().With("intent_id", leased.ID, "unit_id", ref.Unit, "platform", string(leased.Thread.Platform),
 		"thread_key", leased.Thread.Key())
 	ch, policy, ok := p.channel(leased.Thread.Platform, cfg)
 	if !ok {
-		_, err := p.apply(ctx, log, leased, intent.MarkFailed(leased.Units[0], 0, p.now(), message.FailInvalidPayload, "no sender configured for platform"))
+		_, err := p.apply(ctx, log, leased, intent.MarkFailed(leased.Units[i], i, p.now(), message.FailInvalidPayload, "no sender configured for platform"))
 		return intent.Intent{}, true, err
 	}
-	out, err := p.send(ctx, log, ch, leased, 0, policy, cfg)
-	if err != nil {
-		return intent.Intent{}, true, err
-	}
-	if leased.Index(ref.Unit) == 0 {
-		return intent.Intent{}, true, nil
-	}
-	return out, false, nil // the ref names a later unit: deliver up to it
+	_, err = p.send(ctx, log, ch, leased, i, policy, cfg)
+	return intent.Intent{}, true, err
+}
+
+// recent is the intent ref names as this instance last moved it, if it did
+// (a FIFO batch holds a thread's units one after another).
+func (p *Processor) recent(ref intent.Ref) (intent.Intent, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	in := p.last
+	return in, in.ID == ref.Intent && in.Index(ref.Unit) >= 0
+}
+
+// remember keeps in as the intent this instance moved last.
+func (p *Processor) remember(in intent.Intent) {
+	p.mu.Lock()
+	p.last = in
+	p.mu.Unlock()
 }
 
 // channel is a platform's sender and its unknown-outcome policy.
@@ -569,6 +602,7 @@ func (p *Processor) apply(ctx context.Context, log *slog.Logger, in intent.Inten
 	if err != nil {
 		return in, fmt.Errorf("%s unit: %w", t.Name, err)
 	}
+	p.remember(out)
 	return out, nil
 }
 

@@ -7,6 +7,15 @@
 // enqueued late or redelivered never overtakes its predecessor and never goes
 // out twice.
 //
+// The read is usually saved. A message also carries its unit's place, and
+// the processor leases a fresh unit without reading (intent.LeaseUnread,
+// which requires every earlier unit sent or failed): the lease's answer is
+// the intent, and a lost lease answers with the intent as it is, for the
+// usual way. Before such a lease of a later unit it waits a whole
+// BubbleDelay, which is never too early: the unit before was sent before
+// its message was deleted. An instance that moved the intent last uses what
+// it saw instead, and paces exactly.
+//
 // # State model
 //
 // See package intent for the diagram. For each unit the processor:

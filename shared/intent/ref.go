@@ -15,9 +15,13 @@ type Ref struct {
 	Version string `json:"version"`
 	Intent  string `json:"intent"`
 	Unit    string `json:"unit"`
-	// First says the unit is its intent's first: delivery may lease it
-	// without reading the intent before (the lease's answer is the intent).
-	// Absent in older bodies, which are delivered the usual way.
+	// Direct says Index is the unit's place in its intent: delivery may
+	// lease it without reading the intent before (the lease's answer is the
+	// intent). Absent in older bodies, which are delivered the usual way.
+	Direct bool `json:"direct,omitempty"`
+	Index  int  `json:"index,omitempty"`
+	// First is how the previous release said Direct for an intent's first
+	// unit; DecodeRef reads it as Direct at index 0.
 	First bool `json:"first,omitempty"`
 }
 
@@ -27,9 +31,10 @@ func EncodeRef(intentID, unitID string) []byte {
 	return b
 }
 
-// EncodeFirstRef renders the body of an intent's first unit (Ref.First).
-func EncodeFirstRef(intentID, unitID string) []byte {
-	b, _ := json.Marshal(Ref{Version: RefVersion, Intent: intentID, Unit: unitID, First: true})
+// EncodeUnitRef renders the body of the unit at index of its intent
+// (Ref.Direct).
+func EncodeUnitRef(intentID, unitID string, index int) []byte {
+	b, _ := json.Marshal(Ref{Version: RefVersion, Intent: intentID, Unit: unitID, Direct: true, Index: index})
 	return b
 }
 
@@ -42,8 +47,14 @@ func DecodeRef(b []byte) (Ref, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return Ref{}, fmt.Errorf("%w: %v", ErrBadRef, err)
 	}
-	if r.Version != RefVersion || r.Intent == "" || r.Unit == "" {
-		return Ref{}, fmt.Errorf("%w: version %q, intent %q, unit %q", ErrBadRef, r.Version, r.Intent, r.Unit)
+	if r.Version != RefVersion || r.Intent == "" || r.Unit == "" || r.Index < 0 {
+		return Ref{}, fmt.Errorf("%w: version %q, intent %q, unit %q, index %d", ErrBadRef, r.Version, r.Intent, r.Unit, r.Index)
+	}
+	if r.First {
+		r.Direct, r.Index, r.First = true, 0, false
+	}
+	if !r.Direct {
+		r.Index = 0 // a place means nothing without Direct
 	}
 	return r, nil
 }

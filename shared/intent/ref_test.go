@@ -34,6 +34,23 @@ func TestRefRoundTrip(t *testing.T) {
 	}
 }
 
+// TestUnitRef: a unit's body carries its place in the intent, and the
+// previous release's first-unit body reads as the same.
+func TestUnitRef(t *testing.T) {
+	t.Parallel()
+	r, err := intent.DecodeRef(intent.EncodeUnitRef("i1", "b#1", 2))
+	if err != nil || r != (intent.Ref{Version: intent.RefVersion, Intent: "i1", Unit: "b#1", Direct: true, Index: 2}) {
+		t.Fatalf("DecodeRef(EncodeUnitRef) = %+v, %v", r, err)
+	}
+	r, err = intent.DecodeRef([]byte(`{"version":"parley.outbound.v1","intent":"i1","unit":"a#1","first":true}`))
+	if err != nil || r != (intent.Ref{Version: intent.RefVersion, Intent: "i1", Unit: "a#1", Direct: true}) {
+		t.Fatalf("DecodeRef(a first-unit body) = %+v, %v", r, err)
+	}
+	if r, err := intent.DecodeRef(intent.EncodeRef("i1", "a#1")); err != nil || r.Direct {
+		t.Fatalf("a plain body reads as %+v, %v; want the usual way", r, err)
+	}
+}
+
 func TestDecodeRefRejects(t *testing.T) {
 	t.Parallel()
 	for name, body := range map[string]string{
@@ -47,6 +64,7 @@ func TestDecodeRefRejects(t *testing.T) {
 		"NoUnit":         `{"version":"parley.outbound.v1","intent":"i"}`,
 		"WrongType":      `{"version":"parley.outbound.v1","intent":1,"unit":"u"}`,
 		"Truncated":      `{"version":"parley.outbound.v1","intent":"i","unit":"u"`,
+		"NegativeIndex":  `{"version":"parley.outbound.v1","intent":"i","unit":"u","direct":true,"index":-1}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -64,6 +82,8 @@ func FuzzDecodeRef(f *testing.F) {
 	f.Add([]byte(`{"version":"parley.outbound.v1","intent":"i","unit":"u","extra":[1,2]}`))
 	f.Add([]byte(`{"version":"parley.outbound.v1","intent":"\ud800","unit":"\u0000"}`))
 	f.Add([]byte(`{"version":"parley.outbound.v1","intent":"","unit":"u"}`))
+	f.Add(intent.EncodeUnitRef("i", "u", 3))
+	f.Add([]byte(`{"version":"parley.outbound.v1","intent":"i","unit":"u","first":true,"index":4}`))
 	f.Add([]byte(`null`))
 	f.Add([]byte("\xff\xfe"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -77,7 +97,11 @@ func FuzzDecodeRef(f *testing.F) {
 		if r.Version != intent.RefVersion || r.Intent == "" || r.Unit == "" {
 			t.Fatalf("accepted an incomplete ref %+v", r)
 		}
-		again, err := intent.DecodeRef(intent.EncodeRef(r.Intent, r.Unit))
+		body := intent.EncodeRef(r.Intent, r.Unit)
+		if r.Direct {
+			body = intent.EncodeUnitRef(r.Intent, r.Unit, r.Index)
+		}
+		again, err := intent.DecodeRef(body)
 		if err != nil || again != r {
 			t.Fatalf("re-encoded ref %+v decodes to %+v, %v", r, again, err)
 		}

@@ -25,6 +25,13 @@ type Transition struct {
 	// RequirePrevTerminal requires every earlier unit to be terminal, so a
 	// unit never overtakes the one before it.
 	RequirePrevTerminal bool
+	// RequirePrevDone requires every earlier unit sent or failed: none held
+	// in unknown_after_send, which a resend policy may still have work on.
+	// A lease made without reading the intent asks for it, and goes the
+	// usual way when it fails.
+	RequirePrevDone bool
+	// UnitID, when set, requires the unit at Unit to have this id.
+	UnitID string
 
 	// To is the new state.
 	To message.UnitState
@@ -63,6 +70,15 @@ func Lease(u Unit, idx int, now, leaseUntil time.Time) Transition {
 		FailureClass: u.FailureClass, FailureReason: u.FailureReason,
 		Resent: u.Resent, Resends: u.Resends, At: now,
 	}
+}
+
+// LeaseUnread leases unit id at idx as Lease does a fresh unit (pending,
+// never tried), for a caller that has not read the intent: the condition
+// also names the unit, and requires every earlier unit sent or failed.
+func LeaseUnread(id string, idx int, now, leaseUntil time.Time) Transition {
+	t := Lease(Unit{ID: id, State: message.UnitPending}, idx, now, leaseUntil)
+	t.RequirePrevDone, t.UnitID = true, id
+	return t
 }
 
 // Resend claims a unit held in unknown_after_send for another attempt, under

@@ -129,11 +129,7 @@ var ErrReceiptGone = errors.New("receipt handle no longer valid")
 func Units(in intent.Intent) []Message {
 	msgs := make([]Message, len(in.Units))
 	for i, u := range in.Units {
-		body := intent.EncodeRef(in.ID, u.ID)
-		if i == 0 {
-			body = intent.EncodeFirstRef(in.ID, u.ID)
-		}
-		msgs[i] = Message{Group: in.Thread.Key(), Dedup: intent.UnitKey(in.ID, u.ID), Body: body}
+		msgs[i] = Message{Group: in.Thread.Key(), Dedup: intent.UnitKey(in.ID, u.ID), Body: intent.EncodeUnitRef(in.ID, u.ID, i)}
 	}
 	return msgs
 }

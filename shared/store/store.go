@@ -158,6 +158,11 @@ func (e *IntentConflictError) Error() string {
 
 func (e *IntentConflictError) Unwrap() error { return ErrConflict }
 
+// IntentKey is the record key of intent id. A turn claims its intent's key
+// (the claim becomes the intent: package turn), so one item answers for the
+// event and holds its reply.
+func IntentKey(id string) string { return "int#" + id }
+
 // NewOwner returns a random claim owner token.
 func NewOwner() string {
 	var b [12]byte

@@ -109,7 +109,9 @@ func (p *Processor) intent(ctx context.Context, r *Report, e store.SweepEntry, n
 	id := strings.TrimPrefix(e.Key, "int#")
 	in, err := p.Store.GetIntent(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return p.close(ctx, r, e)
+		// No intent yet: the item is its turn's claim, on the list while
+		// the turn runs (package turn).
+		return p.turnClaim(ctx, r, e, now)
 	}
 	if err != nil {
 		return err

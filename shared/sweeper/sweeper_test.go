@@ -223,26 +223,32 @@ func TestClosedAndHeldIntentsLeaveTheList(t *testing.T) {
 }
 
 // TestStuckTurnClaimIsReportedOnce: a turn claim still pending past its lease
-// is reported, once.
+// is reported, once: a turn's claim on its intent's key before it commits,
+// and a "turn#" claim of the previous release.
 func TestStuckTurnClaimIsReportedOnce(t *testing.T) {
 	t.Parallel()
-	s := newSetup(t)
-	if _, err := s.store.Claim(t.Context(), "turn#evt#x", store.ClaimSpec{Owner: "a", Now: t0, Lease: 90 * time.Second, TTL: time.Hour, Sweep: true}); err != nil {
-		t.Fatal(err)
-	}
-	s.now = t0.Add(time.Minute)
-	if r := s.run(); r.Due != 0 {
-		t.Fatalf("report %+v, want nothing before the lease end + grace", r)
-	}
-	s.now = t0.Add(90*time.Second + store.SweepGrace)
-	if r := s.run(); r.StuckClaims != 1 || r.Closed != 1 {
-		t.Fatalf("report %+v, want the claim reported and taken off", r)
-	}
-	if r := s.run(); r.Due != 0 {
-		t.Fatalf("second run %+v", r)
-	}
-	if !strings.Contains(s.logs.String(), `"claim_key":"turn#evt#x"`) || s.findings()[sweeper.FindingStuckClaim] != 1 {
-		t.Fatalf("logs lack the finding:\n%s", s.logs.String())
+	for _, key := range []string{store.IntentKey("i-stuck"), "turn#evt#x"} {
+		t.Run(key, func(t *testing.T) {
+			t.Parallel()
+			s := newSetup(t)
+			if _, err := s.store.Claim(t.Context(), key, store.ClaimSpec{Owner: "a", Now: t0, Lease: 90 * time.Second, TTL: time.Hour, Sweep: true}); err != nil {
+				t.Fatal(err)
+			}
+			s.now = t0.Add(time.Minute)
+			if r := s.run(); r.Due != 0 {
+				t.Fatalf("report %+v, want nothing before the lease end + grace", r)
+			}
+			s.now = t0.Add(90*time.Second + store.SweepGrace)
+			if r := s.run(); r.StuckClaims != 1 || r.Closed != 1 {
+				t.Fatalf("report %+v, want the claim reported and taken off", r)
+			}
+			if r := s.run(); r.Due != 0 {
+				t.Fatalf("second run %+v", r)
+			}
+			if !strings.Contains(s.logs.String(), `"claim_key":"`+key+`"`) || s.findings()[sweeper.FindingStuckClaim] != 1 {
+				t.Fatalf("logs lack the finding:\n%s", s.logs.String())
+			}
+		})
 	}
 }
 

@@ -4,15 +4,19 @@
 //
 // # Once
 //
-// The turn claims "turn#<event key>" before calling the agent, so a
-// redelivered inbound message — SQS FIFO forgets its deduplication ids after
-// five minutes — finds the claim settled and does nothing. The intent id is
-// derived from the event key: a turn that crashed after persisting its intent
-// is re-run without a second agent call, and only enqueues again (the
-// outbound deduplication ids and the units' states absorb the repeat). The
-// one window that can repeat an agent call is a crash between the agent's
-// answer and the intent write; the request's turn_id (and webhook-id) stays
-// the same, so an agent that cares can deduplicate.
+// The turn claims its intent's key (store.IntentKey of an id derived from the
+// event key) before calling the agent, and the claim becomes the intent: one
+// conditional write (CommitIntent) stores the plan on the claim and settles
+// it, and only then are the units enqueued. A redelivered inbound message —
+// SQS FIFO forgets its deduplication ids after five minutes — finds the claim
+// settled and never asks the agent again; when it holds an intent, its open
+// units are enqueued again, since the commit comes before the enqueue and a
+// crash between them leaves nothing else to say it happened (the outbound
+// deduplication ids and the units' states absorb the repeat). The one window
+// that can repeat an agent call is a crash between the agent's answer and the
+// commit; the request's turn_id (and webhook-id) stays the same, so an agent
+// that cares can deduplicate. A commit by an attempt whose lease ran out is
+// refused: the attempt holding the claim decides.
 //
 // # Failures
 //

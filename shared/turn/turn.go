@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,7 +24,9 @@ import (
 
 // Intents is the intent store as the turn uses it.
 type Intents interface {
-	CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error)
+	// CommitIntent writes a turn's intent onto its claim and settles the
+	// claim, in one conditional write (dynamostore.Store.CommitIntent).
+	CommitIntent(ctx context.Context, in intent.Intent, owner, outcome string, now time.Time) (intent.Intent, bool, error)
 	GetIntent(ctx context.Context, id string) (intent.Intent, error)
 }
 
@@ -186,80 +189,100 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		return nil
 	}
 
-	key := "turn#" + ev.Key()
+	intentID := intent.IDFor(ev.Key())
+	key := store.IntentKey(intentID)
 	owner := store.NewOwner()
 	// On the sweeper's list while it runs: a turn cut off and never taken
 	// over is reported.
 	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL, Sweep: true})
-	intentID := intent.IDFor(ev.Key())
+	log = log.With("intent_id", intentID)
 	var held *store.ClaimHeldError
 	if errors.As(err, &held) {
 		if held.Current.State == store.ClaimPending && held.Current.Note == awaitNote && p.Awaits != nil {
-			return p.awaiting(ctx, log.With("intent_id", intentID), cfg, rec, ev, ch, intentID)
+			return p.awaiting(ctx, log, cfg, rec, ev, ch, intentID)
 		}
 		if held.Current.State == store.ClaimPending {
 			// Running elsewhere, or released until its retry time (an
 			// agent's Retry-After): either way, back then.
 			return consumer.Retry(errors.New("turn running elsewhere or waiting for its retry time"), held.Current.LeaseUntil.Sub(now))
 		}
-		log.Info("turn skipped: already handled", "outcome", "duplicate", "previous", string(held.Current.State))
-		return nil
+		return p.redelivered(ctx, log, held.Current)
 	}
 	if err != nil {
 		return fmt.Errorf("claim turn: %w", err)
 	}
 
-	log = log.With("intent_id", intentID)
 	if claim.Note == awaitNote && p.Awaits != nil {
 		return p.awaitDue(ctx, log, cfg, rec, ev, ch, key, owner, intentID)
 	}
-	var stored intent.Intent
-	if claim.Attempts > 1 {
-		// An earlier attempt died. If it persisted its intent, finish its
-		// work instead of asking the agent again.
-		stored, err = p.Intents.GetIntent(ctx, intentID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			p.release(ctx, log, key, owner, time.Time{})
-			return fmt.Errorf("read intent: %w", err)
-		}
-	}
-	if stored.ID == "" && ev.Kind == message.KindSend {
+	if ev.Kind == message.KindSend {
 		return p.send(ctx, log, cfg, ev, ch, key, owner, intentID)
 	}
-	if stored.ID == "" {
-		// A press, Parley's cancel or a message answering a free-text
-		// field is about the thread's question: it reaches the agent only
-		// as an answer, never as a turn of its own.
-		h, err := p.hear(ctx, log, cfg, ev, ch)
-		if err != nil {
-			p.release(ctx, log, key, owner, time.Time{})
-			return err
-		}
-		var units []intent.Unit
-		outcome := "question"
-		if !h.handled || h.answer != nil {
-			units, outcome, err = p.plan(ctx, log, cfg, ev, ch, intentID, h.answer)
-		}
-		units = append(h.units, units...)
-		if err != nil {
-			var ae *agent.Error
-			if errors.As(err, &ae) && ae.Kind == agent.KindPermanent && !misconfigured(ae.Status) {
-				log.Error("turn failed: agent refused", "outcome", "agent_failed", "status", ae.Status, "error", err)
-				p.settle(ctx, log, key, owner, store.ClaimFailed, fmt.Sprintf("agent_status_%d", ae.Status), cfg)
-				return nil
-			}
-			return p.retryLater(ctx, log, cfg, rec, in, key, owner, claim, err)
-		}
-		if outcome == outcomeAsync && len(units) == 0 && p.Awaits != nil {
-			return p.await(ctx, log, cfg, rec, ev, key, owner, intentID)
-		}
-		return p.commit(ctx, log, cfg, ev, key, owner, intentID, units, outcome)
+	// A press, Parley's cancel or a message answering a free-text field is
+	// about the thread's question: it reaches the agent only as an answer,
+	// never as a turn of its own.
+	h, err := p.hear(ctx, log, cfg, ev, ch)
+	if err != nil {
+		p.release(ctx, log, key, owner, time.Time{})
+		return err
 	}
-	return p.enqueue(ctx, log, cfg, stored, key, owner)
+	var units []intent.Unit
+	outcome := "question"
+	if !h.handled || h.answer != nil {
+		units, outcome, err = p.plan(ctx, log, cfg, ev, ch, intentID, h.answer)
+	}
+	units = append(h.units, units...)
+	if err != nil {
+		var ae *agent.Error
+		if errors.As(err, &ae) && ae.Kind == agent.KindPermanent && !misconfigured(ae.Status) {
+			log.Error("turn failed: agent refused", "outcome", "agent_failed", "status", ae.Status, "error", err)
+			p.settle(ctx, log, key, owner, store.ClaimFailed, fmt.Sprintf("agent_status_%d", ae.Status), cfg)
+			return nil
+		}
+		return p.retryLater(ctx, log, cfg, rec, in, key, owner, claim, err)
+	}
+	if outcome == outcomeAsync && len(units) == 0 && p.Awaits != nil {
+		return p.await(ctx, log, cfg, rec, ev, key, owner, intentID)
+	}
+	return p.commit(ctx, log, cfg, ev, key, owner, intentID, units, outcome)
 }
 
-// commit persists a turn's planned units as its intent, enqueues them and
-// settles the turn's claim.
+// redelivered handles an event whose turn was settled before: when the turn
+// committed an intent, its open units are enqueued again (the commit comes
+// before the enqueue, and only this says the enqueue happened; outbound
+// deduplication and the units' states absorb a repeat), else nothing.
+func (p *Processor) redelivered(ctx context.Context, log *slog.Logger, c store.Claim) error {
+	if c.State != store.ClaimDone && c.State != "" { // "": an intent of the previous release
+		log.Info("turn skipped: already handled", "outcome", "duplicate", "previous", string(c.State))
+		return nil
+	}
+	stored, err := p.Intents.GetIntent(ctx, strings.TrimPrefix(c.Key, store.IntentKey("")))
+	if errors.Is(err, store.ErrNotFound) {
+		log.Info("turn skipped: already handled", "outcome", "duplicate", "previous", string(c.State))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read intent: %w", err)
+	}
+	var open []queue.Message
+	for i, m := range queue.Units(stored) {
+		if st := stored.Units[i].State; st != message.UnitSent && st != message.UnitFailed {
+			open = append(open, m)
+		}
+	}
+	if len(open) == 0 {
+		log.Info("turn skipped: already handled", "outcome", "duplicate", "previous", string(c.State))
+		return nil
+	}
+	if err := p.Outbox.SendBatch(ctx, open); err != nil {
+		return fmt.Errorf("enqueue units: %w", err)
+	}
+	log.Warn("turn re-enqueued the open units of its committed intent", "outcome", "enqueued", "units", len(open))
+	return nil
+}
+
+// commit persists a turn's planned units as its intent, settling its claim
+// in the same write, and enqueues them.
 func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, key, owner, intentID string, units []intent.Unit, outcome string) error {
 	now := p.now()
 	if len(units) == 0 {
@@ -267,40 +290,43 @@ func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev
 		p.settle(ctx, log, key, owner, store.ClaimDone, outcome, cfg)
 		return nil
 	}
-	stored, created, err := p.Intents.CreateIntent(ctx, intent.Intent{
+	stored, created, err := p.Intents.CommitIntent(ctx, intent.Intent{
 		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units, ReplyContext: ev.ReplyContext,
 		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
-	})
-	if errors.Is(err, store.ErrInvalid) {
+	}, owner, outcome, now)
+	var held *store.ClaimHeldError
+	switch {
+	case errors.Is(err, store.ErrInvalid):
 		// The same write fails on every retry: never ask the agent
 		// again for it. The person hears back unless the policy is
 		// silent.
 		log.Error("turn failed: the plan cannot be stored", "outcome", "persist_failed", "error", err)
-		stored, err = p.persistErrorLine(ctx, cfg, ev, intentID, now)
+		stored, err = p.persistErrorLine(ctx, cfg, ev, owner, intentID, now)
 		if err != nil || stored.ID == "" {
 			p.settle(ctx, log, key, owner, store.ClaimFailed, "persist_failed", cfg)
 			return nil
 		}
-		created = true
-	} else if err != nil {
+	case errors.As(err, &held):
+		// Our lease ran out and another attempt holds the turn now: its
+		// outcome stands.
+		log.Warn("turn lost its claim before it committed; the attempt holding it decides", "outcome", "claim_lost", "state", string(held.Current.State))
+		return nil
+	case err != nil:
 		p.release(ctx, log, key, owner, time.Time{})
 		return fmt.Errorf("persist intent: %w", err)
-	}
-	if !created {
+	case !created:
 		log.Warn("intent already persisted by an earlier attempt; its plan stands")
 	}
-	return p.enqueue(ctx, log.With("plan", outcome), cfg, stored, key, owner)
+	return p.enqueue(ctx, log.With("plan", outcome), stored)
 }
 
-// enqueue puts a persisted intent's units on outbound.fifo, in order, and
-// settles the turn's claim.
-func (p *Processor) enqueue(ctx context.Context, log *slog.Logger, cfg Config, stored intent.Intent, key, owner string) error {
+// enqueue puts a committed intent's units on outbound.fifo, in order. A
+// failure retries the record, which finds the intent committed and only
+// enqueues (redelivered).
+func (p *Processor) enqueue(ctx context.Context, log *slog.Logger, stored intent.Intent) error {
 	if err := p.Outbox.SendBatch(ctx, queue.Units(stored)); err != nil {
-		// The intent is durable: a retry finds it and only enqueues.
-		p.release(ctx, log, key, owner, time.Time{})
 		return fmt.Errorf("enqueue units: %w", err)
 	}
-	p.settle(ctx, log, key, owner, store.ClaimDone, "", cfg)
 	log.Info("turn done", "outcome", "enqueued", "units", len(stored.Units))
 	return nil
 }
@@ -426,15 +452,15 @@ func receivedAt(rec consumer.Record, in intent.Inbound, now time.Time) time.Time
 
 // persistErrorLine stores the configured error line as the turn's intent,
 // in place of a plan the store refused; none under the silent policy.
-func (p *Processor) persistErrorLine(ctx context.Context, cfg Config, ev message.Event, intentID string, now time.Time) (intent.Intent, error) {
+func (p *Processor) persistErrorLine(ctx context.Context, cfg Config, ev message.Event, owner, intentID string, now time.Time) (intent.Intent, error) {
 	if cfg.Envelope.OnParseError == envelope.PolicySilent {
 		return intent.Intent{}, nil
 	}
-	stored, _, err := p.Intents.CreateIntent(ctx, intent.Intent{
+	stored, _, err := p.Intents.CommitIntent(ctx, intent.Intent{
 		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, ReplyContext: ev.ReplyContext,
 		Units:     []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}},
 		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
-	})
+	}, owner, "persist_failed", now)
 	return stored, err
 }
 

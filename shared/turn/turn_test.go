@@ -147,7 +147,7 @@ func (s *setup) handle(in intent.Inbound) error {
 }
 
 func (s *setup) claim(ev message.Event) (store.Claim, error) {
-	return s.store.GetClaim(s.t.Context(), "turn#"+ev.Key(), t0)
+	return s.store.GetClaim(s.t.Context(), store.IntentKey(intent.IDFor(ev.Key())), t0)
 }
 
 func (s *setup) intent(ev message.Event) (intent.Intent, error) {
@@ -327,7 +327,7 @@ func TestTurn(t *testing.T) {
 		t.Parallel()
 		s := newSetup(t, envelopeReply(bubbles(1)))
 		ev := event("s1")
-		key := "turn#" + ev.Key()
+		key := store.IntentKey(intent.IDFor(ev.Key()))
 		if _, err := s.store.Claim(t.Context(), key, store.ClaimSpec{Owner: "earlier", Now: t0, Lease: time.Minute, TTL: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
@@ -349,7 +349,7 @@ func TestTurn(t *testing.T) {
 		t.Parallel()
 		s := newSetup(t, envelopeReply(bubbles(1)))
 		ev := event("r1")
-		if _, err := s.store.Claim(t.Context(), "turn#"+ev.Key(), store.ClaimSpec{Owner: "other", Now: t0, Lease: 40 * time.Second, TTL: time.Hour}); err != nil {
+		if _, err := s.store.Claim(t.Context(), store.IntentKey(intent.IDFor(ev.Key())), store.ClaimSpec{Owner: "other", Now: t0, Lease: 40 * time.Second, TTL: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
 		err := s.handle(intent.Inbound{Event: ev})
@@ -362,14 +362,60 @@ func TestTurn(t *testing.T) {
 		t.Parallel()
 		s := newSetup(t, envelopeReply(bubbles(3)))
 		ev := event("c1")
-		// An earlier attempt persisted its intent, then died holding the
-		// claim; its lease has ended.
+		// An earlier attempt committed its intent, then died before it
+		// enqueued anything.
+		id := intent.IDFor(ev.Key())
+		if _, err := s.store.Claim(t.Context(), store.IntentKey(id), store.ClaimSpec{Owner: "dead", Now: t0.Add(-2 * time.Minute), Lease: time.Minute, TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		in := intent.Intent{ID: id, Origin: ev.Key(), Thread: ev.Thread, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
+			Units: []intent.Unit{
+				{ID: "x#1", Content: message.Text("sent before"), State: message.UnitSent},
+				{ID: "x#2", Content: message.Text("planned before"), State: message.UnitPending},
+			}}
+		if _, created, err := s.store.CommitIntent(t.Context(), in, "dead", "envelope", t0); err != nil || !created {
+			t.Fatalf("commit: %v, created %v", err, created)
+		}
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		if s.agent.count() != 0 {
+			t.Fatalf("agent called %d times although the intent was committed", s.agent.count())
+		}
+		if refs := s.outbound(); unitIDs(refs) != "x#2" {
+			t.Fatalf("enqueued %v, want the committed plan's open unit", refs)
+		}
+	})
+
+	t.Run("RedeliveryOfADeliveredTurnEnqueuesNothing", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(1)))
+		ev := event("c4")
+		id := intent.IDFor(ev.Key())
+		if _, err := s.store.Claim(t.Context(), store.IntentKey(id), store.ClaimSpec{Owner: "done", Now: t0, Lease: time.Minute, TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		in := intent.Intent{ID: id, Origin: ev.Key(), Thread: ev.Thread, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
+			Units: []intent.Unit{{ID: "x#1", Content: message.Text("sent"), State: message.UnitSent}, {ID: "x#2", Content: message.Text("failed"), State: message.UnitFailed}}}
+		if _, _, err := s.store.CommitIntent(t.Context(), in, "done", "envelope", t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+			t.Fatal(err)
+		}
+		if refs := s.outbound(); len(refs) != 0 || s.agent.count() != 0 {
+			t.Fatalf("enqueued %v and asked the agent %d times for a delivered turn", refs, s.agent.count())
+		}
+	})
+
+	t.Run("IntentOfThePreviousReleaseOnlyEnqueues", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(3)))
+		ev := event("c2")
+		// The previous release wrote intents without a claim on them.
 		in := intent.Intent{ID: intent.IDFor(ev.Key()), Origin: ev.Key(), Thread: ev.Thread, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
 			Units: []intent.Unit{{ID: "x#1", Content: message.Text("planned before"), State: message.UnitPending}}}
 		if _, _, err := s.store.CreateIntent(t.Context(), in); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.store.Claim(t.Context(), "turn#"+ev.Key(), store.ClaimSpec{Owner: "dead", Now: t0.Add(-2 * time.Minute), Lease: time.Minute, TTL: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
@@ -380,6 +426,25 @@ func TestTurn(t *testing.T) {
 		}
 		if refs := s.outbound(); unitIDs(refs) != "x#1" {
 			t.Fatalf("enqueued %v, want the persisted plan", refs)
+		}
+	})
+
+	t.Run("CommitAfterLosingTheClaimWritesNothing", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bubbles(1)))
+		ev := event("c3")
+		key := store.IntentKey(intent.IDFor(ev.Key()))
+		if _, err := s.store.Claim(t.Context(), key, store.ClaimSpec{Owner: "now", Now: t0, Lease: time.Minute, TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		in := intent.Intent{ID: intent.IDFor(ev.Key()), Origin: ev.Key(), Thread: ev.Thread, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
+			Units: []intent.Unit{{ID: "x#1", Content: message.Text("late"), State: message.UnitPending}}}
+		var held *store.ClaimHeldError
+		if _, _, err := s.store.CommitIntent(t.Context(), in, "expired", "envelope", t0); !errors.As(err, &held) || held.Current.Owner != "now" {
+			t.Fatalf("commit by a former owner = %v, want the claim held by its owner", err)
+		}
+		if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("intent after a refused commit: %v, want none", err)
 		}
 	})
 }
@@ -671,7 +736,7 @@ type refusingIntents struct {
 	refuse int
 }
 
-func (r *refusingIntents) CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error) {
+func (r *refusingIntents) CommitIntent(ctx context.Context, in intent.Intent, owner, outcome string, now time.Time) (intent.Intent, bool, error) {
 	r.mu.Lock()
 	refuse := r.refuse > 0
 	r.refuse--
@@ -679,5 +744,5 @@ func (r *refusingIntents) CreateIntent(ctx context.Context, in intent.Intent) (i
 	if refuse {
 		return intent.Intent{}, false, fmt.Errorf("dynamodb create intent: %w: item size has exceeded the maximum allowed size", store.ErrInvalid)
 	}
-	return r.Store.CreateIntent(ctx, in)
+	return r.Store.CommitIntent(ctx, in, owner, outcome, now)
 }

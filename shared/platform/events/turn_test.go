@@ -156,7 +156,7 @@ func TestSilentEnvelopeSendsNothing(t *testing.T) {
 			if n := out.Attributes[string(stypes.QueueAttributeNameApproximateNumberOfMessages)]; n != fmt.Sprint(c.units) {
 				t.Fatalf("next %s: %s bubbles queued, want %d", c.next, n, c.units)
 			}
-			claim, err := h.store.GetClaim(context.Background(), "turn#evt#events#alerts#tick-1", h.clock.Now())
+			claim, err := h.store.GetClaim(context.Background(), store.IntentKey(intent.IDFor("evt#events#alerts#tick-1")), h.clock.Now())
 			if err != nil || claim.State != store.ClaimDone {
 				t.Fatalf("turn claim = %+v, %v; want done", claim, err)
 			}

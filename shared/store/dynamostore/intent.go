@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +21,7 @@ import (
 )
 
 // intentPK is the partition key of an intent item.
-func intentPK(id string) string { return "int#" + id }
+func intentPK(id string) string { return store.IntentKey(id) }
 
 // attentionIntent is the attention index's partition for intents with a unit
 // an operator should look at (failed, or held in unknown_after_send).
@@ -175,11 +177,74 @@ func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Inte
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
+		if !isIntent(old) {
+			return intent.Intent{}, false, &store.ClaimHeldError{Current: claimFrom(intentPK(in.ID), old)}
+		}
 		cur, derr := fromItem(old)
 		return cur, false, derr
 	}
 	if err != nil {
 		return intent.Intent{}, false, wrap("create intent", err)
+	}
+	return in, true, nil
+}
+
+// CommitIntent writes in onto its turn's claim (the item at its key), and
+// settles the claim as done with outcome as its reason, in one conditional
+// write: only while owner's claim is pending. The intent keeps the claim's
+// attempts and its key until the intent expires, so a redelivered event finds
+// the claim settled and its reply in it. When an earlier attempt committed
+// already, it returns that intent and false; when the claim is no longer
+// owner's and holds no intent, a *store.ClaimHeldError.
+func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outcome string, now time.Time) (intent.Intent, bool, error) {
+	it, err := toItem(in)
+	if err != nil {
+		return intent.Intent{}, false, err
+	}
+	item, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return intent.Intent{}, false, fmt.Errorf("encode intent: %w", err)
+	}
+	delete(item, "pk")
+	item["st"] = str(string(store.ClaimDone))
+	item["reason"] = str(outcome)
+	item["settled_at"] = num(millis(now))
+	names := map[string]string{"#owner": "owner", "#st": "st"}
+	values := map[string]types.AttributeValue{":owner": str(owner), ":pending": str(string(store.ClaimPending))}
+	set := make([]string, 0, len(item))
+	for _, k := range slices.Sorted(maps.Keys(item)) {
+		n := "#c_" + k
+		if k == "st" {
+			n = "#st"
+		}
+		names[n] = k
+		values[":c_"+k] = item[k]
+		set = append(set, n+" = :c_"+k)
+	}
+	update := "SET " + strings.Join(set, ", ")
+	if it.Sweep == "" {
+		// The claim's own place on the sweeper's list ends with it.
+		names["#sw"], names["#swat"] = "sw", "sw_at"
+		update += " REMOVE #sw, #swat"
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(s.table),
+		Key:                                 s.key(intentPK(in.ID)),
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if old, ok := conflictItem(err); ok {
+		if !isIntent(old) {
+			return intent.Intent{}, false, &store.ClaimHeldError{Current: claimFrom(intentPK(in.ID), old)}
+		}
+		cur, derr := fromItem(old)
+		return cur, false, derr
+	}
+	if err != nil {
+		return intent.Intent{}, false, wrap("commit intent", err)
 	}
 	return in, true, nil
 }
@@ -194,10 +259,16 @@ func (s *Store) GetIntent(ctx context.Context, id string) (intent.Intent, error)
 	if err != nil {
 		return intent.Intent{}, wrap("get intent", err)
 	}
-	if len(out.Item) == 0 {
+	if !isIntent(out.Item) {
 		return intent.Intent{}, fmt.Errorf("intent %s: %w", id, store.ErrNotFound)
 	}
 	return fromItem(out.Item)
+}
+
+// isIntent reports whether item holds an intent: absent, or a turn's claim
+// whose plan is not committed yet, it does not.
+func isIntent(item map[string]types.AttributeValue) bool {
+	return getS(item, "kind") == "intent"
 }
 
 // Apply performs t on the intent as one conditional update and returns the
@@ -214,7 +285,7 @@ func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (inte
 	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	out, err := s.db.UpdateItem(ctx, in)
 	if old, ok := conflictItem(err); ok {
-		if len(old) == 0 {
+		if !isIntent(old) {
 			return intent.Intent{}, fmt.Errorf("intent %s: %w", id, store.ErrNotFound)
 		}
 		cur, derr := fromItem(old)
@@ -270,12 +341,21 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 		values[":expby"] = num(millis(t.LeaseExpiredBy))
 		cond = append(cond, u+".#lease < :expby")
 	}
-	if t.RequirePrevTerminal && t.Unit > 0 {
+	if t.UnitID != "" {
+		names["#uid"] = "id"
+		values[":uid"] = str(t.UnitID)
+		cond = append(cond, u+".#uid = :uid")
+	}
+	if (t.RequirePrevTerminal || t.RequirePrevDone) && t.Unit > 0 {
 		values[":tsent"] = str(string(message.UnitSent))
 		values[":tfail"] = str(string(message.UnitFailed))
-		values[":tunk"] = str(string(message.UnitUnknown))
+		settled := ":tsent, :tfail"
+		if !t.RequirePrevDone {
+			values[":tunk"] = str(string(message.UnitUnknown))
+			settled += ", :tunk"
+		}
 		for i := 0; i < t.Unit; i++ {
-			cond = append(cond, fmt.Sprintf("#units[%d].#st IN (:tsent, :tfail, :tunk)", i))
+			cond = append(cond, fmt.Sprintf("#units[%d].#st IN (%s)", i, settled))
 		}
 	}
 

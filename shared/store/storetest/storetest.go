@@ -26,6 +26,7 @@ type Store interface {
 	Forget(ctx context.Context, key, owner string) error
 	GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error)
 	CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error)
+	CommitIntent(ctx context.Context, in intent.Intent, owner, outcome string, now time.Time) (intent.Intent, bool, error)
 	GetIntent(ctx context.Context, id string) (intent.Intent, error)
 	Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error)
 	Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error
@@ -52,6 +53,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Intents", func(t *testing.T) { t.Parallel(); intents(t, newStore(t)) })
 	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
 	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
+	t.Run("ClaimBecomesTheIntent", func(t *testing.T) { t.Parallel(); claimBecomesIntent(t, newStore(t)) })
 	t.Run("OversizedIntentIsInvalid", func(t *testing.T) { t.Parallel(); oversized(t, newStore(t)) })
 	t.Run("ContentKinds", func(t *testing.T) { t.Parallel(); contentKinds(t, newStore(t)) })
 	t.Run("SweepList", func(t *testing.T) { t.Parallel(); sweepList(t, newStore(t)) })
@@ -384,6 +386,57 @@ func oversized(t *testing.T, s Store) {
 	}
 	if _, err := s.GetIntent(ctx, "big"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("GetIntent after the refusal = %v, want ErrNotFound", err)
+	}
+}
+
+// claimBecomesIntent: a turn claims its intent's key, and its commit writes
+// the intent onto the claim and settles it in one write, only while the
+// claim is its own; before the commit the item is no intent to anyone.
+func claimBecomesIntent(t *testing.T, s Store) {
+	ctx := context.Background()
+	in := newIntent("merged", 2)
+	in.SweepAt = t0.Add(2 * time.Minute)
+	key := store.IntentKey(in.ID)
+	sp := spec("a", t0)
+	sp.Sweep = true
+	if _, err := s.Claim(ctx, key, sp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetIntent(ctx, in.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetIntent of a claim not committed = %v, want ErrNotFound", err)
+	}
+	if _, err := s.Apply(ctx, in.ID, intent.Lease(in.Units[0], 0, t0, t0.Add(time.Minute))); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Apply on a claim not committed = %v, want ErrNotFound", err)
+	}
+	if _, _, err := s.CreateIntent(ctx, in); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("CreateIntent over a live claim = %v, want a conflict", err)
+	}
+	if _, _, err := s.CommitIntent(ctx, in, "b", "envelope", t0); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("CommitIntent by another owner = %v, want a conflict", err)
+	}
+	if got, created, err := s.CommitIntent(ctx, in, "a", "envelope", t0.Add(time.Second)); err != nil || !created || len(got.Units) != 2 {
+		t.Fatalf("CommitIntent = %v, created %v, %d units", err, created, len(got.Units))
+	}
+	c, err := s.GetClaim(ctx, key, t0.Add(2*time.Second))
+	if err != nil || c.State != store.ClaimDone || c.Reason != "envelope" || c.Attempts != 1 || !c.ExpiresAt.Equal(in.ExpiresAt.Truncate(time.Second)) {
+		t.Fatalf("claim after the commit = %+v, %v; want done with the intent's expiry", c, err)
+	}
+	if _, err := s.Claim(ctx, key, spec("c", t0.Add(time.Hour))); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("Claim of a committed turn = %v, want it held", err)
+	}
+	got, err := s.GetIntent(ctx, in.ID)
+	if err != nil || !reflect.DeepEqual(got.Units, in.Units) || got.Thread != in.Thread {
+		t.Fatalf("GetIntent = %+v, %v; want the committed plan", got, err)
+	}
+	// The claim's place on the sweeper's list became the intent's.
+	if keys := due(t, s, t0.Add(time.Hour)); !slices.Equal(keys, []string{key + "@2m0s"}) {
+		t.Fatalf("due after the commit = %v, want the intent at its own sweep time", keys)
+	}
+	if again, created, err := s.CommitIntent(ctx, newIntent("merged", 1), "a", "envelope", t0); err != nil || created || len(again.Units) != 2 {
+		t.Fatalf("second CommitIntent = %d units, created %v, %v; want the first plan back", len(again.Units), created, err)
+	}
+	if _, err := s.Apply(ctx, in.ID, intent.Lease(got.Units[0], 0, t0, t0.Add(time.Minute))); err != nil {
+		t.Fatalf("Apply on the committed intent: %v", err)
 	}
 }
 
