@@ -5,6 +5,7 @@ package callcount
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -13,28 +14,114 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 )
 
-// Counter counts calls. Safe for concurrent use.
+// Counter counts calls, and the DynamoDB capacity they consume. Safe for
+// concurrent use.
 type Counter struct {
-	mu     sync.Mutex
-	counts map[string]int
+	mu       sync.Mutex
+	counts   map[string]int
+	capacity Capacity
+}
+
+// Capacity is DynamoDB capacity consumed, in units: on demand, each write
+// unit is a write request unit (1 KB of the larger of the item before and
+// after a write), each read unit a read request unit (4 KB, strongly
+// consistent). Index writes are included, as AWS bills them.
+type Capacity struct {
+	Read, Write float64
 }
 
 // Attach returns a copy of cfg whose clients count every call into a new
-// Counter.
+// Counter. Every DynamoDB call asks for its consumed capacity
+// (ReturnConsumedCapacity TOTAL), which changes nothing else about it.
 func Attach(cfg aws.Config) (aws.Config, *Counter) {
 	c := &Counter{counts: map[string]int{}}
 	cfg = cfg.Copy()
 	cfg.APIOptions = append(cfg.APIOptions, func(s *middleware.Stack) error {
 		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("ParleyCallCount",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				c.add(awsmiddleware.GetServiceID(ctx) + "." + awsmiddleware.GetOperationName(ctx))
-				return next.HandleInitialize(ctx, in)
+				op := awsmiddleware.GetServiceID(ctx) + "." + awsmiddleware.GetOperationName(ctx)
+				c.add(op)
+				askCapacity(in.Parameters)
+				out, md, err := next.HandleInitialize(ctx, in)
+				c.addCapacity(op, consumed(out.Result, err))
+				return out, md, err
 			}), middleware.After)
 	})
 	return cfg, c
+}
+
+// askCapacity asks a DynamoDB call for its consumed capacity.
+func askCapacity(params any) {
+	const total = dtypes.ReturnConsumedCapacityTotal
+	switch in := params.(type) {
+	case *dynamodb.GetItemInput:
+		in.ReturnConsumedCapacity = total
+	case *dynamodb.PutItemInput:
+		in.ReturnConsumedCapacity = total
+	case *dynamodb.UpdateItemInput:
+		in.ReturnConsumedCapacity = total
+	case *dynamodb.DeleteItemInput:
+		in.ReturnConsumedCapacity = total
+	case *dynamodb.QueryInput:
+		in.ReturnConsumedCapacity = total
+	}
+}
+
+// consumed is the capacity a DynamoDB call's answer reports. A failed
+// condition consumes write capacity too; AWS reports it in the error only
+// for some calls, so it is counted as one unit, the least AWS bills.
+func consumed(result any, err error) []dtypes.ConsumedCapacity {
+	var ccf *dtypes.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return []dtypes.ConsumedCapacity{{CapacityUnits: aws.Float64(1)}}
+	}
+	var cc *dtypes.ConsumedCapacity
+	switch out := result.(type) {
+	case *dynamodb.GetItemOutput:
+		cc = out.ConsumedCapacity
+	case *dynamodb.PutItemOutput:
+		cc = out.ConsumedCapacity
+	case *dynamodb.UpdateItemOutput:
+		cc = out.ConsumedCapacity
+	case *dynamodb.DeleteItemOutput:
+		cc = out.ConsumedCapacity
+	case *dynamodb.QueryOutput:
+		cc = out.ConsumedCapacity
+	}
+	if cc == nil {
+		return nil
+	}
+	return []dtypes.ConsumedCapacity{*cc}
+}
+
+// addCapacity adds what op consumed: a read call's units are read units, a
+// write call's write units.
+func (c *Counter) addCapacity(op string, ccs []dtypes.ConsumedCapacity) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cc := range ccs {
+		units := aws.ToFloat64(cc.CapacityUnits)
+		if units == 0 {
+			units = aws.ToFloat64(cc.ReadCapacityUnits) + aws.ToFloat64(cc.WriteCapacityUnits)
+		}
+		if op == "DynamoDB.GetItem" || op == "DynamoDB.Query" {
+			c.capacity.Read += units
+		} else {
+			c.capacity.Write += units
+		}
+	}
+}
+
+// Capacity is the DynamoDB capacity consumed so far.
+func (c *Counter) Capacity() Capacity {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.capacity
 }
 
 func (c *Counter) add(op string) {
@@ -55,6 +142,7 @@ func (c *Counter) Snapshot() map[string]int {
 func (c *Counter) Reset() {
 	c.mu.Lock()
 	clear(c.counts)
+	c.capacity = Capacity{}
 	c.mu.Unlock()
 }
 

@@ -219,6 +219,13 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		}
 		names[n] = k
 		values[":c_"+k] = item[k]
+		if k == "sw" || k == "sw_at" {
+			// A claim on the sweeper's list keeps its place: the intent
+			// is looked at a lease later than it would be, and the
+			// sweep index is not written again.
+			set = append(set, n+" = if_not_exists("+n+", :c_"+k+")")
+			continue
+		}
 		set = append(set, n+" = :c_"+k)
 	}
 	update := "SET " + strings.Join(set, ", ")
