@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
+	"github.com/parleyhq/parley/shared/turn"
 )
 
 // TestLongTimeoutsStillRunTurns (finding 8.5): PARLEY_AGENT_TIMEOUT=60s made
@@ -62,7 +63,9 @@ func TestSweeperRedrivesUnitsDeletedByHand(t *testing.T) {
 		t.Fatalf("deleted %d outbound messages, want the reply's 3", deleted)
 	}
 	h.release()
-	h.clock.Advance(intent.SweepGrace + time.Second) // the intent is due on the sweeper's list
+	// The intent is due on the sweeper's list where its turn's claim was:
+	// the claim's lease end, plus the grace.
+	h.clock.Advance(turn.Config{}.WithDefaults().ClaimLease + intent.SweepGrace + time.Second)
 	got := h.waitDelivered(3, 30*time.Second)
 	if !slices.Equal(texts(got), []string{"first", "second", "third"}) {
 		t.Fatalf("delivered %q, want all three, in order", texts(got))
