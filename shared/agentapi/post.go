@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 )
 
 // MaxPostBytes bounds a post's body. The post is kept on the await record
@@ -29,12 +28,36 @@ type Post struct {
 	Replace string
 }
 
-var bubbleID = regexp.MustCompile(`^[^#\s]{1,64}$`)
+// isBubbleID reports whether s is 1 to 64 characters, none of them '#' or
+// white space. Hand-written, not a regexp: a bounded repetition compiles
+// into one copy per count, at every cold start.
+func isBubbleID(s string) bool {
+	n := 0
+	for _, r := range s {
+		switch r {
+		case '#', ' ', '\t', '\n', '\f', '\r':
+			return false
+		}
+		n++
+	}
+	return n >= 1 && n <= 64
+}
 
 // ErrBadPost is wrapped by every refusal of a post's body.
 var ErrBadPost = errors.New("bad post")
 
-var turnID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+// isTurnID reports whether s is 32 lowercase hex digits.
+func isTurnID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // ParsePost decodes a POST /reply body: an object with turn_id, at most one
 // of envelope (an object) and text (a non-empty string), and final (default
@@ -54,13 +77,13 @@ func ParsePost(body []byte) (Post, error) {
 	switch {
 	case raw.TurnID == nil:
 		return Post{}, fmt.Errorf("%w: turn_id is required", ErrBadPost)
-	case !turnID.MatchString(*raw.TurnID):
+	case !isTurnID(*raw.TurnID):
 		return Post{}, fmt.Errorf("%w: turn_id must be the 32 hex characters of the turn request's turn_id", ErrBadPost)
 	}
 	final := raw.Final == nil || *raw.Final
 	replace := ""
 	if raw.Replace != nil {
-		if !bubbleID.MatchString(*raw.Replace) {
+		if !isBubbleID(*raw.Replace) {
 			return Post{}, fmt.Errorf("%w: replace must be the id of a bubble the turn sent", ErrBadPost)
 		}
 		if raw.Envelope == nil && raw.Text == nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/parleyhq/parley/shared/envelope"
@@ -22,7 +21,19 @@ const SendAccount = "agent"
 // Relations a send may name; the first is the default.
 var relations = []string{"followup", "broadcast", "system"}
 
-var idempotencyKey = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// isIdempotencyKey reports whether s is 1 to 128 of A-Z a-z 0-9 . _ : -.
+func isIdempotencyKey(s string) bool {
+	if len(s) < 1 || len(s) > 128 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // SendReceiver is the receive half of POST /send, an agent's own message
 // into a thread: signed with the agent secret, scoped to the threads
@@ -86,7 +97,7 @@ func ParseSend(body []byte) (SendBody, error) {
 	switch {
 	case raw.ThreadKey == nil || *raw.ThreadKey == "":
 		return SendBody{}, fmt.Errorf("%w: thread_key is required", ErrBadPost)
-	case raw.IdempotencyKey == nil || !idempotencyKey.MatchString(*raw.IdempotencyKey):
+	case raw.IdempotencyKey == nil || !isIdempotencyKey(*raw.IdempotencyKey):
 		return SendBody{}, fmt.Errorf("%w: idempotency_key is required: 1-128 of A-Z a-z 0-9 . _ : -", ErrBadPost)
 	case raw.Relation != nil && !contains(relations, *raw.Relation):
 		return SendBody{}, fmt.Errorf("%w: relation must be followup, broadcast or system", ErrBadPost)
