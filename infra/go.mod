@@ -1,6 +1,6 @@
 module github.com/parleyhq/parley/infra
 
-go 1.26.0
+go 1.26.6
 
 require github.com/parleyhq/parley v0.0.0
 
