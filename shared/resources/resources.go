@@ -420,21 +420,27 @@ var (
 		Name: "reply", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
 		SendsTo: []*QueueSpec{&Inbound, &Outbound}, Wakes: &Inbound, Secrets: []string{SecretAgentSecret},
 	}
+	// The consumers and the sweeper mostly wait (on the agent, on the bubble
+	// delay, on DynamoDB), and are billed for it by memory × time: 128 MB,
+	// the least Lambda gives, holds a function's 13 MB at rest
+	// (BenchmarkColdStart) and a batch of ten 1 MiB agent replies. The
+	// ingress functions keep 256 MB: CPU scales with memory, and their ack
+	// is what a platform times.
 	Turn = FunctionSpec{
-		Name: "turn", Kind: Consumer, Timeout: turnTimeout, MemoryMB: 512,
+		Name: "turn", Kind: Consumer, Timeout: turnTimeout, MemoryMB: 128,
 		Consumes: &Inbound, BatchSize: 10, MaxConcurrency: 50,
 		// Inbound too: a question's cancel waits its turn in its thread.
 		SendsTo: []*QueueSpec{&Outbound, &Inbound},
 		Secrets: []string{SecretAgentSecret},
 	}
 	Delivery = FunctionSpec{
-		Name: "delivery", Kind: Consumer, Timeout: deliveryTimeout, MemoryMB: 256,
+		Name: "delivery", Kind: Consumer, Timeout: deliveryTimeout, MemoryMB: 128,
 		Consumes: &Outbound, BatchSize: 10, MaxConcurrency: 50,
 	}
 	// Sweeper mends stuck work (package sweeper): it re-drives stuck units,
 	// enqueues deferred events when due and reports abandoned turns.
 	Sweeper = FunctionSpec{
-		Name: "sweeper", Kind: Scheduled, Timeout: 60 * time.Second, MemoryMB: 256,
+		Name: "sweeper", Kind: Scheduled, Timeout: 60 * time.Second, MemoryMB: 128,
 		SendsTo: []*QueueSpec{&Inbound, &Outbound},
 		Every:   time.Minute,
 	}
