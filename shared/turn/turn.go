@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -206,7 +205,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 			// agent's Retry-After): either way, back then.
 			return consumer.Retry(errors.New("turn running elsewhere or waiting for its retry time"), held.Current.LeaseUntil.Sub(now))
 		}
-		return p.redelivered(ctx, log, held.Current)
+		return p.redelivered(ctx, log, held.Current, intentID)
 	}
 	if err != nil {
 		return fmt.Errorf("claim turn: %w", err)
@@ -251,23 +250,17 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 // committed an intent, its open units are enqueued again (the commit comes
 // before the enqueue, and only this says the enqueue happened; outbound
 // deduplication and the units' states absorb a repeat), else nothing.
-func (p *Processor) redelivered(ctx context.Context, log *slog.Logger, c store.Claim) error {
-	if c.State != store.ClaimDone && c.State != "" { // "": an intent of the previous release
-		log.Info("turn skipped: already handled", "outcome", "duplicate", "previous", string(c.State))
-		return nil
-	}
-	stored, err := p.Intents.GetIntent(ctx, strings.TrimPrefix(c.Key, store.IntentKey("")))
-	if errors.Is(err, store.ErrNotFound) {
-		log.Info("turn skipped: already handled", "outcome", "duplicate", "previous", string(c.State))
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read intent: %w", err)
-	}
+func (p *Processor) redelivered(ctx context.Context, log *slog.Logger, c store.Claim, intentID string) error {
 	var open []queue.Message
-	for i, m := range queue.Units(stored) {
-		if st := stored.Units[i].State; st != message.UnitSent && st != message.UnitFailed {
-			open = append(open, m)
+	if c.State == store.ClaimDone || c.State == "" { // "": an intent of the previous release
+		stored, err := p.Intents.GetIntent(ctx, intentID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("read intent: %w", err)
+		}
+		for i, m := range queue.Units(stored) {
+			if st := stored.Units[i].State; st != message.UnitSent && st != message.UnitFailed {
+				open = append(open, m)
+			}
 		}
 	}
 	if len(open) == 0 {

@@ -162,13 +162,9 @@ func fromItem(item map[string]types.AttributeValue) (intent.Intent, error) {
 // stored intent and whether this call created it: a re-run turn gets the
 // intent it wrote before, never a second plan.
 func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Intent, bool, error) {
-	it, err := toItem(in)
+	item, err := encodeIntent(in)
 	if err != nil {
 		return intent.Intent{}, false, err
-	}
-	item, err := attributevalue.MarshalMap(it)
-	if err != nil {
-		return intent.Intent{}, false, fmt.Errorf("encode intent: %w", err)
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           aws.String(s.table),
@@ -176,6 +172,25 @@ func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Inte
 		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
+	return written(in, err, "create intent")
+}
+
+func encodeIntent(in intent.Intent) (map[string]types.AttributeValue, error) {
+	it, err := toItem(in)
+	if err != nil {
+		return nil, err
+	}
+	item, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return nil, fmt.Errorf("encode intent: %w", err)
+	}
+	return item, nil
+}
+
+// written is the outcome of a conditional write of in: created; or the
+// intent an earlier write left, when the item holds one; or the claim that
+// holds the key, when it holds none.
+func written(in intent.Intent, err error, op string) (intent.Intent, bool, error) {
 	if old, ok := conflictItem(err); ok {
 		if !isIntent(old) {
 			return intent.Intent{}, false, &store.ClaimHeldError{Current: claimFrom(intentPK(in.ID), old)}
@@ -184,7 +199,7 @@ func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Inte
 		return cur, false, derr
 	}
 	if err != nil {
-		return intent.Intent{}, false, wrap("create intent", err)
+		return intent.Intent{}, false, wrap(op, err)
 	}
 	return in, true, nil
 }
@@ -197,13 +212,9 @@ func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Inte
 // already, it returns that intent and false; when the claim is no longer
 // owner's and holds no intent, a *store.ClaimHeldError.
 func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outcome string, now time.Time) (intent.Intent, bool, error) {
-	it, err := toItem(in)
+	item, err := encodeIntent(in)
 	if err != nil {
 		return intent.Intent{}, false, err
-	}
-	item, err := attributevalue.MarshalMap(it)
-	if err != nil {
-		return intent.Intent{}, false, fmt.Errorf("encode intent: %w", err)
 	}
 	delete(item, "pk")
 	item["st"] = str(string(store.ClaimDone))
@@ -229,7 +240,7 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		set = append(set, n+" = :c_"+k)
 	}
 	update := "SET " + strings.Join(set, ", ")
-	if it.Sweep == "" {
+	if _, sweeps := item["sw"]; !sweeps {
 		// The claim's own place on the sweeper's list ends with it.
 		names["#sw"], names["#swat"] = "sw", "sw_at"
 		update += " REMOVE #sw, #swat"
@@ -243,17 +254,7 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if old, ok := conflictItem(err); ok {
-		if !isIntent(old) {
-			return intent.Intent{}, false, &store.ClaimHeldError{Current: claimFrom(intentPK(in.ID), old)}
-		}
-		cur, derr := fromItem(old)
-		return cur, false, derr
-	}
-	if err != nil {
-		return intent.Intent{}, false, wrap("commit intent", err)
-	}
-	return in, true, nil
+	return written(in, err, "commit intent")
 }
 
 // GetIntent reads an intent with a strongly consistent read.
