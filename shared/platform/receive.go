@@ -1,6 +1,8 @@
 package platform
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"net/http"
 	"net/url"
@@ -146,4 +148,15 @@ func StatusOf(err error) int {
 		return http.StatusForbidden
 	}
 	return 0
+}
+
+// HMACSHA256 is HMAC-SHA256 under secret over parts, in order: the MAC that
+// Slack, LINE and WhatsApp sign webhooks with (each over its own parts, in
+// its own header encoding).
+func HMACSHA256(secret string, parts ...[]byte) []byte {
+	mac := hmac.New(sha256.New, []byte(secret))
+	for _, p := range parts {
+		mac.Write(p)
+	}
+	return mac.Sum(nil)
 }

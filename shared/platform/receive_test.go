@@ -1,6 +1,7 @@
 package platform_test
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -32,5 +33,14 @@ func TestStatusOf(t *testing.T) {
 		if got := platform.StatusOf(tc.err); got != tc.want {
 			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestHMACSHA256: RFC 4231's test case 2, its data given in two parts.
+func TestHMACSHA256(t *testing.T) {
+	t.Parallel()
+	got := hex.EncodeToString(platform.HMACSHA256("Jefe", []byte("what do ya want "), []byte("for nothing?")))
+	if want := "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"; got != want {
+		t.Fatalf("HMACSHA256 = %s, want %s", got, want)
 	}
 }

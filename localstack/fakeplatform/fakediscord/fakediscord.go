@@ -239,25 +239,24 @@ func failWith(w http.ResponseWriter, f fakeapi.Fault) {
 	fail(w, status, code, msg, nil)
 }
 
-// bot checks the bot token: "Authorization: Bot <token>".
+// bot checks the bot token ("Authorization: Bot <token>"); a refusal is
+// recorded.
 func (a *API) bot(w http.ResponseWriter, r *http.Request) bool {
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bot ")
 	if !ok || !a.Authorized(token) {
 		fail(w, http.StatusUnauthorized, 0, "401: Unauthorized", nil)
+		a.Recorder().Refused()
 		return false
 	}
 	return true
 }
 
-// body reads a JSON object body, or answers 50109.
-func body(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
-		fail(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.", nil)
-		return nil, false
-	}
+// body reads a JSON object body, or answers 50109 and records the refusal.
+func (a *API) body(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
 	args, ok := fakeapi.Args(r)
-	if !ok {
+	if !ok || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		fail(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.", nil)
+		a.Recorder().Refused()
 		return nil, false
 	}
 	return args, true
@@ -266,17 +265,19 @@ func body(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, b
 // interaction reads an interaction webhook's path: the interaction's token
 // must be one the fake gave (10015 Unknown Webhook) and younger than
 // TokenLife (401 50027 Invalid Webhook Token, as Discord answers an
-// expired one).
+// expired one). A refusal is recorded.
 func (a *API) interaction(w http.ResponseWriter, r *http.Request) (token, channel string, ok bool) {
 	app, token := r.PathValue("app"), r.PathValue("token")
 	id, channel, ok := parseToken(app, token)
 	if !ok || (a.opt.ApplicationID != "" && app != a.opt.ApplicationID) {
 		fail(w, http.StatusNotFound, 10015, "Unknown Webhook", nil)
+		a.Recorder().Refused()
 		return "", "", false
 	}
 	at, ok := snowflakeTime(id)
 	if !ok || a.Recorder().Now().After(at.Add(TokenLife)) {
 		fail(w, http.StatusUnauthorized, 50027, "Invalid Webhook Token", nil)
+		a.Recorder().Refused()
 		return "", "", false
 	}
 	return token, channel, true
@@ -357,12 +358,10 @@ func (a *API) store(m Message) {
 func (a *API) createMessage(w http.ResponseWriter, r *http.Request) {
 	channel := r.PathValue("channel")
 	if !a.bot(w, r) {
-		a.Recorder().Refused()
 		return
 	}
-	args, ok := body(w, r)
+	args, ok := a.body(w, r)
 	if !ok {
-		a.Recorder().Refused()
 		return
 	}
 	a.send(w, channel, false, func(w http.ResponseWriter) (string, fakeapi.Delivery, bool) {
@@ -418,12 +417,10 @@ func (a *API) createMessage(w http.ResponseWriter, r *http.Request) {
 func (a *API) followup(w http.ResponseWriter, r *http.Request) {
 	token, channel, ok := a.interaction(w, r)
 	if !ok {
-		a.Recorder().Refused()
 		return
 	}
-	args, ok := body(w, r)
+	args, ok := a.body(w, r)
 	if !ok {
-		a.Recorder().Refused()
 		return
 	}
 	wait := r.URL.Query().Get("wait") == "true"
@@ -483,12 +480,10 @@ func ephemeral(args map[string]json.RawMessage) bool {
 func (a *API) editWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	token, channel, ok := a.interaction(w, r)
 	if !ok {
-		a.Recorder().Refused()
 		return
 	}
-	args, ok := body(w, r)
+	args, ok := a.body(w, r)
 	if !ok {
-		a.Recorder().Refused()
 		return
 	}
 	target := r.PathValue("id")
@@ -535,12 +530,10 @@ func (a *API) editWebhookMessage(w http.ResponseWriter, r *http.Request) {
 func (a *API) editMessage(w http.ResponseWriter, r *http.Request) {
 	channel, target := r.PathValue("channel"), r.PathValue("id")
 	if !a.bot(w, r) {
-		a.Recorder().Refused()
 		return
 	}
-	args, ok := body(w, r)
+	args, ok := a.body(w, r)
 	if !ok {
-		a.Recorder().Refused()
 		return
 	}
 	a.edit(w, args, target, channel, false)

@@ -3,7 +3,6 @@ package line
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -129,9 +128,7 @@ func (r *Receiver) Verify(req *platform.Request) error {
 // Sign is the signature's MAC: HMAC-SHA256(secret, body). The header value
 // is its standard Base64.
 func Sign(secret string, body []byte) []byte {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(body)
-	return mac.Sum(nil)
+	return platform.HMACSHA256(secret, body)
 }
 
 // verified is the answer to the console's "Verify" (an empty batch): LINE

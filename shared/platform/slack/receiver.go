@@ -3,7 +3,6 @@ package slack
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -131,10 +130,7 @@ func (r *Receiver) Verify(req *platform.Request) error {
 // Sign is the v0 signature's MAC: HMAC-SHA256(secret, "v0:" + ts + ":" +
 // body). The header value is "v0=" + hex of it.
 func Sign(secret, ts string, body []byte) []byte {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte("v0:" + ts + ":"))
-	mac.Write(body)
-	return mac.Sum(nil)
+	return platform.HMACSHA256(secret, []byte("v0:"+ts+":"), body)
 }
 
 // Parse decodes a verified request: a JSON body is an Events API

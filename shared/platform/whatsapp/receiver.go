@@ -175,9 +175,7 @@ func (r *Receiver) Verify(req *platform.Request) error {
 // Sign is the signature's MAC: HMAC-SHA256(appSecret, body). The header value
 // is "sha256=" + hex of it.
 func Sign(appSecret string, body []byte) []byte {
-	mac := hmac.New(sha256.New, []byte(appSecret))
-	mac.Write(body)
-	return mac.Sum(nil)
+	return platform.HMACSHA256(appSecret, body)
 }
 
 // Parse decodes a verified webhook: the notification's entries and changes
