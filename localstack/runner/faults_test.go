@@ -36,25 +36,10 @@ func value(vals map[string]ddbtypes.AttributeValue, k string) (string, bool) {
 	return "", true
 }
 
-// claimWrite matches the claim (":lease" set), settle (":state") or release
-// (neither) of a claim whose key starts with prefix.
-func claimWrite(prefix, kind string) func(any) bool {
-	return func(in any) bool {
-		u, ok := in.(*dynamodb.UpdateItemInput)
-		if !ok || !strings.HasPrefix(pkOf(u.Key), prefix) {
-			return false
-		}
-		_, lease := value(u.ExpressionAttributeValues, ":lease")
-		_, state := value(u.ExpressionAttributeValues, ":state")
-		switch kind {
-		case "claim":
-			return lease
-		case "settle":
-			return state && !lease
-		default: // release
-			return !lease && !state
-		}
-	}
+// eventKeyPut matches ingress writing a person's event's dedupe key.
+func eventKeyPut(in any) bool {
+	p, ok := in.(*dynamodb.PutItemInput)
+	return ok && strings.HasPrefix(pkOf(p.Item), "evt#")
 }
 
 // turnCommit matches the turn's commit: its intent written onto its claim.
@@ -67,10 +52,15 @@ func turnCommit(in any) bool {
 	return units
 }
 
-// turnClaim matches the turn's claim of its intent's key.
+// turnClaim matches the turn's claim of its intent's key: a lease set, and
+// no unit's.
 func turnClaim(in any) bool {
 	u, ok := in.(*dynamodb.UpdateItemInput)
-	return ok && claimWrite("int#", "claim")(in) && !strings.Contains(*u.UpdateExpression, "#units[")
+	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || strings.Contains(*u.UpdateExpression, "#units[") {
+		return false
+	}
+	_, lease := value(u.ExpressionAttributeValues, ":lease")
+	return lease
 }
 
 // unitTransition matches a transition of unit 0 to state to.
@@ -132,7 +122,7 @@ func TestCrashAtEveryDurableStep(t *testing.T) {
 		// The dedupe key is written but its answer lost: nothing was
 		// enqueued, and the retry, finding the key, enqueues it.
 		{name: "IngressKeyWrittenButTheAnswerWasLost",
-			faults: []awsfault.Fault{{Op: "DynamoDB.UpdateItem", Match: claimWrite("evt#", "claim"), After: true}},
+			faults: []awsfault.Fault{{Op: "DynamoDB.PutItem", Match: eventKeyPut, After: true}},
 			retry:  retryUntilOK, want: two, unit0: message.UnitSent},
 		// The claim is the intent: the commit writes the plan and settles
 		// the claim at once, and a retry finds both and only enqueues.

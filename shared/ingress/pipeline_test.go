@@ -416,7 +416,7 @@ func TestPipelineFailures(t *testing.T) {
 	t.Run("ClaimFailureIs503", func(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
-		b.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem"})
+		b.faults.Add(awsfault.Fault{Op: "DynamoDB.PutItem"}) // a person's event is claimed with one PutItem
 		if w := b.postScript(script{Events: []message.Event{humanEvent("1")}}); w.Code != http.StatusServiceUnavailable {
 			t.Fatalf("status %d, want 503 when the claim cannot be written", w.Code)
 		}

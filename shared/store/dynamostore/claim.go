@@ -20,11 +20,10 @@ import (
 // or pending under a lease that has not ended. A live key gives a
 // *store.ClaimHeldError holding the current claim.
 func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
-	now := spec.Now
-	state := spec.State
-	if state == "" {
-		state = store.ClaimPending
+	if spec.State != "" {
+		return s.claimSettled(ctx, key, spec)
 	}
+	now := spec.Now
 	update := "SET #st = :state, #owner = :owner, #lease = :lease, #exp = :exp, " +
 		"#claimed = :now, #attempts = if_not_exists(#attempts, :zero) + :one"
 	names := map[string]string{
@@ -32,7 +31,7 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
 	}
 	values := map[string]types.AttributeValue{
-		":state":   str(string(state)),
+		":state":   str(string(store.ClaimPending)),
 		":pending": str(string(store.ClaimPending)),
 		":owner":   str(spec.Owner),
 		":lease":   num(millis(now.Add(spec.Lease))),
@@ -42,18 +41,17 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		":zero":    num(0),
 		":one":     num(1),
 	}
-	if spec.Sweep && state == store.ClaimPending {
+	if spec.Sweep {
 		update += ", #sw = :sw, #swat = :swat"
 		names["#sw"], names["#swat"] = "sw", "sw_at"
 		values[":sw"] = str(resources.SweepShard)
 		values[":swat"] = num(millis(now.Add(spec.Lease + store.SweepGrace)))
 	}
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:        aws.String(s.table),
-		Key:              s.key(key),
-		UpdateExpression: aws.String(update + " REMOVE #reason"),
-		ConditionExpression: aws.String("attribute_not_exists(#pk) OR #exp <= :nowsec OR " +
-			"(#st = :pending AND #lease <= :now)"),
+		TableName:                           aws.String(s.table),
+		Key:                                 s.key(key),
+		UpdateExpression:                    aws.String(update + " REMOVE #reason"),
+		ConditionExpression:                 aws.String(claimWhen),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
 		ReturnValues:                        types.ReturnValueAllNew,
@@ -66,6 +64,38 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		return store.Claim{}, wrap("claim", err)
 	}
 	return claimFrom(key, out.Attributes), nil
+}
+
+// claimWhen is the condition under which a key may be claimed.
+const claimWhen = "attribute_not_exists(#pk) OR #exp <= :nowsec OR (#st = :pending AND #lease <= :now)"
+
+// claimSettled writes a claim settled at once (spec.State) with one PutItem
+// under Claim's condition, asking nothing back: it is the whole ack's one
+// write for a person's event, and nothing of an item it replaces is kept
+// but what the claim needs (its attempts start again at 1).
+func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
+	now := spec.Now
+	item := map[string]types.AttributeValue{
+		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner), "lease_until": num(millis(now)),
+		"expires_at": num(now.Add(spec.TTL).Unix()), "claimed_at": num(millis(now)), "attempts": num(1),
+	}
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                aws.String(s.table),
+		Item:                     item,
+		ConditionExpression:      aws.String(claimWhen),
+		ExpressionAttributeNames: map[string]string{"#pk": "pk", "#exp": "expires_at", "#st": "st", "#lease": "lease_until"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":nowsec": num(now.Unix()), ":now": num(millis(now)), ":pending": str(string(store.ClaimPending)),
+		},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if old, ok := conflictItem(err); ok {
+		return store.Claim{}, &store.ClaimHeldError{Current: claimFrom(key, old)}
+	}
+	if err != nil {
+		return store.Claim{}, wrap("claim", err)
+	}
+	return claimFrom(key, item), nil
 }
 
 // Forget deletes owner's claim, whatever its state.
