@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/awsenv"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/delivery"
@@ -46,15 +46,16 @@ type Deps struct {
 
 // Load reads the configuration (and, in AWS, the function's own secrets:
 // registry.Function(function).Secrets), and builds the logger and the AWS
-// clients, from one AWS configuration. The SDK finds its endpoints the
-// standard way: AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS /
-// AWS_ENDPOINT_URL for emulators, the region's endpoints otherwise.
+// clients, from one AWS configuration read from the environment Lambda gives
+// (package awsenv). The SDK finds its endpoints the standard way:
+// AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL for
+// emulators, the region's endpoints otherwise.
 func Load(ctx context.Context, function string) (Deps, error) {
 	fn, ok := registry.Function(function)
 	if !ok {
 		return Deps{}, fmt.Errorf("no function %q is declared", function)
 	}
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	awsCfg, err := awsenv.Load(os.Getenv)
 	if err != nil {
 		return Deps{}, fmt.Errorf("load AWS config: %w", err)
 	}

@@ -422,7 +422,7 @@ var (
 	}
 	// The consumers and the sweeper mostly wait (on the agent, on the bubble
 	// delay, on DynamoDB), and are billed for it by memory × time: 128 MB,
-	// the least Lambda gives, holds a function's 13 MB at rest
+	// the least Lambda gives, holds a function's 11 MB at rest
 	// (BenchmarkColdStart) and a batch of ten 1 MiB agent replies. The
 	// ingress functions keep 256 MB: CPU scales with memory, and their ack
 	// is what a platform times.
