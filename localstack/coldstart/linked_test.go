@@ -17,6 +17,8 @@ var unlinked = []struct{ prefix, why string }{
 	{"github.com/aws/aws-sdk-go-v2/config", "functions build their configuration with shared/awsenv"},
 	{"github.com/aws/aws-sdk-go-v2/service/sso", "linked only by the SDK's config loader"},
 	{"github.com/aws/aws-sdk-go-v2/service/sts", "linked only by the SDK's config loader"},
+	{"github.com/aws/aws-sdk-go-v2/service/sqs", "functions call SQS with shared/awsjson"},
+	{"github.com/aws/aws-sdk-go-v2/service/secretsmanager", "functions call Secrets Manager with shared/awsjson"},
 }
 
 // schemaSuffix names a service client's generated schemas package.

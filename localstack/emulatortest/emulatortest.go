@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/parleyhq/parley/localstack/emulator"
+	"github.com/parleyhq/parley/shared/awsjson"
 )
 
 // Env is one test's view of the emulators.
@@ -32,6 +33,8 @@ type Env struct {
 	AWS      aws.Config
 	DynamoDB *dynamodb.Client
 	SQS      *sqs.Client
+	// Queues calls SQS as the functions do (package awsjson).
+	Queues *awsjson.Client
 	// Resources are this Env's own table and queues.
 	Resources emulator.Resources
 	// Stack is the process's shared emulator stack; nil when the tests run
@@ -83,6 +86,7 @@ func New(t testing.TB) *Env {
 		AWS:       awsConfig,
 		DynamoDB:  dynamodb.NewFromConfig(awsConfig),
 		SQS:       sqs.NewFromConfig(awsConfig),
+		Queues:    awsjson.New(awsConfig, awsjson.SQS),
 		Resources: res,
 		Stack:     stack,
 	}

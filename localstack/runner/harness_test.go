@@ -28,6 +28,7 @@ import (
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/platform/discord"
@@ -269,7 +270,7 @@ func start(t testing.TB, opt options) *harness {
 		Config:   h.cfg,
 		Log:      slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		DynamoDB: app.NewDynamoDB(awsCfg),
-		SQS:      sqs.NewFromConfig(awsCfg),
+		SQS:      awsjson.New(awsCfg, awsjson.SQS),
 		Now:      h.clock.Now,
 	}
 	h.store = dynamostore.New(env.DynamoDB, env.Resources.Table)

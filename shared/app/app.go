@@ -12,11 +12,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/awsenv"
+	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/delivery"
@@ -37,7 +37,8 @@ type Deps struct {
 	Config   config.Config
 	Log      *slog.Logger
 	DynamoDB *dynamodb.Client
-	SQS      *sqs.Client
+	// SQS calls SQS (awsjson.SQS).
+	SQS *awsjson.Client
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// HTTP is the client for platform and agent calls; nil means a default.
@@ -74,7 +75,7 @@ func Load(ctx context.Context, function string) (Deps, error) {
 		Config:   cfg,
 		Log:      log,
 		DynamoDB: NewDynamoDB(awsCfg),
-		SQS:      sqs.NewFromConfig(awsCfg),
+		SQS:      awsjson.New(awsCfg, awsjson.SQS),
 	}, nil
 }
 

@@ -14,10 +14,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-	smtypes "github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
-	"github.com/aws/smithy-go"
 
+	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/message"
@@ -162,7 +160,7 @@ func Load(ctx context.Context, awsCfg func(context.Context) (aws.Config, error),
 		if err != nil {
 			return Config{}, fmt.Errorf("load AWS config: %w", err)
 		}
-		secrets, unread, err := fetchSecrets(ctx, secretsmanager.NewFromConfig(cfg), byKey)
+		secrets, unread, err := fetchSecrets(ctx, awsjson.New(cfg, awsjson.SecretsManager), byKey)
 		if err != nil {
 			return Config{}, err
 		}
@@ -179,7 +177,7 @@ func Load(ctx context.Context, awsCfg func(context.Context) (aws.Config, error),
 }
 
 // fetchSecrets reads each key's secret, side by side.
-func fetchSecrets(ctx context.Context, sm *secretsmanager.Client, byKey map[string]string) (map[string]string, []UnreadSecret, error) {
+func fetchSecrets(ctx context.Context, sm *awsjson.Client, byKey map[string]string) (map[string]string, []UnreadSecret, error) {
 	var (
 		mu     sync.Mutex
 		wg     sync.WaitGroup
@@ -189,7 +187,8 @@ func fetchSecrets(ctx context.Context, sm *secretsmanager.Client, byKey map[stri
 	)
 	for key, id := range byKey {
 		wg.Go(func() {
-			v, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
+			var v struct{ SecretString string }
+			err := sm.Call(ctx, "GetSecretValue", struct{ SecretId string }{id}, &v)
 			mu.Lock()
 			defer mu.Unlock()
 			switch code := absent(err); {
@@ -198,7 +197,7 @@ func fetchSecrets(ctx context.Context, sm *secretsmanager.Client, byKey map[stri
 			case err != nil:
 				errs = append(errs, fmt.Errorf("read the secret of %s (%s): %w", key, id, err))
 			default:
-				out[key] = aws.ToString(v.SecretString)
+				out[key] = v.SecretString
 			}
 		})
 	}
@@ -213,13 +212,9 @@ func fetchSecrets(ctx context.Context, sm *secretsmanager.Client, byKey map[stri
 // no full ARN to match it against. A secret that exists but is denied is
 // unset too: no value could have been read either way.
 func absent(err error) string {
-	var missing *smtypes.ResourceNotFoundException
-	if errors.As(err, &missing) {
-		return missing.ErrorCode()
-	}
-	var api smithy.APIError
-	if errors.As(err, &api) && api.ErrorCode() == "AccessDeniedException" {
-		return api.ErrorCode()
+	var api *awsjson.APIError
+	if errors.As(err, &api) && (api.Code == "ResourceNotFoundException" || api.Code == "AccessDeniedException") {
+		return api.Code
 	}
 	return ""
 }

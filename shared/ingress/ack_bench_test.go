@@ -14,11 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/queue"
@@ -26,14 +26,14 @@ import (
 )
 
 // BenchmarkIngressAckVsIO compares a signed Slack event's ack through HTTP
-// (verify, parse, claim, enqueue, settle, answer) with the I/O no webhook
-// can skip: one conditional PutItem and one SendMessage from a warm Go
-// client, on the same emulators, interleaved in one run so both see the
+// (verify, parse, claim, enqueue, answer) with the I/O no webhook can skip:
+// one conditional PutItem and one SendMessage from warm clients (the ones
+// the functions use), on the same emulators, interleaved in one run so both see the
 // same machine. It reports both p50s and their ratio (ack-vs-io); the
 // design's floor is about 1.
 func BenchmarkIngressAckVsIO(b *testing.B) {
 	env := emulatortest.New(b)
-	ddb, sq := app.NewDynamoDB(env.AWS), sqs.NewFromConfig(env.AWS)
+	ddb, sq := app.NewDynamoDB(env.AWS), awsjson.New(env.AWS, awsjson.SQS)
 	p := &ingress.Pipeline{
 		Receiver: &slack.Receiver{SigningSecret: benchSlackSecret},
 		Claims:   dynamostore.New(ddb, env.Resources.Table),
@@ -57,10 +57,10 @@ func BenchmarkIngressAckVsIO(b *testing.B) {
 			ExpressionAttributeNames: map[string]string{"#pk": "pk"},
 		})
 		if err == nil {
-			_, err = sq.SendMessage(ctx, &sqs.SendMessageInput{
-				QueueUrl: aws.String(env.Resources.InboundURL), MessageBody: aws.String(string(benchSlack(i))),
-				MessageGroupId: aws.String("bench"), MessageDeduplicationId: aws.String(fmt.Sprintf("io-%d", i)),
-			})
+			err = sq.Call(ctx, "SendMessage", map[string]string{
+				"QueueUrl": env.Resources.InboundURL, "MessageBody": string(benchSlack(i)),
+				"MessageGroupId": "bench", "MessageDeduplicationId": fmt.Sprintf("io-%d", i),
+			}, nil)
 		}
 		if err != nil {
 			b.Fatal(err)

@@ -25,6 +25,7 @@ import (
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -113,7 +114,7 @@ func newRig(t *testing.T, r platform.Receiver) *rig {
 	b.pipeline = &ingress.Pipeline{
 		Receiver: r,
 		Claims:   dynamostore.New(app.NewDynamoDB(cfg), env.Resources.Table),
-		Queue:    queue.New(sqs.NewFromConfig(cfg), env.Resources.InboundURL),
+		Queue:    queue.New(awsjson.New(cfg, awsjson.SQS), env.Resources.InboundURL),
 		Now:      func() time.Time { return t0 },
 		Log:      slog.New(slog.NewJSONHandler(lockedWriter{b}, nil)),
 	}

@@ -1,9 +1,12 @@
 package queue_test
 
 import (
-	"context"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,9 +17,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
+	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/queue"
 )
@@ -84,7 +87,7 @@ func TestSend(t *testing.T) {
 	t.Run("SendKeepsOrderWithinAGroup", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.SQS, env.Resources.InboundURL)
+		q := queue.New(env.Queues, env.Resources.InboundURL)
 		var want []string
 		for i := range 6 {
 			body := fmt.Sprint("turn ", i)
@@ -105,7 +108,7 @@ func TestSend(t *testing.T) {
 	t.Run("SendBatchKeepsOrderAcrossRequests", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.SQS, env.Resources.OutboundURL)
+		q := queue.New(env.Queues, env.Resources.OutboundURL)
 		// 25 messages, three SendMessageBatch requests, two interleaved
 		// groups: each group must come out in its own order.
 		var msgs []queue.Message
@@ -133,7 +136,7 @@ func TestSend(t *testing.T) {
 	t.Run("SendBatchStopsAtARefusedEntry", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.SQS, env.Resources.OutboundURL)
+		q := queue.New(env.Queues, env.Resources.OutboundURL)
 		var msgs []queue.Message
 		for i := range 25 {
 			body := fmt.Sprint(i)
@@ -166,7 +169,7 @@ func TestSend(t *testing.T) {
 	t.Run("SendBatchOfNothingSendsNothing", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		if err := queue.New(env.SQS, env.Resources.OutboundURL).SendBatch(t.Context(), nil); err != nil {
+		if err := queue.New(env.Queues, env.Resources.OutboundURL).SendBatch(t.Context(), nil); err != nil {
 			t.Fatalf("SendBatch(nil) = %v", err)
 		}
 	})
@@ -174,7 +177,7 @@ func TestSend(t *testing.T) {
 	t.Run("DedupIDDropsARepeat", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.SQS, env.Resources.InboundURL)
+		q := queue.New(env.Queues, env.Resources.InboundURL)
 		ctx := t.Context()
 		must := func(err error) {
 			t.Helper()
@@ -198,7 +201,7 @@ func TestSend(t *testing.T) {
 	t.Run("GroupAndDedupKeysAreShaped", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.SQS, env.Resources.InboundURL)
+		q := queue.New(env.Queues, env.Resources.InboundURL)
 		long := "slack:T0TEAM0001:C0CHANNEL1:" + strings.Repeat("1764432000.000100", 8) // > 128 chars
 		keys := []string{
 			long,
@@ -228,10 +231,11 @@ func TestSend(t *testing.T) {
 }
 
 // visibilityRecorder records the VisibilityTimeout of every
-// ChangeMessageVisibility request a client sends.
+// ChangeMessageVisibility request a client sends, as it goes on the wire.
 type visibilityRecorder struct {
 	mu   sync.Mutex
 	secs []int32
+	next aws.HTTPClient
 }
 
 func (r *visibilityRecorder) last() int32 {
@@ -243,22 +247,31 @@ func (r *visibilityRecorder) last() int32 {
 	return r.secs[len(r.secs)-1]
 }
 
+func (r *visibilityRecorder) Do(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("X-Amz-Target") == "AmazonSQS.ChangeMessageVisibility" {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		var in struct{ VisibilityTimeout int32 }
+		if err := json.Unmarshal(body, &in); err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		r.secs = append(r.secs, in.VisibilityTimeout)
+		r.mu.Unlock()
+	}
+	return r.next.Do(req)
+}
+
 // client returns an SQS client on env whose ChangeMessageVisibility requests
-// are recorded before they are sent.
-func (r *visibilityRecorder) client(env *emulatortest.Env) *sqs.Client {
-	return sqs.NewFromConfig(env.AWS, func(o *sqs.Options) {
-		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("RecordVisibility",
-				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-					if v, ok := in.Parameters.(*sqs.ChangeMessageVisibilityInput); ok {
-						r.mu.Lock()
-						r.secs = append(r.secs, v.VisibilityTimeout)
-						r.mu.Unlock()
-					}
-					return next.HandleInitialize(ctx, in)
-				}), middleware.After)
-		})
-	})
+// are recorded as they are sent.
+func (r *visibilityRecorder) client(env *emulatortest.Env) *awsjson.Client {
+	cfg := env.AWS.Copy()
+	r.next = cfg.HTTPClient
+	cfg.HTTPClient = r
+	return awsjson.New(cfg, awsjson.SQS)
 }
 
 func TestChangeVisibility(t *testing.T) {
@@ -392,7 +405,7 @@ func TestChangeVisibility(t *testing.T) {
 	t.Run("OtherFailuresAreNotReceiptGone", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.SQS, env.Resources.OutboundURL+"-missing")
+		q := queue.New(env.Queues, env.Resources.OutboundURL+"-missing")
 		err := q.ChangeVisibility(t.Context(), "handle", time.Second)
 		if err == nil || errors.Is(err, queue.ErrReceiptGone) {
 			t.Fatalf("ChangeVisibility on a missing queue = %v, want an error other than ErrReceiptGone", err)

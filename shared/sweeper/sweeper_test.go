@@ -66,8 +66,8 @@ func newSetup(t *testing.T) *setup {
 	s := &setup{t: t, env: env, store: dynamostore.New(app.NewDynamoDB(env.AWS), env.Resources.Table), calls: calls, now: t0, logs: &lockedBuffer{}}
 	s.p = &sweeper.Processor{
 		Store:    dynamostore.New(app.NewDynamoDB(cfg), env.Resources.Table),
-		Inbound:  queue.New(env.SQS, env.Resources.InboundURL),
-		Outbound: queue.New(env.SQS, env.Resources.OutboundURL),
+		Inbound:  queue.New(env.Queues, env.Resources.InboundURL),
+		Outbound: queue.New(env.Queues, env.Resources.OutboundURL),
 		Now:      func() time.Time { return s.now },
 		Log:      slog.New(slog.NewJSONHandler(s.logs, nil)),
 	}

@@ -120,7 +120,7 @@ func newSetup(t *testing.T, answer func(agent.TurnRequest) (agent.Reply, error))
 	s.p = &turn.Processor{
 		Claims:   s.store,
 		Intents:  s.store,
-		Outbox:   queue.New(env.SQS, env.Resources.OutboundURL),
+		Outbox:   queue.New(env.Queues, env.Resources.OutboundURL),
 		Agent:    s.agent,
 		Channels: map[message.Platform]turn.Channel{message.Telegram: channel},
 		Now:      s.clock.Now,

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
@@ -25,6 +24,7 @@ import (
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/discord"
@@ -213,7 +213,7 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	}
 	defer logFile.Close()
 	log := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	deps := app.Deps{Config: cfg, Log: log, DynamoDB: app.NewDynamoDB(awsCfg), SQS: sqs.NewFromConfig(awsCfg)}
+	deps := app.Deps{Config: cfg, Log: log, DynamoDB: app.NewDynamoDB(awsCfg), SQS: awsjson.New(awsCfg, awsjson.SQS)}
 	local, err := runner.New(deps)
 	if err != nil {
 		return err

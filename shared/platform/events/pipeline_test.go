@@ -26,6 +26,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/emulatortest"
+	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
@@ -100,7 +101,7 @@ type harness struct {
 	env     *emulatortest.Env
 	calls   *callcount.Counter
 	db      *dynamodb.Client
-	sqs     *sqs.Client
+	sqs     *awsjson.Client
 	store   *dynamostore.Store
 	clock   *clock
 	logs    *logBuffer
@@ -130,7 +131,7 @@ func (h *harness) start() {
 	t.Helper()
 	cfg, calls := callcount.Attach(h.env.AWS)
 	h.calls = calls
-	h.db, h.sqs = dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg)
+	h.db, h.sqs = dynamodb.NewFromConfig(cfg), awsjson.New(cfg, awsjson.SQS)
 	h.store = dynamostore.New(h.db, h.env.Resources.Table)
 	log := slog.New(slog.NewJSONHandler(h.logs, nil))
 	tr, err := triage.New(h.cfg, h.store, log)
