@@ -10,6 +10,9 @@ CDK       := $(NPM_BIN)/cdk
 CDKLOCAL  := $(NPM_BIN)/cdklocal
 FUNCTIONS := $(notdir $(wildcard functions/*))
 GO_TEST_FLAGS ?=
+# Cold starts per function in make bench: the init ratio is a ratio of
+# medians, and fewer rounds leave it to the machine's noise.
+COLDSTART_ROUNDS ?= 31
 
 # jsii (the CDK's Go bindings) runs node; keep it and the CDK CLI quiet.
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -93,8 +96,9 @@ load: setup ## a bounded load run on the local stack: throughput, p50/p99, order
 discord-commands: ## register /ask and "Ask the agent" for DISCORD_APPLICATION_ID with DISCORD_BOT_TOKEN
 	go run ./localstack/cmd/parley-local discord-commands
 
-bench: setup ## run the benchmarks (ingress CPU per event, AWS calls per message, envelope, adapters)
-	go test -run '^$$' -bench . -benchmem -count=1 ./...
+bench: setup ## run the benchmarks (ingress CPU per event, AWS calls per message, cold starts, envelope, adapters)
+	go test -run '^$$' -bench . -skip BenchmarkColdStart -benchmem -count=1 ./...
+	go test -run '^$$' -bench BenchmarkColdStart -benchtime $(COLDSTART_ROUNDS)x -count=1 ./localstack/coldstart/
 
 fmt: ## format the Go code
 	gofmt -w $$(git ls-files '*.go')

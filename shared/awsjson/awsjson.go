@@ -98,7 +98,11 @@ type Client struct {
 func New(cfg aws.Config, svc Service) *Client {
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
+		// Its own transport: more idle connections to one endpoint than
+		// http.DefaultTransport keeps (2), for batches' parallel calls.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 16
+		hc = &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	}
 	return &Client{
 		svc: svc, endpoint: endpoint(cfg, svc), region: cfg.Region, creds: cfg.Credentials,

@@ -2,9 +2,14 @@ package awsjson_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/shared/awsenv"
 	"github.com/parleyhq/parley/shared/awsjson"
@@ -66,4 +71,38 @@ func TestSQSOnTheEmulator(t *testing.T) {
 	if !errors.As(err, &api) || (api.Code != "ReceiptHandleIsInvalid" && api.Code != "MessageNotInflight") {
 		t.Fatalf("a handle never issued: %v; want ReceiptHandleIsInvalid or MessageNotInflight", err)
 	}
+}
+
+// BenchmarkSendMessageVsSDK sends to fauxqs with the client functions use
+// and, interleaved in the same run, with the SDK's SQS client, and reports
+// both p50s and their ratio (vs-sdk; below 1 is faster).
+func BenchmarkSendMessageVsSDK(b *testing.B) {
+	env := emulatortest.New(b)
+	c := awsjson.New(env.AWS, awsjson.SQS)
+	url := env.Resources.InboundURL
+	var ours, sdk []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		if err := c.Call(b.Context(), "SendMessage", sendIn{QueueUrl: url, MessageBody: "bench", MessageGroupId: "g", MessageDeduplicationId: fmt.Sprint("j", i)}, nil); err != nil {
+			b.Fatal(err)
+		}
+		ours = append(ours, time.Since(start))
+		start = time.Now()
+		if _, err := env.SQS.SendMessage(b.Context(), &sqs.SendMessageInput{
+			QueueUrl: aws.String(url), MessageBody: aws.String("bench"), MessageGroupId: aws.String("g"), MessageDeduplicationId: aws.String(fmt.Sprint("s", i)),
+		}); err != nil {
+			b.Fatal(err)
+		}
+		sdk = append(sdk, time.Since(start))
+	}
+	p50 := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds())
+	}
+	o, s := p50(ours), p50(sdk)
+	b.ReportMetric(o, "awsjson-p50-us")
+	b.ReportMetric(s, "sdk-p50-us")
+	b.ReportMetric(o/s, "vs-sdk")
 }

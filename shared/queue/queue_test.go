@@ -402,6 +402,15 @@ func TestChangeVisibility(t *testing.T) {
 		}
 	})
 
+	t.Run("HandleNeverIssuedIsReceiptGone", func(t *testing.T) {
+		t.Parallel()
+		env := emulatortest.New(t)
+		err := queue.New(env.Queues, env.Resources.OutboundURL).ChangeVisibility(t.Context(), "never-issued", time.Second)
+		if !errors.Is(err, queue.ErrReceiptGone) {
+			t.Fatalf("ChangeVisibility with a handle never issued = %v, want ErrReceiptGone", err)
+		}
+	})
+
 	t.Run("OtherFailuresAreNotReceiptGone", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
