@@ -1,8 +1,10 @@
-// Package awsfault injects failures into real AWS SDK calls, for tests that
-// crash Parley at each durable step boundary. A fault either stops a call
-// before it is sent (the write never happens) or, After, lets it succeed and
-// then loses the answer (the write happened; the caller thinks it failed — a
-// crash right after the step, as far as the caller can tell).
+// Package awsfault injects failures into real AWS calls, for tests that crash
+// Parley at each durable step boundary. It is an Initialize middleware, which
+// the SDK's clients and package awsjson both run once per call. A fault
+// either stops a call before it is sent (the write never happens) or, After,
+// lets it succeed and then loses the answer (the write happened; the caller
+// thinks it failed — a crash right after the step, as far as the caller can
+// tell).
 package awsfault
 
 import (
@@ -24,7 +26,7 @@ type Fault struct {
 	// Op is "Service.Operation", e.g. "SQS.SendMessage", "DynamoDB.UpdateItem".
 	Op string
 	// Match, when set, restricts the fault to calls whose input it accepts
-	// (e.g. *dynamodb.UpdateItemInput for one key prefix).
+	// (e.g. *ddb.UpdateItemInput for one key prefix).
 	Match func(input any) bool
 	// After lets the call succeed, then returns ErrInjected.
 	After bool

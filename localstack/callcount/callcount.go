@@ -1,6 +1,7 @@
-// Package callcount counts AWS API calls by service and operation with an SDK
-// middleware, so tests and benchmarks can state how many calls — and how many
-// DynamoDB writes — a message costs end to end.
+// Package callcount counts AWS API calls by service and operation with an
+// Initialize middleware (which the SDK's clients and package awsjson both
+// run once per call), so tests and benchmarks can state how many calls — and
+// how many DynamoDB writes — a message costs end to end.
 package callcount
 
 import (
@@ -14,9 +15,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/parleyhq/parley/shared/awsjson"
+	"github.com/parleyhq/parley/shared/ddb"
 )
 
 // Counter counts calls, and the DynamoDB capacity they consume. Safe for
@@ -57,17 +59,17 @@ func Attach(cfg aws.Config) (aws.Config, *Counter) {
 
 // askCapacity asks a DynamoDB call for its consumed capacity.
 func askCapacity(params any) {
-	const total = dtypes.ReturnConsumedCapacityTotal
+	const total = ddb.CapacityTotal
 	switch in := params.(type) {
-	case *dynamodb.GetItemInput:
+	case *ddb.GetItemInput:
 		in.ReturnConsumedCapacity = total
-	case *dynamodb.PutItemInput:
+	case *ddb.PutItemInput:
 		in.ReturnConsumedCapacity = total
-	case *dynamodb.UpdateItemInput:
+	case *ddb.UpdateItemInput:
 		in.ReturnConsumedCapacity = total
-	case *dynamodb.DeleteItemInput:
+	case *ddb.DeleteItemInput:
 		in.ReturnConsumedCapacity = total
-	case *dynamodb.QueryInput:
+	case *ddb.QueryInput:
 		in.ReturnConsumedCapacity = total
 	}
 }
@@ -75,39 +77,42 @@ func askCapacity(params any) {
 // consumed is the capacity a DynamoDB call's answer reports. A failed
 // condition consumes write capacity too; AWS reports it in the error only
 // for some calls, so it is counted as one unit, the least AWS bills.
-func consumed(result any, err error) []dtypes.ConsumedCapacity {
-	var ccf *dtypes.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return []dtypes.ConsumedCapacity{{CapacityUnits: aws.Float64(1)}}
+func consumed(result any, err error) []ddb.ConsumedCapacity {
+	var api *awsjson.APIError
+	if errors.As(err, &api) && api.Code == "ConditionalCheckFailedException" {
+		return []ddb.ConsumedCapacity{{CapacityUnits: 1}}
 	}
-	var cc *dtypes.ConsumedCapacity
+	if err != nil {
+		return nil
+	}
+	var cc *ddb.ConsumedCapacity
 	switch out := result.(type) {
-	case *dynamodb.GetItemOutput:
+	case *ddb.GetItemOutput:
 		cc = out.ConsumedCapacity
-	case *dynamodb.PutItemOutput:
+	case *ddb.PutItemOutput:
 		cc = out.ConsumedCapacity
-	case *dynamodb.UpdateItemOutput:
+	case *ddb.UpdateItemOutput:
 		cc = out.ConsumedCapacity
-	case *dynamodb.DeleteItemOutput:
+	case *ddb.DeleteItemOutput:
 		cc = out.ConsumedCapacity
-	case *dynamodb.QueryOutput:
+	case *ddb.QueryOutput:
 		cc = out.ConsumedCapacity
 	}
 	if cc == nil {
 		return nil
 	}
-	return []dtypes.ConsumedCapacity{*cc}
+	return []ddb.ConsumedCapacity{*cc}
 }
 
 // addCapacity adds what op consumed: a read call's units are read units, a
 // write call's write units.
-func (c *Counter) addCapacity(op string, ccs []dtypes.ConsumedCapacity) {
+func (c *Counter) addCapacity(op string, ccs []ddb.ConsumedCapacity) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cc := range ccs {
-		units := aws.ToFloat64(cc.CapacityUnits)
+		units := cc.CapacityUnits
 		if units == 0 {
-			units = aws.ToFloat64(cc.ReadCapacityUnits) + aws.ToFloat64(cc.WriteCapacityUnits)
+			units = cc.ReadCapacityUnits + cc.WriteCapacityUnits
 		}
 		if op == "DynamoDB.GetItem" || op == "DynamoDB.Query" {
 			c.capacity.Read += units

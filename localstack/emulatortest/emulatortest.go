@@ -22,6 +22,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/shared/awsjson"
+	"github.com/parleyhq/parley/shared/ddb"
 )
 
 // Env is one test's view of the emulators.
@@ -33,6 +34,8 @@ type Env struct {
 	AWS      aws.Config
 	DynamoDB *dynamodb.Client
 	SQS      *sqs.Client
+	// DDB calls DynamoDB as the functions do (package ddb).
+	DDB *ddb.Client
 	// Queues calls SQS as the functions do (package awsjson).
 	Queues *awsjson.Client
 	// Resources are this Env's own table and queues.
@@ -86,6 +89,7 @@ func New(t testing.TB) *Env {
 		AWS:       awsConfig,
 		DynamoDB:  dynamodb.NewFromConfig(awsConfig),
 		SQS:       sqs.NewFromConfig(awsConfig),
+		DDB:       ddb.New(awsConfig),
 		Queues:    awsjson.New(awsConfig, awsjson.SQS),
 		Resources: res,
 		Stack:     stack,

@@ -8,43 +8,37 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/message"
 )
 
 // Matchers for the durable steps, by the item they touch and the change.
 
-func pkOf(key map[string]ddbtypes.AttributeValue) string {
-	if s, ok := key["pk"].(*ddbtypes.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
+func pkOf(key ddb.Item) string {
+	s, _ := key["pk"].AsS()
+	return s
 }
 
-func value(vals map[string]ddbtypes.AttributeValue, k string) (string, bool) {
+func value(vals ddb.Item, k string) (string, bool) {
 	v, ok := vals[k]
 	if !ok {
 		return "", false
 	}
-	if s, ok := v.(*ddbtypes.AttributeValueMemberS); ok {
-		return s.Value, true
-	}
-	return "", true
+	s, _ := v.AsS()
+	return s, true
 }
 
 // eventKeyPut matches ingress writing a person's event's dedupe key.
 func eventKeyPut(in any) bool {
-	p, ok := in.(*dynamodb.PutItemInput)
+	p, ok := in.(*ddb.PutItemInput)
 	return ok && strings.HasPrefix(pkOf(p.Item), "evt#")
 }
 
 // turnCommit matches the turn's commit: its intent written onto its claim.
 func turnCommit(in any) bool {
-	u, ok := in.(*dynamodb.UpdateItemInput)
+	u, ok := in.(*ddb.UpdateItemInput)
 	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") {
 		return false
 	}
@@ -55,8 +49,8 @@ func turnCommit(in any) bool {
 // turnClaim matches the turn's claim of its intent's key: a lease set, and
 // no unit's.
 func turnClaim(in any) bool {
-	u, ok := in.(*dynamodb.UpdateItemInput)
-	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || strings.Contains(*u.UpdateExpression, "#units[") {
+	u, ok := in.(*ddb.UpdateItemInput)
+	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || strings.Contains(u.UpdateExpression, "#units[") {
 		return false
 	}
 	_, lease := value(u.ExpressionAttributeValues, ":lease")
@@ -66,8 +60,8 @@ func turnClaim(in any) bool {
 // unitTransition matches a transition of unit 0 to state to.
 func unitTransition(to message.UnitState) func(any) bool {
 	return func(in any) bool {
-		u, ok := in.(*dynamodb.UpdateItemInput)
-		if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || !strings.Contains(*u.UpdateExpression, "#units[0]") {
+		u, ok := in.(*ddb.UpdateItemInput)
+		if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || !strings.Contains(u.UpdateExpression, "#units[0]") {
 			return false
 		}
 		got, _ := value(u.ExpressionAttributeValues, ":to")

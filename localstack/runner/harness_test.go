@@ -30,6 +30,7 @@ import (
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/line"
@@ -269,11 +270,11 @@ func start(t testing.TB, opt options) *harness {
 	deps := app.Deps{
 		Config:   h.cfg,
 		Log:      slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		DynamoDB: app.NewDynamoDB(awsCfg),
+		DynamoDB: ddb.New(awsCfg),
 		SQS:      awsjson.New(awsCfg, awsjson.SQS),
 		Now:      h.clock.Now,
 	}
-	h.store = dynamostore.New(env.DynamoDB, env.Resources.Table)
+	h.store = dynamostore.New(env.DDB, env.Resources.Table)
 	local, err := runner.New(deps)
 	if err != nil {
 		t.Fatalf("runner: %v", err)

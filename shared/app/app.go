@@ -11,14 +11,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/logging"
 
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/awsenv"
 	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/consumer"
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
@@ -34,9 +33,10 @@ import (
 
 // Deps is what every function is built from.
 type Deps struct {
-	Config   config.Config
-	Log      *slog.Logger
-	DynamoDB *dynamodb.Client
+	Config config.Config
+	Log    *slog.Logger
+	// DynamoDB calls DynamoDB (package ddb).
+	DynamoDB *ddb.Client
 	// SQS calls SQS (awsjson.SQS).
 	SQS *awsjson.Client
 	// Now is the clock; nil means time.Now.
@@ -48,9 +48,10 @@ type Deps struct {
 // Load reads the configuration (and, in AWS, the function's own secrets:
 // registry.Function(function).Secrets), and builds the logger and the AWS
 // clients, from one AWS configuration read from the environment Lambda gives
-// (package awsenv). The SDK finds its endpoints the standard way:
-// AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL for
-// emulators, the region's endpoints otherwise.
+// (package awsenv). The clients (packages ddb and awsjson) find their
+// endpoints the SDK's standard way: AWS_ENDPOINT_URL_DYNAMODB /
+// AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL for emulators, the region's
+// endpoints otherwise.
 func Load(ctx context.Context, function string) (Deps, error) {
 	fn, ok := registry.Function(function)
 	if !ok {
@@ -65,7 +66,6 @@ func Load(ctx context.Context, function string) (Deps, error) {
 		return Deps{}, err
 	}
 	log := NewLogger(os.Stdout, cfg.LogLevel)
-	awsCfg.Logger = sdkLogger(log)
 	for _, u := range cfg.Unread {
 		// A platform the operator does not use has no secrets; one that is
 		// needed fails the start with its own message, after this line.
@@ -74,28 +74,9 @@ func Load(ctx context.Context, function string) (Deps, error) {
 	return Deps{
 		Config:   cfg,
 		Log:      log,
-		DynamoDB: NewDynamoDB(awsCfg),
+		DynamoDB: ddb.New(awsCfg),
 		SQS:      awsjson.New(awsCfg, awsjson.SQS),
 	}, nil
-}
-
-// NewDynamoDB is the DynamoDB client every function uses. The SDK's CRC32
-// response check is off: it misfires on error responses that carry no
-// x-amz-crc32 header (aws/aws-sdk-go-v2#3545), logging a warning on every
-// failed condition — every dedupe hit. TLS already guards the bytes.
-func NewDynamoDB(cfg aws.Config) *dynamodb.Client {
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
-}
-
-// sdkLogger routes the SDK's own log lines into the structured log.
-func sdkLogger(log *slog.Logger) logging.Logger {
-	return logging.LoggerFunc(func(c logging.Classification, format string, v ...any) {
-		level := slog.LevelDebug
-		if c == logging.Warn {
-			level = slog.LevelWarn
-		}
-		log.Log(context.Background(), level, fmt.Sprintf(format, v...), "source", "aws-sdk")
-	})
 }
 
 // NewLogger returns Parley's structured logger: JSON lines with stable keys.

@@ -1,10 +1,11 @@
-// Package awsjson calls AWS services that speak the AWS JSON protocol — SQS
-// and Secrets Manager, for Parley — with one SigV4-signed POST per attempt.
+// Package awsjson calls AWS services that speak the AWS JSON protocol —
+// DynamoDB (through package ddb), SQS and Secrets Manager, for Parley — with
+// one SigV4-signed POST per attempt.
 //
-// Parley's functions use four SQS operations and one Secrets Manager one.
-// The SDK's clients for them are generated for every operation of their
-// service, and their package initialisation is part of every cold start
-// (ADR 0012, docs/capacity.md). The protocol itself is small: a POST to the
+// Parley's functions use five DynamoDB operations, four SQS ones and one of
+// Secrets Manager. The SDK's clients for them are generated for every
+// operation of their service, and their package initialisation is part of
+// every cold start (ADR 0012, docs/capacity.md). The protocol itself is small: a POST to the
 // service's endpoint, the operation in X-Amz-Target, the input as a JSON
 // object, the output or an error ({"__type": ..., "message": ...}) as one.
 // The signing, the credentials and the configuration are the SDK's core
@@ -234,6 +235,9 @@ type APIError struct {
 	Code      string
 	Message   string
 	RequestID string
+	// Body is the answer as sent, for the members a service adds to an
+	// error (DynamoDB's failed condition carries the item it found).
+	Body []byte
 }
 
 func (e *APIError) Error() string {
@@ -261,7 +265,7 @@ func (e *APIError) Throttled() bool {
 		return true
 	}
 	switch e.Code {
-	case "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
+	case "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException", "ProvisionedThroughputExceededException",
 		"TooManyRequestsException", "RequestThrottled", "RequestLimitExceeded", "KmsThrottled",
 		"LimitExceededException", "SlowDown", "PriorRequestNotComplete":
 		return true
@@ -286,7 +290,7 @@ func decodeError(service, op string, resp *http.Response, body []byte) error {
 	}
 	e := &APIError{
 		Service: service, Operation: op, Status: resp.StatusCode, Code: shapeName(code),
-		Message: shape.Message, RequestID: resp.Header.Get("X-Amzn-RequestId"),
+		Message: shape.Message, RequestID: resp.Header.Get("X-Amzn-RequestId"), Body: body,
 	}
 	if e.Message == "" {
 		e.Message = shape.MessageU

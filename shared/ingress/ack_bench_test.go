@@ -11,14 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
-	"github.com/parleyhq/parley/shared/app"
-	"github.com/parleyhq/parley/shared/awsjson"
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/queue"
@@ -33,10 +28,10 @@ import (
 // design's floor is about 1.
 func BenchmarkIngressAckVsIO(b *testing.B) {
 	env := emulatortest.New(b)
-	ddb, sq := app.NewDynamoDB(env.AWS), awsjson.New(env.AWS, awsjson.SQS)
+	db, sq := env.DDB, env.Queues
 	p := &ingress.Pipeline{
 		Receiver: &slack.Receiver{SigningSecret: benchSlackSecret},
-		Claims:   dynamostore.New(ddb, env.Resources.Table),
+		Claims:   dynamostore.New(db, env.Resources.Table),
 		Queue:    queue.New(sq, env.Resources.InboundURL),
 		Log:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	}
@@ -48,12 +43,10 @@ func BenchmarkIngressAckVsIO(b *testing.B) {
 	for b.Loop() {
 		i++
 		start := time.Now()
-		_, err := ddb.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: aws.String(env.Resources.Table),
-			Item: map[string]types.AttributeValue{
-				"pk": &types.AttributeValueMemberS{Value: fmt.Sprintf("bench#io#%d", i)}, "st": &types.AttributeValueMemberS{Value: "enqueued"},
-			},
-			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+		_, err := db.PutItem(ctx, &ddb.PutItemInput{
+			TableName:                env.Resources.Table,
+			Item:                     ddb.Item{"pk": ddb.S(fmt.Sprintf("bench#io#%d", i)), "st": ddb.S("enqueued")},
+			ConditionExpression:      "attribute_not_exists(#pk)",
 			ExpressionAttributeNames: map[string]string{"#pk": "pk"},
 		})
 		if err == nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/emulatortest"
-	"github.com/parleyhq/parley/shared/app"
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
@@ -63,9 +63,9 @@ type setup struct {
 func newSetup(t *testing.T) *setup {
 	env := emulatortest.New(t)
 	cfg, calls := callcount.Attach(env.AWS)
-	s := &setup{t: t, env: env, store: dynamostore.New(app.NewDynamoDB(env.AWS), env.Resources.Table), calls: calls, now: t0, logs: &lockedBuffer{}}
+	s := &setup{t: t, env: env, store: dynamostore.New(env.DDB, env.Resources.Table), calls: calls, now: t0, logs: &lockedBuffer{}}
 	s.p = &sweeper.Processor{
-		Store:    dynamostore.New(app.NewDynamoDB(cfg), env.Resources.Table),
+		Store:    dynamostore.New(ddb.New(cfg), env.Resources.Table),
 		Inbound:  queue.New(env.Queues, env.Resources.InboundURL),
 		Outbound: queue.New(env.Queues, env.Resources.OutboundURL),
 		Now:      func() time.Time { return s.now },

@@ -12,7 +12,6 @@ import (
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/shared/agent"
-	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -49,7 +48,7 @@ func TestAgentOutageOnTheFIFOModel(t *testing.T) {
 		mu.Unlock()
 		return envelopeReply(bubbles(1))(req)
 	}}
-	st := dynamostore.New(app.NewDynamoDB(env.AWS), env.Resources.Table)
+	st := dynamostore.New(env.DDB, env.Resources.Table)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	p := &turn.Processor{Claims: st, Intents: st, Outbox: outbound, Agent: ag,
 		Channels: map[message.Platform]turn.Channel{message.Telegram: channel}, Now: clock.Now, Log: quiet}

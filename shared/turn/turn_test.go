@@ -19,7 +19,6 @@ import (
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/shared/agent"
-	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/intent"
@@ -114,9 +113,7 @@ func (c *clock) Advance(d time.Duration) {
 func newSetup(t *testing.T, answer func(agent.TurnRequest) (agent.Reply, error)) *setup {
 	t.Helper()
 	env := emulatortest.New(t)
-	// app.NewDynamoDB: the client the functions use (no misfiring CRC32
-	// warning on every failed condition).
-	s := &setup{t: t, env: env, store: dynamostore.New(app.NewDynamoDB(env.AWS), env.Resources.Table), agent: &fakeAgent{answer: answer}, clock: &clock{now: t0}}
+	s := &setup{t: t, env: env, store: dynamostore.New(env.DDB, env.Resources.Table), agent: &fakeAgent{answer: answer}, clock: &clock{now: t0}}
 	s.p = &turn.Processor{
 		Claims:   s.store,
 		Intents:  s.store,

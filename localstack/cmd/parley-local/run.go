@@ -26,6 +26,7 @@ import (
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/events"
@@ -213,7 +214,7 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	}
 	defer logFile.Close()
 	log := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	deps := app.Deps{Config: cfg, Log: log, DynamoDB: app.NewDynamoDB(awsCfg), SQS: awsjson.New(awsCfg, awsjson.SQS)}
+	deps := app.Deps{Config: cfg, Log: log, DynamoDB: ddb.New(awsCfg), SQS: awsjson.New(awsCfg, awsjson.SQS)}
 	local, err := runner.New(deps)
 	if err != nil {
 		return err

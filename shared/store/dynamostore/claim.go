@@ -4,10 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -30,7 +27,7 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		"#pk": "pk", "#st": "st", "#owner": "owner", "#lease": "lease_until", "#exp": "expires_at",
 		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
 	}
-	values := map[string]types.AttributeValue{
+	values := ddb.Item{
 		":state":   str(string(store.ClaimPending)),
 		":pending": str(string(store.ClaimPending)),
 		":owner":   str(spec.Owner),
@@ -47,15 +44,15 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		values[":sw"] = str(resources.SweepShard)
 		values[":swat"] = num(millis(now.Add(spec.Lease + store.SweepGrace)))
 	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(s.table),
+	out, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    aws.String(update + " REMOVE #reason"),
-		ConditionExpression:                 aws.String(claimWhen),
+		UpdateExpression:                    update + " REMOVE #reason",
+		ConditionExpression:                 claimWhen,
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValues:                        ddb.ReturnAllNew,
+		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
 	if item, ok := conflictItem(err); ok {
 		return store.Claim{}, &store.ClaimHeldError{Current: claimFrom(key, item)}
@@ -75,19 +72,19 @@ const claimWhen = "attribute_not_exists(#pk) OR #exp <= :nowsec OR (#st = :pendi
 // but what the claim needs (its attempts start again at 1).
 func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
 	now := spec.Now
-	item := map[string]types.AttributeValue{
+	item := ddb.Item{
 		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner), "lease_until": num(millis(now)),
 		"expires_at": num(now.Add(spec.TTL).Unix()), "claimed_at": num(millis(now)), "attempts": num(1),
 	}
-	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                aws.String(s.table),
+	_, err := s.db.PutItem(ctx, &ddb.PutItemInput{
+		TableName:                s.table,
 		Item:                     item,
-		ConditionExpression:      aws.String(claimWhen),
+		ConditionExpression:      claimWhen,
 		ExpressionAttributeNames: map[string]string{"#pk": "pk", "#exp": "expires_at", "#st": "st", "#lease": "lease_until"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
+		ExpressionAttributeValues: ddb.Item{
 			":nowsec": num(now.Unix()), ":now": num(millis(now)), ":pending": str(string(store.ClaimPending)),
 		},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
 		return store.Claim{}, &store.ClaimHeldError{Current: claimFrom(key, old)}
@@ -100,12 +97,12 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 
 // Forget deletes owner's claim, whatever its state.
 func (s *Store) Forget(ctx context.Context, key, owner string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(s.table), Key: s.key(key),
-		ConditionExpression:                 aws.String("#owner = :owner"),
+	_, err := s.db.DeleteItem(ctx, &ddb.DeleteItemInput{
+		TableName: s.table, Key: s.key(key),
+		ConditionExpression:                 "#owner = :owner",
 		ExpressionAttributeNames:            map[string]string{"#owner": "owner"},
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":owner": str(owner)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ExpressionAttributeValues:           ddb.Item{":owner": str(owner)},
+		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
 	if item, ok := conflictItem(err); ok {
 		return &store.ClaimHeldError{Current: claimFrom(key, item)}
@@ -121,7 +118,7 @@ func (s *Store) Forget(ctx context.Context, key, owner string) error {
 // pending under owner gives a *store.ClaimHeldError.
 func (s *Store) Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error {
 	return s.settle(ctx, key, owner, now, ttl, "SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now REMOVE #sw, #swat", false,
-		map[string]types.AttributeValue{":state": str(string(state)), ":reason": str(reason)})
+		ddb.Item{":state": str(string(state)), ":reason": str(reason)})
 }
 
 // Defer settles owner's pending claim as store.ClaimDeferred: it keeps body
@@ -130,13 +127,13 @@ func (s *Store) Settle(ctx context.Context, key, owner string, state store.Claim
 func (s *Store) Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error {
 	return s.settle(ctx, key, owner, now, ttl,
 		"SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now, #body = :body, #due = :due, #sw = :sw, #swat = :due", true,
-		map[string]types.AttributeValue{
+		ddb.Item{
 			":state": str(string(store.ClaimDeferred)), ":reason": str("quiet_hours"),
-			":body": &types.AttributeValueMemberB{Value: body}, ":due": num(millis(due)), ":sw": str(resources.SweepShard),
+			":body": ddb.B(body), ":due": num(millis(due)), ":sw": str(resources.SweepShard),
 		})
 }
 
-func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, ttl time.Duration, update string, body bool, values map[string]types.AttributeValue) error {
+func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, ttl time.Duration, update string, body bool, values ddb.Item) error {
 	names := map[string]string{
 		"#st": "st", "#reason": "reason", "#exp": "expires_at", "#settled": "settled_at", "#owner": "owner",
 		"#sw": "sw", "#swat": "sw_at",
@@ -148,14 +145,14 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 	values[":now"] = num(millis(now))
 	values[":owner"] = str(owner)
 	values[":pending"] = str(string(store.ClaimPending))
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(s.table),
+	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    aws.String(update),
-		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
+		UpdateExpression:                    update,
+		ConditionExpression:                 "#owner = :owner AND #st = :pending",
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
 	if item, ok := conflictItem(err); ok {
 		return &store.ClaimHeldError{Current: claimFrom(key, item)}
@@ -171,16 +168,16 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 // off the sweeper's list. A claim that is no longer that deferred claim gives
 // a *store.ClaimHeldError.
 func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.table),
+	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+		TableName:                s.table,
 		Key:                      s.key(key),
-		UpdateExpression:         aws.String("SET #st = :enqueued REMOVE #body, #sw, #swat"),
-		ConditionExpression:      aws.String("#st = :deferred AND #due = :due"),
+		UpdateExpression:         "SET #st = :enqueued REMOVE #body, #sw, #swat",
+		ConditionExpression:      "#st = :deferred AND #due = :due",
 		ExpressionAttributeNames: map[string]string{"#st": "st", "#body": "body", "#due": "due", "#sw": "sw", "#swat": "sw_at"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
+		ExpressionAttributeValues: ddb.Item{
 			":enqueued": str(string(store.ClaimEnqueued)), ":deferred": str(string(store.ClaimDeferred)), ":due": num(millis(due)),
 		},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
 	if item, ok := conflictItem(err); ok {
 		return &store.ClaimHeldError{Current: claimFrom(key, item)}
@@ -201,7 +198,7 @@ func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
 // owner gives a *store.ClaimHeldError.
 func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error {
 	names := map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until", "#swat": "sw_at"}
-	values := map[string]types.AttributeValue{
+	values := ddb.Item{
 		":owner":   str(owner),
 		":pending": str(string(store.ClaimPending)),
 		":until":   num(millis(r.Until)),
@@ -221,14 +218,14 @@ func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseS
 		update += ", #swat = :swat"
 		values[":swat"] = num(millis(r.Until.Add(store.SweepGrace)))
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(s.table),
+	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    aws.String(update),
-		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
+		UpdateExpression:                    update,
+		ConditionExpression:                 "#owner = :owner AND #st = :pending",
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
 	if item, ok := conflictItem(err); ok {
 		return &store.ClaimHeldError{Current: claimFrom(key, item)}
@@ -241,10 +238,10 @@ func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseS
 
 // GetClaim reads a claim. An absent or expired claim gives store.ErrNotFound.
 func (s *Store) GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table),
+	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{
+		TableName:      s.table,
 		Key:            s.key(key),
-		ConsistentRead: aws.Bool(true),
+		ConsistentRead: true,
 	})
 	if err != nil {
 		return store.Claim{}, wrap("get claim", err)
@@ -259,7 +256,7 @@ func (s *Store) GetClaim(ctx context.Context, key string, now time.Time) (store.
 	return c, nil
 }
 
-func claimFrom(key string, item map[string]types.AttributeValue) store.Claim {
+func claimFrom(key string, item ddb.Item) store.Claim {
 	c := store.Claim{Key: key}
 	if len(item) == 0 {
 		return c
@@ -274,8 +271,8 @@ func claimFrom(key string, item map[string]types.AttributeValue) store.Claim {
 	c.Attempts = int(getN(item, "attempts"))
 	c.Reason = getS(item, "reason")
 	c.Note = getS(item, "note")
-	if b, ok := item["body"].(*types.AttributeValueMemberB); ok {
-		c.Body = b.Value
+	if b, ok := item["body"].AsB(); ok {
+		c.Body = b
 	}
 	c.DueAt = fromMillis(getN(item, "due"))
 	return c

@@ -4,10 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -17,15 +14,15 @@ import (
 // items that may need mending. The index is eventually consistent: read the
 // item itself before acting on it.
 func (s *Store) DueForSweep(ctx context.Context, now time.Time, limit int) ([]store.SweepEntry, error) {
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-		TableName:                aws.String(s.table),
-		IndexName:                aws.String(resources.Sweep.Name),
-		KeyConditionExpression:   aws.String("#sw = :sw AND #swat <= :now"),
+	out, err := s.db.Query(ctx, &ddb.QueryInput{
+		TableName:                s.table,
+		IndexName:                resources.Sweep.Name,
+		KeyConditionExpression:   "#sw = :sw AND #swat <= :now",
 		ExpressionAttributeNames: map[string]string{"#sw": "sw", "#swat": "sw_at"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
+		ExpressionAttributeValues: ddb.Item{
 			":sw": str(resources.SweepShard), ":now": num(millis(now)),
 		},
-		Limit: aws.Int32(int32(limit)),
+		Limit: limit,
 	})
 	if err != nil {
 		return nil, wrap("query sweep index", err)
@@ -40,7 +37,7 @@ func (s *Store) DueForSweep(ctx context.Context, now time.Time, limit int) ([]st
 // Reschedule moves an item's sweep time from from to to, unless someone
 // moved it meanwhile (store.ErrConflict: their schedule stands).
 func (s *Store) Reschedule(ctx context.Context, key string, from, to time.Time) error {
-	return s.sweepUpdate(ctx, key, from, "SET #swat = :to", map[string]types.AttributeValue{":to": num(millis(to))})
+	return s.sweepUpdate(ctx, key, from, "SET #swat = :to", ddb.Item{":to": num(millis(to))})
 }
 
 // Unsweep takes an item off the sweeper's list, unless its sweep time moved
@@ -49,16 +46,16 @@ func (s *Store) Unsweep(ctx context.Context, key string, from time.Time) error {
 	return s.sweepUpdate(ctx, key, from, "REMOVE #sw, #swat", nil)
 }
 
-func (s *Store) sweepUpdate(ctx context.Context, key string, from time.Time, update string, values map[string]types.AttributeValue) error {
+func (s *Store) sweepUpdate(ctx context.Context, key string, from time.Time, update string, values ddb.Item) error {
 	if values == nil {
-		values = map[string]types.AttributeValue{}
+		values = ddb.Item{}
 	}
 	values[":from"] = num(millis(from))
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
+	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+		TableName:                 s.table,
 		Key:                       s.key(key),
-		UpdateExpression:          aws.String(update),
-		ConditionExpression:       aws.String("attribute_exists(#sw) AND #swat = :from"),
+		UpdateExpression:          update,
+		ConditionExpression:       "attribute_exists(#sw) AND #swat = :from",
 		ExpressionAttributeNames:  map[string]string{"#sw": "sw", "#swat": "sw_at"},
 		ExpressionAttributeValues: values,
 	})

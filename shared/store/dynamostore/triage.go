@@ -7,10 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
+	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/triage"
 )
@@ -43,7 +40,7 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 		return triage.Taken{}, errors.New("dynamostore: take needs a key, a day and a token")
 	}
 	names := map[string]string{"#day": dayAttrPrefix + t.Day, "#last": attrLast, "#acc": attrToken, "#exp": "expires_at"}
-	values := map[string]types.AttributeValue{
+	values := ddb.Item{
 		":zero": num(0), ":one": num(1),
 		":at": num(t.At.UnixMilli()), ":tok": str(t.Token), ":exp": num(t.At.Add(t.TTL).Unix()),
 	}
@@ -69,17 +66,17 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 		conds = append(conds, "(attribute_not_exists(#day) OR #day < :cap)")
 		values[":cap"] = num(int64(t.Cap))
 	}
-	in := &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(s.table),
+	in := &ddb.UpdateItemInput{
+		TableName:                           s.table,
 		Key:                                 s.key(t.Key),
-		UpdateExpression:                    aws.String(update),
+		UpdateExpression:                    update,
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValues:                        types.ReturnValueUpdatedOld,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValues:                        ddb.ReturnUpdatedOld,
+		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	}
 	if len(conds) > 0 {
-		in.ConditionExpression = aws.String(strings.Join(conds, " AND "))
+		in.ConditionExpression = strings.Join(conds, " AND ")
 	}
 	out, err := s.db.UpdateItem(ctx, in)
 	if item, ok := conflictItem(err); ok {
@@ -97,7 +94,7 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 }
 
 // limitFrom names the rule a failed Take broke, from the record as it was.
-func limitFrom(t triage.Take, item map[string]types.AttributeValue) error {
+func limitFrom(t triage.Take, item ddb.Item) error {
 	e := &triage.LimitError{Count: int(getN(item, dayAttrPrefix+t.Day)), Last: fromMillis(getN(item, attrLast))}
 	switch {
 	case t.Cooldown > 0 && getN(item, attrLast) > t.At.Add(-t.Cooldown).UnixMilli():
@@ -116,7 +113,7 @@ func limitFrom(t triage.Take, item map[string]types.AttributeValue) error {
 // previous last accepted time and token.
 func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
 	names := map[string]string{"#day": dayAttrPrefix + t.Day, "#last": attrLast, "#acc": attrToken}
-	values := map[string]types.AttributeValue{":one": num(1), ":tok": str(t.Token)}
+	values := ddb.Item{":one": num(1), ":tok": str(t.Token)}
 	set := []string{"#day = #day - :one"}
 	var remove []string
 	if t.PrevLast.IsZero() {
@@ -135,11 +132,11 @@ func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
 	if len(remove) > 0 {
 		update += " REMOVE " + strings.Join(remove, ", ")
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
+	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+		TableName:                 s.table,
 		Key:                       s.key(t.Key),
-		UpdateExpression:          aws.String(update),
-		ConditionExpression:       aws.String("#acc = :tok AND #day >= :one"),
+		UpdateExpression:          update,
+		ConditionExpression:       "#acc = :tok AND #day >= :one",
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	})
@@ -156,10 +153,10 @@ func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
 // store.ErrNotFound. Expiry is not checked: an expired record only holds
 // counts of past days and a last time older than any cooldown.
 func (s *Store) GetCounter(ctx context.Context, key string) (triage.Counter, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table),
+	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{
+		TableName:      s.table,
 		Key:            s.key(key),
-		ConsistentRead: aws.Bool(true),
+		ConsistentRead: true,
 	})
 	if err != nil {
 		return triage.Counter{}, wrap("get triage counters", err)
