@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -245,4 +246,43 @@ func (it Item) String() string {
 		return "<invalid item: " + err.Error() + ">"
 	}
 	return string(b)
+}
+
+// Equal reports whether v and o are the same attribute value, as DynamoDB
+// compares them: exact strings and numbers' text, bytes, lists in order.
+func (v Value) Equal(o Value) bool {
+	if v.kind != o.kind {
+		return false
+	}
+	switch v.kind {
+	case KindS, KindN:
+		return v.s == o.s
+	case KindB:
+		return bytes.Equal(v.b, o.b)
+	case KindBOOL:
+		return v.bl == o.bl
+	case KindM:
+		return Item(v.m).Equal(o.m)
+	case KindL:
+		return slices.EqualFunc(v.l, o.l, Value.Equal)
+	case KindSS, KindNS:
+		return slices.Equal(v.ss, o.ss)
+	case KindBS:
+		return slices.EqualFunc(v.bs, o.bs, bytes.Equal)
+	}
+	return true // NULL, or both zero
+}
+
+// Equal reports whether it and o hold the same attributes with equal values.
+func (it Item) Equal(o Item) bool {
+	if len(it) != len(o) {
+		return false
+	}
+	for k, v := range it {
+		w, ok := o[k]
+		if !ok || !v.Equal(w) {
+			return false
+		}
+	}
+	return true
 }
