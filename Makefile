@@ -11,7 +11,9 @@ CDKLOCAL  := $(NPM_BIN)/cdklocal
 FUNCTIONS := $(notdir $(wildcard functions/*))
 GO_TEST_FLAGS ?=
 # Cold starts per function in make bench: the init ratio is a ratio of
-# medians, and fewer rounds leave it to the machine's noise.
+# medians, and fewer rounds leave it to the machine's noise. Benchmarks run
+# one package at a time (-p 1): a ratio to a baseline of the same run means
+# little while another package's benchmarks share the CPUs.
 COLDSTART_ROUNDS ?= 31
 
 # jsii (the CDK's Go bindings) runs node; keep it and the CDK CLI quiet.
@@ -97,7 +99,7 @@ discord-commands: ## register /ask and "Ask the agent" for DISCORD_APPLICATION_I
 	go run ./localstack/cmd/parley-local discord-commands
 
 bench: setup ## run the benchmarks (ingress CPU per event, AWS calls per message, cold starts, envelope, adapters)
-	go test -run '^$$' -bench . -skip BenchmarkColdStart -benchmem -count=1 ./...
+	go test -p 1 -run '^$$' -bench . -skip BenchmarkColdStart -benchmem -count=1 ./...
 	go test -run '^$$' -bench BenchmarkColdStart -benchtime $(COLDSTART_ROUNDS)x -count=1 ./localstack/coldstart/
 
 fmt: ## format the Go code
