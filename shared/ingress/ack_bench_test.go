@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,4 +88,73 @@ func p50(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkAckSteps times, interleaved in one run, what the ack adds to the
+// I/O BenchmarkIngressAckVsIO divides it by: the claim's PutItem (its
+// attributes and condition) beside the baseline's, an HTTP round trip to a
+// handler that does nothing, and a SendMessage of a small body and of one
+// the size of an inbound message. It reports each step's p50.
+func BenchmarkAckSteps(b *testing.B) {
+	env := emulatortest.New(b)
+	db := env.DDB
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	b.Cleanup(srv.Close)
+	ctx := b.Context()
+	var simple, claim, hop, small, sized []time.Duration
+	timed := func(into *[]time.Duration, f func() error) {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		*into = append(*into, time.Since(start))
+	}
+	body := string(benchSlack(0))
+	now := time.Now()
+	i := 0
+	for b.Loop() {
+		i++
+		timed(&simple, func() error {
+			_, err := db.PutItem(ctx, &ddb.PutItemInput{
+				TableName: env.Resources.Table, Item: ddb.Item{"pk": ddb.S(fmt.Sprintf("bench#simple#%d", i)), "st": ddb.S("enqueued")},
+				ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: map[string]string{"#pk": "pk"},
+			})
+			return err
+		})
+		timed(&claim, func() error {
+			_, err := db.PutItem(ctx, &ddb.PutItemInput{
+				TableName: env.Resources.Table,
+				Item: ddb.Item{"pk": ddb.S(fmt.Sprintf("bench#claim#%d", i)), "st": ddb.S("enqueued"), "owner": ddb.S("ingress"),
+					"lease_until": ddb.Int(now.UnixMilli()), "expires_at": ddb.Int(now.Unix()), "claimed_at": ddb.Int(now.UnixMilli()), "attempts": ddb.Int(1)},
+				ConditionExpression:                 "attribute_not_exists(#pk) OR #exp <= :nowsec OR (#st = :pending AND #lease <= :now)",
+				ExpressionAttributeNames:            map[string]string{"#pk": "pk", "#exp": "expires_at", "#st": "st", "#lease": "lease_until"},
+				ExpressionAttributeValues:           ddb.Item{":nowsec": ddb.Int(now.Unix()), ":now": ddb.Int(now.UnixMilli()), ":pending": ddb.S("pending")},
+				ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+			})
+			return err
+		})
+		timed(&hop, func() error {
+			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(body))
+			if err != nil {
+				return err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			return resp.Body.Close()
+		})
+		send := func(into *[]time.Duration, text, dedup string) {
+			timed(into, func() error {
+				return env.Queues.Call(ctx, "SendMessage", map[string]string{
+					"QueueUrl": env.Resources.InboundURL, "MessageBody": text, "MessageGroupId": "bench", "MessageDeduplicationId": dedup,
+				}, nil)
+			})
+		}
+		send(&small, "x", fmt.Sprintf("small-%d", i))
+		send(&sized, body, fmt.Sprintf("sized-%d", i))
+	}
+	for name, d := range map[string][]time.Duration{"put-simple": simple, "put-claim": claim, "http-hop": hop, "send-small": small, "send-event": sized} {
+		b.ReportMetric(float64(p50(d).Microseconds()), name+"-p50-us")
+	}
 }
