@@ -14,10 +14,10 @@
 //   - the endpoints: AWS_ENDPOINT_URL for every service, and
 //     AWS_ENDPOINT_URL_<SERVICE> (the service id in capitals, spaces as
 //     underscores: DYNAMODB, SQS, SECRETS_MANAGER) above it, unless
-//     AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true. The SDK's clients look the
-//     service's own variable up through the configuration's sources, as they
-//     do under LoadDefaultConfig, so the emulators are reached with no code
-//     of their own.
+//     AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true. Clients (the SDK's, and
+//     package awsjson) look the service's own variable up through the
+//     configuration's sources, as the SDK's do under LoadDefaultConfig, so
+//     the emulators are reached with no code of their own.
 package awsenv
 
 import (
