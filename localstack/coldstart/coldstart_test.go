@@ -2,7 +2,6 @@ package coldstart_test
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -14,9 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/localstack/syncbuf"
 )
 
 // functions are the commands under functions/, and the event each is first
@@ -139,7 +139,7 @@ func coldStart(b *testing.B, rie, bootstrap, event string) (float64, float64) {
 	cmd := exec.Command(rie, "--runtime-interface-emulator-address", addr, bootstrap)
 	cmd.Env = env
 	cmd.Dir = filepath.Dir(bootstrap)
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -229,22 +229,4 @@ func median(xs []float64) float64 {
 		return 0
 	}
 	return s[len(s)/2]
-}
-
-// syncBuffer is a bytes.Buffer safe for the emulator's two output streams.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

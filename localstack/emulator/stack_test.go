@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/syncbuf"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -74,17 +76,6 @@ func provision(t *testing.T, s *Stack, c stackClients, prefix string) Resources 
 		t.Fatal(err)
 	}
 	return res
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
 }
 
 func TestStartWithoutInstallSaysSo(t *testing.T) {
@@ -452,12 +443,12 @@ func TestStartCancelledStopsWhatItStarted(t *testing.T) {
 	t.Parallel()
 	// fauxqs answers within a second; DynamoDB Local takes longer: cancel in
 	// between, once fauxqs is surely running.
-	var log bytes.Buffer
+	var log syncbuf.Buffer
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
-		s, err := Start(ctx, Options{Log: &syncBuffer{b: &log}})
+		s, err := Start(ctx, Options{Log: &log})
 		if s != nil {
 			s.Stop()
 		}

@@ -1,7 +1,6 @@
 package fakeplatform_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/localstack/syncbuf"
 
 	"go.uber.org/goleak"
 
@@ -56,32 +57,15 @@ type setup struct {
 	fake  *fakeplatform.Server
 	srv   *httptest.Server
 	clock *clock
-	out   *syncBuffer
+	out   *syncbuf.Buffer
 	tg    *telegram.Client
 	slack *slack.Client
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newSetup(t *testing.T) *setup {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	fake := fakeplatform.New(fakeplatform.Options{TelegramToken: tgToken, SlackToken: slackToken, Now: c.Now, Out: out})
 	srv := httptest.NewServer(fake.Handler())
 	t.Cleanup(srv.Close)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/syncbuf"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -140,27 +142,12 @@ func (a *countingAgent) texts(threadKey string) []string {
 }
 
 // logBuffer collects the functions' JSON log lines; a failing test prints them.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer struct{ syncbuf.Buffer }
 
 // lines returns the log records whose fields include every key=value given.
 func (l *logBuffer) lines(kv ...string) []map[string]any {
 	var out []map[string]any
-	for _, line := range strings.Split(l.String(), "\n") {
+	for _, line := range l.Lines() {
 		var rec map[string]any
 		if json.Unmarshal([]byte(line), &rec) != nil {
 			continue

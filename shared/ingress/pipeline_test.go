@@ -10,10 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/localstack/syncbuf"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -98,14 +99,13 @@ type rig struct {
 	store    *dynamostore.Store
 	calls    *callcount.Counter
 	faults   *awsfault.Injector
-	logs     *bytes.Buffer
-	mu       sync.Mutex // guards logs
+	logs     *syncbuf.Buffer
 }
 
 func newRig(t *testing.T, r platform.Receiver) *rig {
 	t.Helper()
 	env := emulatortest.New(t)
-	b := &rig{t: t, env: env, faults: awsfault.New(), logs: &bytes.Buffer{}}
+	b := &rig{t: t, env: env, faults: awsfault.New(), logs: &syncbuf.Buffer{}}
 	cfg := b.faults.Attach(env.AWS)
 	cfg, b.calls = callcount.Attach(cfg)
 	b.store = dynamostore.New(env.DDB, env.Resources.Table)
@@ -114,7 +114,7 @@ func newRig(t *testing.T, r platform.Receiver) *rig {
 		Claims:   dynamostore.New(ddb.New(cfg), env.Resources.Table),
 		Queue:    queue.New(awsjson.New(cfg, awsjson.SQS), env.Resources.InboundURL),
 		Now:      func() time.Time { return t0 },
-		Log:      slog.New(slog.NewJSONHandler(lockedWriter{b}, nil)),
+		Log:      slog.New(slog.NewJSONHandler(b.logs, nil)),
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -124,19 +124,7 @@ func newRig(t *testing.T, r platform.Receiver) *rig {
 	return b
 }
 
-type lockedWriter struct{ b *rig }
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.b.mu.Lock()
-	defer w.b.mu.Unlock()
-	return w.b.logs.Write(p)
-}
-
-func (b *rig) logText() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.logs.String()
-}
+func (b *rig) logText() string { return b.logs.String() }
 
 // post serves one request through the pipeline.
 func (b *rig) post(body []byte, signed bool) *httptest.ResponseRecorder {

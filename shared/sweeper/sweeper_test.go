@@ -1,13 +1,14 @@
 package sweeper_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/localstack/syncbuf"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -32,23 +33,6 @@ var (
 	thread = message.Thread{Platform: message.Telegram, Account: "7000000001", Chat: "42"}
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // setup is a sweeper on its own table and queues, its DynamoDB calls counted.
 type setup struct {
 	t     *testing.T
@@ -57,13 +41,13 @@ type setup struct {
 	calls *callcount.Counter
 	now   time.Time
 	p     *sweeper.Processor
-	logs  *lockedBuffer
+	logs  *syncbuf.Buffer
 }
 
 func newSetup(t *testing.T) *setup {
 	env := emulatortest.New(t)
 	cfg, calls := callcount.Attach(env.AWS)
-	s := &setup{t: t, env: env, store: dynamostore.New(env.DDB, env.Resources.Table), calls: calls, now: t0, logs: &lockedBuffer{}}
+	s := &setup{t: t, env: env, store: dynamostore.New(env.DDB, env.Resources.Table), calls: calls, now: t0, logs: &syncbuf.Buffer{}}
 	s.p = &sweeper.Processor{
 		Store:    dynamostore.New(ddb.New(cfg), env.Resources.Table),
 		Inbound:  queue.New(env.Queues, env.Resources.InboundURL),

@@ -1,39 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/localstack/syncbuf"
 )
-
-// syncBuffer is an io.Writer safe for the runner's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestMakeRun is make run, end to end: the banner, a sample posted the way
 // the README says, its bubbles printed by the fake platform, a duplicate
 // answered as such, and a clean stop that leaves no emulator behind.
 func TestMakeRun(t *testing.T) {
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	env := map[string]string{
 		"PARLEY_LISTEN":       "127.0.0.1:0",
 		"PARLEY_LOCAL_LOG":    filepath.Join(t.TempDir(), "parley-local.log"),
@@ -62,7 +44,7 @@ func TestMakeRun(t *testing.T) {
 
 	env["PARLEY_LISTEN"] = addr
 	sample := filepath.Join("..", "..", "..", "events", "telegram", "message.json")
-	var ack syncBuffer
+	var ack syncbuf.Buffer
 	if err := post(ctx, &ack, getenv, []string{sample}); err != nil {
 		t.Fatalf("post: %v", err)
 	}
@@ -85,7 +67,7 @@ func TestMakeRun(t *testing.T) {
 
 	// A proactive event, signed the Standard Webhooks way, reaches the agent
 	// through triage and comes back as bubbles in its target chat.
-	var evAck syncBuffer
+	var evAck syncbuf.Buffer
 	if err := post(ctx, &evAck, getenv, []string{filepath.Join("..", "..", "..", "events", "events", "alert.json")}); err != nil {
 		t.Fatalf("post alert: %v\n%s", err, evAck.String())
 	}
@@ -104,7 +86,7 @@ func TestMakeRun(t *testing.T) {
 	if err := os.WriteFile(askFile, []byte(ask), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var askAck syncBuffer
+	var askAck syncbuf.Buffer
 	if err := post(ctx, &askAck, getenv, []string{askFile, "telegram"}); err != nil {
 		t.Fatalf("post /ask: %v\n%s", err, askAck.String())
 	}
@@ -122,7 +104,7 @@ func TestMakeRun(t *testing.T) {
 	}
 	fields := strings.Fields(strings.TrimPrefix(pressLine, "press: go run ./localstack/cmd/parley-local press "))
 	fields[len(fields)-1] = strings.Trim(fields[len(fields)-1], "'")
-	var pressAck syncBuffer
+	var pressAck syncbuf.Buffer
 	if err := press(ctx, &pressAck, getenv, fields); err != nil || !strings.Contains(pressAck.String(), "Parley-Ack: durable") {
 		t.Fatalf("press %v: %v\n%s", fields, err, pressAck.String())
 	}
@@ -133,7 +115,7 @@ func TestMakeRun(t *testing.T) {
 		t.Fatalf("the press was not answered:\n%s", out)
 	}
 
-	var dup syncBuffer
+	var dup syncbuf.Buffer
 	if err := post(ctx, &dup, getenv, []string{sample}); err != nil || !strings.Contains(dup.String(), `"duplicate"`) {
 		t.Fatalf("second post: %v\n%s", err, dup.String())
 	}
@@ -158,7 +140,7 @@ func TestMakeRun(t *testing.T) {
 // runner starts and answers, and a webhook secret the user set is never
 // printed.
 func TestMakeRunWithYourOwnBots(t *testing.T) {
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	env := map[string]string{
 		"PARLEY_LISTEN":           "127.0.0.1:0",
 		"PARLEY_LOCAL_LOG":        filepath.Join(t.TempDir(), "parley-local.log"),
@@ -192,7 +174,7 @@ func TestMakeRunWithYourOwnBots(t *testing.T) {
 		}
 	}
 	env["PARLEY_LISTEN"] = addr
-	var ack syncBuffer
+	var ack syncbuf.Buffer
 	if err := post(ctx, &ack, getenv, []string{filepath.Join("..", "..", "..", "events", "telegram", "message.json")}); err != nil {
 		t.Fatalf("post: %v\n%s", err, ack.String())
 	}

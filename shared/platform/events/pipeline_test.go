@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/syncbuf"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -78,24 +80,6 @@ type clock struct {
 func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-// logBuffer collects JSON log lines safely.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) lines() [][]byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Split(bytes.TrimSpace(bytes.Clone(b.buf.Bytes())), []byte("\n"))
-}
-
 // harness is one test's Parley ingress on its own table and queues.
 type harness struct {
 	t       testing.TB
@@ -105,7 +89,7 @@ type harness struct {
 	sqs     *awsjson.Client
 	store   *dynamostore.Store
 	clock   *clock
-	logs    *logBuffer
+	logs    *syncbuf.Buffer
 	events  http.Handler // the events function
 	human   http.Handler // the Telegram function, with the same triage
 	secret  standardwebhooks.Secret
@@ -116,7 +100,7 @@ type harness struct {
 func newHarness(t testing.TB, cfg triage.Config) *harness {
 	t.Helper()
 	env := emulatortest.New(t)
-	h := &harness{t: t, env: env, clock: &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}, logs: &logBuffer{}, cfg: cfg, inbound: env.Resources.InboundURL}
+	h := &harness{t: t, env: env, clock: &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}, logs: &syncbuf.Buffer{}, cfg: cfg, inbound: env.Resources.InboundURL}
 	var err error
 	if h.secret, err = standardwebhooks.ParseSecret(eventsSecret); err != nil {
 		t.Fatal(err)
@@ -306,18 +290,18 @@ func (h *harness) queued() int {
 func (h *harness) decisions() map[string]int {
 	h.t.Helper()
 	got := map[string]int{}
-	for _, line := range h.logs.lines() {
+	for _, line := range h.logs.Lines() {
 		var rec struct {
 			Msg  string `json:"msg"`
 			Kind string `json:"kind"`
 		}
-		if json.Unmarshal(line, &rec) != nil || !strings.HasPrefix(rec.Msg, "event ") || rec.Kind != string(message.KindProactive) {
+		if json.Unmarshal([]byte(line), &rec) != nil || !strings.HasPrefix(rec.Msg, "event ") || rec.Kind != string(message.KindProactive) {
 			continue
 		}
 		if rec.Msg != "event accepted" && rec.Msg != "event suppressed" {
 			continue
 		}
-		points, err := metrics.Decode(line)
+		points, err := metrics.Decode([]byte(line))
 		if err != nil {
 			h.t.Fatalf("decision line is not EMF: %v\n%s", err, line)
 		}
