@@ -113,10 +113,15 @@ func TestCrashAtEveryDurableStep(t *testing.T) {
 		{name: "IngressEnqueuedButTheAnswerWasLost",
 			faults: []awsfault.Fault{{Op: "SQS.SendMessage", After: true}},
 			retry:  retryUntilOK, want: two, unit0: message.UnitSent},
-		// The dedupe key is written but its answer lost: nothing was
-		// enqueued, and the retry, finding the key, enqueues it.
+		// The dedupe key is written but its answer lost, and the send
+		// beside it succeeded: the event is durable, and answered so.
 		{name: "IngressKeyWrittenButTheAnswerWasLost",
 			faults: []awsfault.Fault{{Op: "DynamoDB.PutItem", Match: eventKeyPut, After: true}},
+			want:   two, unit0: message.UnitSent},
+		// The key is written but its answer lost, and the send beside it
+		// fails: the retry, finding the key, enqueues the event.
+		{name: "IngressKeyWrittenAnswerLostAndTheSendFails",
+			faults: []awsfault.Fault{{Op: "DynamoDB.PutItem", Match: eventKeyPut, After: true}, {Op: "SQS.SendMessage"}},
 			retry:  retryUntilOK, want: two, unit0: message.UnitSent},
 		// The claim is the intent: the commit writes the plan and settles
 		// the claim at once, and a retry finds both and only enqueues.

@@ -311,43 +311,43 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 
 // admitDirect takes an event no triage decides (a person's message, a
 // press, a status, an agent's send) with the two writes the ack cannot do
-// without: the dedupe key, written as enqueued at once, then the enqueue.
-// An enqueue that fails forgets the key, so the platform's retry is a new
-// event. An event whose key exists is sent again before it is answered as
-// a duplicate: SQS drops the copy within its five-minute deduplication
-// window and the turn's own claim after it, and an attempt that died
-// between its key and its enqueue loses nothing.
+// without, at once: the dedupe key, written as enqueued, and the enqueue.
+// Neither waits for the other, because the send is right whatever the key
+// finds. An event whose key exists is sent again before it is answered as
+// a duplicate anyway: SQS drops the copy within its five-minute
+// deduplication window and the turn's own claim after it, and an attempt
+// that died between its key and its enqueue loses nothing. An enqueue that
+// fails forgets the key, so the platform's retry is a new event; a key that
+// fails beside a send that succeeded leaves the event durable and answered.
 func (p *Pipeline) admitDirect(ctx context.Context, log *slog.Logger, ev message.Event, owner string, now time.Time, ttl time.Duration) (Result, string, error) {
 	body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: now})
 	if err != nil {
 		return "", "", err
 	}
-	msg := queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body}
-	claim, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued})
+	sent := make(chan error, 1)
+	go func() { sent <- p.Queue.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body}) }()
+	_, err = p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued})
+	sendErr := <-sent
 	var held *store.ClaimHeldError
-	if errors.As(err, &held) {
-		if held.Current.State == store.ClaimPending {
-			log.Info("event in progress elsewhere", "decision", ResultInProgress)
-			return ResultInProgress, "", nil
-		}
-		if err := p.Queue.Send(ctx, msg); err != nil {
-			return "", "", fmt.Errorf("enqueue a duplicate again: %w", err)
+	switch {
+	case errors.As(err, &held):
+		if sendErr != nil {
+			return "", "", fmt.Errorf("enqueue a duplicate again: %w", sendErr)
 		}
 		logDecision(ctx, log, ev, now, "event suppressed", "suppressed", "duplicate", slog.String("previous", string(held.Current.State)))
 		return ResultDuplicate, "duplicate", nil
-	}
-	if err != nil {
-		return "", "", fmt.Errorf("claim event: %w", err)
-	}
-	if claim.Attempts > 1 {
-		log.Warn("event claim taken over after an abandoned attempt", "attempts", claim.Attempts)
-	}
-	if err := p.Queue.Send(ctx, msg); err != nil {
-		if ferr := p.Claims.Forget(context.WithoutCancel(ctx), ev.Key(), owner); ferr != nil {
-			// The key stays: the retry finds it and enqueues then.
-			log.Warn("forget event claim failed; the retry enqueues it as a duplicate", "error", ferr)
+	case sendErr != nil:
+		if err == nil {
+			if ferr := p.Claims.Forget(context.WithoutCancel(ctx), ev.Key(), owner); ferr != nil {
+				// The key stays: the retry finds it and enqueues then.
+				log.Warn("forget event claim failed; the retry enqueues it as a duplicate", "error", ferr)
+			}
 		}
-		return "", "", fmt.Errorf("enqueue event: %w", err)
+		return "", "", fmt.Errorf("enqueue event: %w", sendErr)
+	case err != nil:
+		// Durable without its key: a redelivery is enqueued again, and SQS
+		// and the turn's own claim absorb it, as they absorb any duplicate.
+		log.Warn("event key not written; the event is queued, and a redelivery is absorbed downstream", "error", err)
 	}
 	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", slog.String("result", string(ResultEnqueued)))
 	return ResultEnqueued, "", nil

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -400,15 +401,62 @@ func TestPipelineFailures(t *testing.T) {
 		}
 	})
 
-	t.Run("ClaimFailureIs503", func(t *testing.T) {
+	// The key and the send are written at once. A key that cannot be
+	// written does not undo a send that succeeded: the event is on the
+	// queue, so the ack is true, and a redelivery is absorbed downstream.
+	t.Run("KeyFailsSendSucceedsIsDurable", func(t *testing.T) {
 		t.Parallel()
 		b := newRig(t, &scriptReceiver{})
-		b.faults.Add(awsfault.Fault{Op: "DynamoDB.PutItem"}) // a person's event is claimed with one PutItem
-		if w := b.postScript(script{Events: []message.Event{humanEvent("1")}}); w.Code != http.StatusServiceUnavailable {
-			t.Fatalf("status %d, want 503 when the claim cannot be written", w.Code)
+		ev := humanEvent("1")
+		fired := b.faults.Add(awsfault.Fault{Op: "DynamoDB.PutItem"}) // a person's event is claimed with one PutItem
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "1=enqueued" || fired() != 1 {
+			t.Fatalf("ack = %s (fault fired %d times), want enqueued: the event is on the queue", a.results(), fired())
 		}
-		if n := b.calls.Snapshot()["SQS.SendMessage"]; n != 0 {
-			t.Fatalf("enqueued %d times without a claim", n)
+		if got := b.queued(); len(got) != 1 || got[0].in.Event.EventID != "1" {
+			t.Fatalf("queued %+v, want the event once", got)
+		}
+		if _, err := b.claim(ev); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("claim: %v; want none (its write failed)", err)
+		}
+		if n := strings.Count(b.logText(), `"msg":"event key not written; the event is queued`); n != 1 {
+			t.Fatalf("the missing key is logged %d times, want once", n)
+		}
+	})
+
+	t.Run("KeyAndSendFailIs503", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		ev := humanEvent("2")
+		b.faults.Add(awsfault.Fault{Op: "DynamoDB.PutItem"})
+		b.faults.Add(awsfault.Fault{Op: "SQS.SendMessage"})
+		if w := b.postScript(script{Events: []message.Event{ev}}); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503: neither write happened", w.Code)
+		}
+		if got := b.queued(); len(got) != 0 {
+			t.Fatalf("queued %d messages, want none", len(got))
+		}
+		if _, err := b.claim(ev); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("claim: %v; want none", err)
+		}
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "2=enqueued" {
+			t.Fatalf("retry ack = %s, want enqueued", a.results())
+		}
+	})
+
+	// The ack waits for the slower of its two writes, not for their sum:
+	// the key is written while the send is in flight.
+	t.Run("KeyIsWrittenWhileTheSendIsInFlight", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		ev := humanEvent("3")
+		started := make(chan struct{})
+		b.pipeline.Queue = &startedQueue{next: b.pipeline.Queue, started: started}
+		b.pipeline.Claims = claimsAfter{Claims: b.pipeline.Claims, started: started}
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "3=enqueued" {
+			t.Fatalf("ack = %s", a.results())
+		}
+		if c, err := b.claim(ev); err != nil || c.State != store.ClaimEnqueued {
+			t.Fatalf("claim = %+v, %v; want enqueued", c, err)
 		}
 	})
 
@@ -423,9 +471,18 @@ func TestPipelineFailures(t *testing.T) {
 		first := make(chan *httptest.ResponseRecorder)
 		go func() { first <- b.post(body, true) }()
 		select {
-		case <-gate.entered: // the first request holds the claim, mid-enqueue
+		case <-gate.entered: // the first request is mid-enqueue
 		case <-time.After(30 * time.Second):
 			t.Fatal("first request never reached the queue")
+		}
+		// Its key is written beside the send: wait until it holds it.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := b.claim(ev); err == nil {
+				break
+			} else if time.Now().After(deadline) {
+				close(gate.release)
+				t.Fatalf("the first request never wrote its key: %v", err)
+			}
 		}
 		// The key is taken: the duplicate sends its own copy (the first
 		// may yet die before its enqueue) and is answered at once.
@@ -443,6 +500,34 @@ func TestPipelineFailures(t *testing.T) {
 			t.Fatalf("queued %d messages, want 1: the queue deduplicates the copy", len(got))
 		}
 	})
+}
+
+// startedQueue closes started when its first Send begins.
+type startedQueue struct {
+	next    ingress.Enqueuer
+	started chan struct{}
+	once    sync.Once
+}
+
+func (q *startedQueue) Send(ctx context.Context, m queue.Message) error {
+	q.once.Do(func() { close(q.started) })
+	return q.next.Send(ctx, m)
+}
+
+// claimsAfter writes a claim only once started is closed, and fails it if
+// that takes longer than a few seconds.
+type claimsAfter struct {
+	store.Claims
+	started <-chan struct{}
+}
+
+func (c claimsAfter) Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
+	select {
+	case <-c.started:
+	case <-time.After(5 * time.Second):
+		return store.Claim{}, errors.New("the send did not start while the key was being written")
+	}
+	return c.Claims.Claim(ctx, key, spec)
 }
 
 // gatedQueue holds the first Send until released.

@@ -69,12 +69,14 @@ const claimWhen = "attribute_not_exists(#pk) OR #exp <= :nowsec OR (#st = :pendi
 // claimSettled writes a claim settled at once (spec.State) with one PutItem
 // under Claim's condition, asking nothing back: it is the whole ack's one
 // write for a person's event, and nothing of an item it replaces is kept
-// but what the claim needs (its attempts start again at 1).
+// but what the claim needs (its attempts start again at 1). A settled claim
+// has no lease, so it holds none: the smaller the item, the cheaper the
+// write that every message waits for.
 func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
 	now := spec.Now
 	item := ddb.Item{
-		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner), "lease_until": num(millis(now)),
-		"expires_at": num(now.Add(spec.TTL).Unix()), "claimed_at": num(millis(now)), "attempts": num(1),
+		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner),
+		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1),
 	}
 	_, err := s.db.PutItem(ctx, &ddb.PutItemInput{
 		TableName:                s.table,
