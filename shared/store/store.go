@@ -109,7 +109,7 @@ type ClaimSpec struct {
 	Sweep bool
 	// State, when set, writes the claim settled in that state at once (no
 	// lease, no settle write): ingress claims a person's event as enqueued
-	// before enqueueing it, and forgets it if the enqueue fails. Empty:
+	// beside its enqueue, and forgets it if the enqueue fails. Empty:
 	// ClaimPending under Lease.
 	State ClaimState
 }
