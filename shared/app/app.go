@@ -114,6 +114,19 @@ func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 	}, nil
 }
 
+// turnConfig is the turn's configuration from the function's.
+func (d Deps) turnConfig() turn.Config {
+	return turn.Config{
+		Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, Questions: d.Config.Questions, AsyncTimeout: d.Config.AsyncTimeout,
+		// The claim outlives the function's timeout, which is sized from
+		// the agent's: a running turn is never taken over.
+		ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
+		// Kept as long as the ingress keys, which send every duplicate
+		// again: a late copy finds the turn's claim.
+		ClaimTTL: d.Config.DedupeTTL,
+	}
+}
+
 // Ingress is the webhook handler of a chat platform: its receiver, built
 // from its settings, in front of the webhook core.
 func Ingress(d Deps, a platform.Adapter) (http.Handler, error) {
@@ -181,12 +194,9 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
 		Channels: channels, Questions: st, Inbox: queue.New(d.SQS, d.Config.InboundQueueURL),
 		Reports: st, Awaits: st,
-		// The claim outlives the function's timeout, which is sized from
-		// the agent's: a running turn is never taken over.
-		Config: turn.Config{Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
-			Questions: d.Config.Questions, AsyncTimeout: d.Config.AsyncTimeout},
-		Now: d.Now,
-		Log: d.Log.With("function", "turn"),
+		Config: d.turnConfig(),
+		Now:    d.Now,
+		Log:    d.Log.With("function", "turn"),
 	}
 	return &consumer.Consumer{
 		Handle:      p.Handle,

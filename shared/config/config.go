@@ -23,6 +23,7 @@ import (
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/triage"
 	"github.com/parleyhq/parley/shared/turn"
 )
@@ -46,8 +47,9 @@ type Config struct {
 	// to info.
 	LogLevel slog.Level
 
-	// DedupeTTL is how long an event key is remembered (PARLEY_DEDUPE_TTL).
-	// Defaults to 168h: WhatsApp retries for about 7 days.
+	// DedupeTTL is how long an event key and a turn's claim are remembered
+	// (PARLEY_DEDUPE_TTL). Defaults to store.DedupeTTL (192h): WhatsApp
+	// retries for up to about 7 days.
 	DedupeTTL time.Duration
 	// MaxBodyBytes is the largest webhook body accepted
 	// (PARLEY_MAX_BODY_BYTES). Defaults to 1 MiB.
@@ -230,7 +232,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 		InboundDLQURL:    getenv(resources.EnvInboundDLQURL),
 		OutboundDLQURL:   getenv(resources.EnvOutboundDLQURL),
 		LogLevel:         p.level("PARLEY_LOG_LEVEL"),
-		DedupeTTL:        p.duration("PARLEY_DEDUPE_TTL", 7*24*time.Hour),
+		DedupeTTL:        p.duration("PARLEY_DEDUPE_TTL", store.DedupeTTL),
 		MaxBodyBytes:     int64(p.int("PARLEY_MAX_BODY_BYTES", 1<<20)),
 		Agent: Agent{
 			URL:     getenv("PARLEY_AGENT_URL"),

@@ -38,7 +38,7 @@ func TestFromEnvDefaults(t *testing.T) {
 		{"InboundQueueURL (no default)", c.InboundQueueURL, ""},
 		{"OutboundQueueURL (no default)", c.OutboundQueueURL, ""},
 		{"LogLevel", c.LogLevel, slog.LevelInfo},
-		{"DedupeTTL", c.DedupeTTL, 168 * time.Hour},
+		{"DedupeTTL", c.DedupeTTL, 192 * time.Hour},
 		{"MaxBodyBytes", c.MaxBodyBytes, int64(1 << 20)},
 		{"Agent.URL (required by turn, no default)", c.Agent.URL, ""},
 		{"Agent.Timeout", c.Agent.Timeout, 25 * time.Second},
@@ -195,7 +195,7 @@ func TestFromEnvReportsEveryMalformedValueAtOnce(t *testing.T) {
 		t.Errorf("error has %d lines for %d malformed variables:\n%s", n, len(bad), msg)
 	}
 	// A malformed value falls back to its default rather than a zero.
-	if c.DedupeTTL != 168*time.Hour || c.Agent.Timeout != 25*time.Second || c.LogLevel != slog.LevelInfo {
+	if c.DedupeTTL != 192*time.Hour || c.Agent.Timeout != 25*time.Second || c.LogLevel != slog.LevelInfo {
 		t.Errorf("malformed values did not fall back to defaults: %+v", c)
 	}
 

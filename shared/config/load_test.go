@@ -115,7 +115,7 @@ func TestLoadWithoutSecretsReadsTheEnvironmentOnly(t *testing.T) {
 	if calls != 0 {
 		t.Fatalf("AWS config loaded %d times without %s", calls, resources.EnvSecrets)
 	}
-	if c.Table != "parley-State" || c.Platforms(telegram.SettingBotToken) != "7000000001:env" || c.DedupeTTL != 168*time.Hour {
+	if c.Table != "parley-State" || c.Platforms(telegram.SettingBotToken) != "7000000001:env" || c.DedupeTTL != 192*time.Hour {
 		t.Fatalf("config = table %q, token %q, ttl %v", c.Table, c.Platforms(telegram.SettingBotToken), c.DedupeTTL)
 	}
 }

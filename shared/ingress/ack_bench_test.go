@@ -169,7 +169,7 @@ func BenchmarkAckSteps(b *testing.B) {
 		})
 		timed(&claim, func() error {
 			_, err := claims.Claim(ctx, fmt.Sprintf("bench#claim#%d", i), store.ClaimSpec{
-				Owner: store.NewOwner(), Now: time.Now(), TTL: 7 * 24 * time.Hour, State: store.ClaimEnqueued,
+				Owner: store.NewOwner(), Now: time.Now(), TTL: store.DedupeTTL, State: store.ClaimEnqueued,
 			})
 			return err
 		})

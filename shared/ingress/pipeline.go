@@ -80,8 +80,7 @@ type Pipeline struct {
 	// before anything is written. Defaults to resources.MaxMessageBytes.
 	MaxMessage int
 	// DedupeTTL is how long an event key is remembered: longer than every
-	// platform's retry window (WhatsApp retries for about 7 days). Defaults
-	// to 7 days.
+	// platform's retry window. Defaults to store.DedupeTTL (8 days).
 	DedupeTTL time.Duration
 	// ClaimLease bounds how long an unfinished request blocks a retry of
 	// the same event. Defaults to 30 seconds (above the function timeout).
@@ -237,7 +236,7 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 		log.Info("event ignored", "decision", ResultIgnored, "reason", platform.IgnoredBot)
 		return ResultIgnored, platform.IgnoredBot, nil
 	}
-	ttl := cmp.Or(p.DedupeTTL, 7*24*time.Hour)
+	ttl := cmp.Or(p.DedupeTTL, store.DedupeTTL)
 	owner := store.NewOwner()
 	if !ev.Proactive() {
 		return p.admitDirect(ctx, log, ev, owner, now, ttl)

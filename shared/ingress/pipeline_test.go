@@ -261,8 +261,8 @@ func TestPipelineAcknowledges(t *testing.T) {
 				t.Errorf("message %d group %q dedup %q; want the thread key and DedupID(event key)", i, q.group, q.dedup)
 			}
 			c, err := b.claim(ev)
-			if err != nil || c.State != store.ClaimEnqueued || !c.ExpiresAt.Equal(t0.Add(7*24*time.Hour)) {
-				t.Errorf("claim of %s = %+v, %v; want enqueued, remembered 7 days", ev.EventID, c, err)
+			if err != nil || c.State != store.ClaimEnqueued || !c.ExpiresAt.Equal(t0.Add(store.DedupeTTL)) {
+				t.Errorf("claim of %s = %+v, %v; want enqueued, remembered for store.DedupeTTL", ev.EventID, c, err)
 			}
 		}
 	})
@@ -457,6 +457,21 @@ func TestPipelineFailures(t *testing.T) {
 		}
 		if c, err := b.claim(ev); err != nil || c.State != store.ClaimEnqueued {
 			t.Fatalf("claim = %+v, %v; want enqueued", c, err)
+		}
+	})
+
+	// WhatsApp redelivers for up to about 7 days: its last copy still
+	// finds the key.
+	t.Run("RedeliveryAtTheEndOfTheRetryWindowIsADuplicate", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		ev := humanEvent("401")
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "401=enqueued" {
+			t.Fatalf("first ack = %s", a.results())
+		}
+		b.pipeline.Now = func() time.Time { return t0.Add(7*24*time.Hour + 12*time.Hour) }
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{ev}})); a.results() != "401=duplicate(duplicate)" {
+			t.Fatalf("redelivery 7.5 days on: ack = %s, want a duplicate", a.results())
 		}
 	})
 

@@ -114,6 +114,13 @@ type ClaimSpec struct {
 	State ClaimState
 }
 
+// DedupeTTL is how long event keys and turn claims are remembered unless
+// configured otherwise (PARLEY_DEDUPE_TTL). It outlives every platform's
+// retry window, WhatsApp's up to about 7 days, by a day: ingress sends every
+// duplicate again, so a copy that outlived the turn's claim would ask the
+// agent twice.
+const DedupeTTL = 8 * 24 * time.Hour
+
 // SweepGrace is how long after an item's expected progress (a lease's end,
 // a retry time) the sweeper looks at it.
 const SweepGrace = intent.SweepGrace

@@ -73,8 +73,8 @@ type Typer interface {
 type Config struct {
 	// Envelope is how agent replies are parsed and limited.
 	Envelope envelope.Config
-	// ClaimTTL is how long a turn claim is remembered. Defaults to 7 days,
-	// like the ingress dedupe keys.
+	// ClaimTTL is how long a turn claim is remembered: as long as the
+	// ingress dedupe keys, at least. Defaults to store.DedupeTTL.
 	ClaimTTL time.Duration
 	// ClaimLease bounds a running turn; above the function timeout.
 	// Defaults to 90 seconds.
@@ -115,7 +115,7 @@ const MaxMaxAge = 24 * time.Hour
 // WithDefaults fills unset fields.
 func (c Config) WithDefaults() Config {
 	c.Envelope = c.Envelope.WithDefaults()
-	c.ClaimTTL = cmp.Or(c.ClaimTTL, 7*24*time.Hour)
+	c.ClaimTTL = cmp.Or(c.ClaimTTL, store.DedupeTTL)
 	c.ClaimLease = cmp.Or(c.ClaimLease, 90*time.Second)
 	c.IntentTTL = cmp.Or(c.IntentTTL, 30*24*time.Hour)
 	c.TypingTimeout = cmp.Or(c.TypingTimeout, 2*time.Second)

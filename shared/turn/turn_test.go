@@ -470,6 +470,24 @@ func TestTurnAgentFailures(t *testing.T) {
 		}
 	})
 
+	// A platform may redeliver for days (WhatsApp for up to about 7), and
+	// ingress sends every duplicate again: the turn's claim is what keeps
+	// such a late copy from asking the agent a second time.
+	t.Run("RedeliveryAtTheEndOfTheRetryWindowIsSkipped", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, func(agent.TurnRequest) (agent.Reply, error) {
+			return agent.Reply{}, &agent.Error{Kind: agent.KindPermanent, Status: http.StatusBadRequest, Err: agent.ErrStatus}
+		})
+		ev := event("late1")
+		if err := s.handle(intent.Inbound{Event: ev, ReceivedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+		s.clock.Advance(7*24*time.Hour + 12*time.Hour)
+		if err := s.handle(intent.Inbound{Event: ev, ReceivedAt: s.clock.Now()}); err != nil || s.agent.count() != 1 {
+			t.Fatalf("redelivery 7.5 days on: %v, agent calls %d; want the settled turn skipped", err, s.agent.count())
+		}
+	})
+
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusGone} {
 		t.Run(fmt.Sprint("Misconfigured", status, "IsRetried"), func(t *testing.T) {
 			t.Parallel()
@@ -599,7 +617,7 @@ func TestTurnPlans(t *testing.T) {
 func TestConfigDefaults(t *testing.T) {
 	t.Parallel()
 	c := turn.Config{}.WithDefaults()
-	if c.ClaimTTL != 7*24*time.Hour || c.ClaimLease != 90*time.Second || c.IntentTTL != 30*24*time.Hour || c.TypingTimeout != 2*time.Second {
+	if c.ClaimTTL != store.DedupeTTL || c.ClaimLease != 90*time.Second || c.IntentTTL != 30*24*time.Hour || c.TypingTimeout != 2*time.Second {
 		t.Fatalf("defaults = %+v", c)
 	}
 	if c.Envelope.MaxBubbles != envelope.DefaultMaxBubbles {
