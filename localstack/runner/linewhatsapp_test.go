@@ -203,3 +203,56 @@ func TestWhatsApp(t *testing.T) {
 		t.Fatalf("%d answers, want 1", n)
 	}
 }
+
+// waLarge is a webhook of about size bytes: a text message from the person
+// from, batched with changes of another of the business's phone numbers,
+// as Meta batches them (it documents payloads of up to 3 MB).
+func waLarge(id, from, text string, at time.Time, size int) []byte {
+	var ours struct {
+		Object string           `json:"object"`
+		Entry  []map[string]any `json:"entry"`
+	}
+	if err := json.Unmarshal(waText(id, from, text, at), &ours); err != nil {
+		panic(err)
+	}
+	changes := ours.Entry[0]["changes"].([]any)
+	other := map[string]any{"field": "messages", "value": map[string]any{
+		"messaging_product": "whatsapp",
+		"metadata":          map[string]string{"display_phone_number": "15550009999", "phone_number_id": "109999999999999"},
+		"messages": []map[string]any{{"from": "15551239999", "id": "wamid.OTHER", "timestamp": fmt.Sprint(at.Unix()),
+			"type": "text", "text": map[string]string{"body": strings.Repeat("x", 4000)}}},
+	}}
+	for n := len(waText(id, from, text, at)); n < size; n += 4200 {
+		changes = append(changes, other)
+	}
+	ours.Entry[0]["changes"] = changes
+	b, err := json.Marshal(ours)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// TestWhatsAppTakesMetasLargestPayloads: a webhook of up to 3 MB, the most
+// Meta documents, is taken (refused, Meta would retry it for days and the
+// person's message in it would never arrive); a larger one is refused 413
+// before anything is written.
+func TestWhatsAppTakesMetasLargestPayloads(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	big := waLarge("wamid.BIG1", waAda, "hello from a big batch", h.clock.Now(), 2_900_000)
+	if code, body := h.postWhatsApp(big); code != http.StatusOK {
+		t.Fatalf("a %d-byte webhook: %d %.200s", len(big), code, body)
+	}
+	if d := h.waitDelivered(1, 30*time.Second); !strings.HasPrefix(d[0].Text, "echo: hello from a big batch") {
+		t.Fatalf("delivered %q", texts(d))
+	}
+	tooBig := waLarge("wamid.BIG2", waAda, "too big", h.clock.Now(), 3<<20+4096)
+	if code, body := h.postWhatsApp(tooBig); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a %d-byte webhook: %d %.200s; want 413", len(tooBig), code, body)
+	}
+	h.quiesce(30 * time.Second)
+	if n := len(h.fake.Delivered()); n != 2 {
+		t.Fatalf("%d delivered, want the first message's 2 bubbles only", n)
+	}
+}

@@ -52,7 +52,8 @@ type Config struct {
 	// retries for up to about 7 days.
 	DedupeTTL time.Duration
 	// MaxBodyBytes is the largest webhook body accepted
-	// (PARLEY_MAX_BODY_BYTES). Defaults to 1 MiB.
+	// (PARLEY_MAX_BODY_BYTES). Zero, the default: each platform's own
+	// (platform.DefaultMaxBody, 1 MiB; WhatsApp 3 MiB).
 	MaxBodyBytes int64
 
 	Agent    Agent
@@ -233,7 +234,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 		OutboundDLQURL:   getenv(resources.EnvOutboundDLQURL),
 		LogLevel:         p.level("PARLEY_LOG_LEVEL"),
 		DedupeTTL:        p.duration("PARLEY_DEDUPE_TTL", store.DedupeTTL),
-		MaxBodyBytes:     int64(p.int("PARLEY_MAX_BODY_BYTES", 1<<20)),
+		MaxBodyBytes:     int64(p.int("PARLEY_MAX_BODY_BYTES", 0)),
 		Agent: Agent{
 			URL:     getenv("PARLEY_AGENT_URL"),
 			Secret:  getenv(resources.SecretAgentSecret),

@@ -39,7 +39,7 @@ func TestFromEnvDefaults(t *testing.T) {
 		{"OutboundQueueURL (no default)", c.OutboundQueueURL, ""},
 		{"LogLevel", c.LogLevel, slog.LevelInfo},
 		{"DedupeTTL", c.DedupeTTL, 192 * time.Hour},
-		{"MaxBodyBytes", c.MaxBodyBytes, int64(1 << 20)},
+		{"MaxBodyBytes (0: each platform's own)", c.MaxBodyBytes, int64(0)},
 		{"Agent.URL (required by turn, no default)", c.Agent.URL, ""},
 		{"Agent.Timeout", c.Agent.Timeout, 25 * time.Second},
 		{"Agent.MaxAge", c.Agent.MaxAge, 6 * time.Hour},

@@ -73,7 +73,9 @@ type Pipeline struct {
 	// they are dropped. Echoes of Parley's own output are dropped either
 	// way, by their origin tag, in the receiver.
 	AllowBots bool
-	// MaxBody is the largest body accepted. Defaults to 1 MiB.
+	// MaxBody is the largest body accepted (PARLEY_MAX_BODY_BYTES). Zero:
+	// the receiver's own (platform.BodyLimiter), else
+	// platform.DefaultMaxBody.
 	MaxBody int64
 	// MaxMessage is the largest inbound.fifo message body: the queue's
 	// MaximumMessageSize. An event that would not fit is refused (413)
@@ -109,7 +111,7 @@ type ackBody struct {
 func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := p.log().With("platform", string(p.Receiver.Platform()))
 	now := p.now()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, cmp.Or(p.MaxBody, 1<<20)))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.maxBody()))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -421,6 +423,16 @@ func writeReply(w http.ResponseWriter, r *platform.Reply, ack string) {
 	}
 	w.WriteHeader(cmp.Or(r.Status, http.StatusOK))
 	_, _ = w.Write(r.Body)
+}
+
+func (p *Pipeline) maxBody() int64 {
+	if p.MaxBody > 0 {
+		return p.MaxBody
+	}
+	if bl, ok := p.Receiver.(platform.BodyLimiter); ok {
+		return bl.MaxBody()
+	}
+	return platform.DefaultMaxBody
 }
 
 func (p *Pipeline) now() time.Time {

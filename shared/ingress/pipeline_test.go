@@ -622,7 +622,41 @@ func TestPipelineRefuses(t *testing.T) {
 			t.Fatalf("a body of exactly the limit: status %d", w.Code)
 		}
 	})
+
+	// Unset, the limit is the receiver's own, else the core's default; set,
+	// it is the operator's, either way.
+	t.Run("BodyLimitOfTheReceiver", func(t *testing.T) {
+		t.Parallel()
+		body := func(n int) []byte { return []byte(`{"events":[]}` + strings.Repeat(" ", n-13)) }
+		for _, tc := range []struct {
+			name     string
+			receiver platform.Receiver
+			maxBody  int64
+			limit    int
+		}{
+			{"Default", &scriptReceiver{}, 0, platform.DefaultMaxBody},
+			{"Receivers", limitedReceiver{&scriptReceiver{}, 2 << 20}, 0, 2 << 20},
+			{"Operators", limitedReceiver{&scriptReceiver{}, 2 << 20}, 4096, 4096},
+		} {
+			b := newRig(t, tc.receiver)
+			b.pipeline.MaxBody = tc.maxBody
+			if w := b.post(body(tc.limit), true); w.Code != http.StatusOK {
+				t.Errorf("%s: a body of exactly %d bytes: status %d", tc.name, tc.limit, w.Code)
+			}
+			if w := b.post(body(tc.limit+1), true); w.Code != http.StatusRequestEntityTooLarge {
+				t.Errorf("%s: a body of %d bytes: status %d, want 413", tc.name, tc.limit+1, w.Code)
+			}
+		}
+	})
 }
+
+// limitedReceiver is a platform.BodyLimiter.
+type limitedReceiver struct {
+	*scriptReceiver
+	max int64
+}
+
+func (r limitedReceiver) MaxBody() int64 { return r.max }
 
 func cmpOr(errs ...error) error {
 	for _, e := range errs {

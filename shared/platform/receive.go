@@ -52,6 +52,18 @@ type Handshaker interface {
 	Handshake(r *Request) (reply *Reply, ok bool)
 }
 
+// DefaultMaxBody is the largest webhook body the core accepts from a
+// receiver that is not a BodyLimiter.
+const DefaultMaxBody = 1 << 20
+
+// BodyLimiter is a receiver whose platform sends larger webhook bodies than
+// DefaultMaxBody (WhatsApp: up to 3 MB). Refusing one would not make the
+// platform send it smaller: it would retry the same body until it gave up.
+type BodyLimiter interface {
+	// MaxBody is the largest body the platform documents sending.
+	MaxBody() int64
+}
+
 // Reply is an answer the platform expects verbatim.
 type Reply struct {
 	Status      int

@@ -113,6 +113,13 @@ func (r *Receiver) Validate() error {
 // Platform returns message.WhatsApp.
 func (r *Receiver) Platform() message.Platform { return message.WhatsApp }
 
+// MaxBodyBytes is the largest webhook Meta documents sending: 3 MB, a batch
+// of many changes.
+const MaxBodyBytes = 3 << 20
+
+// MaxBody makes the receiver a platform.BodyLimiter.
+func (r *Receiver) MaxBody() int64 { return MaxBodyBytes }
+
 // Handshake answers Meta's verification request, a GET with
 // hub.mode=subscribe: 200 with hub.challenge as text/plain when
 // hub.verify_token is VerifyToken (compared in constant time), 403
