@@ -14,13 +14,16 @@ import (
 // cold start beyond a hello world's), the SDK's feature modules
 // (attributevalue links the DynamoDB Streams client), and its config loader
 // (it links the SSO, OIDC, sign-in and STS clients). The SDK's core modules
-// (signing, credentials) are what functions use of it. A module upgrade or
+// (signing, credentials) are what functions use of it. Nor test helpers:
+// net/http/httptest links flag and a test certificate. A module upgrade or
 // an import that brings one of these back fails here rather than in a cold
 // start.
 var unlinked = []struct{ prefix, why string }{
 	{"github.com/aws/aws-sdk-go-v2/service", "functions call AWS services with shared/ddb and shared/awsjson"},
 	{"github.com/aws/aws-sdk-go-v2/feature", "shared/ddb encodes items itself"},
 	{"github.com/aws/aws-sdk-go-v2/config", "functions build their configuration with shared/awsenv"},
+	{"net/http/httptest", "shared/functionurl answers from a response of its own"},
+	{"testing", "test helpers belong in _test files and localstack/"},
 }
 
 func TestFunctionsLinkNoColdStartWeight(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -28,9 +27,9 @@ func Handler(h http.Handler) func(context.Context, events.LambdaFunctionURLReque
 				Body:       err.Error() + "\n",
 			}, nil
 		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		return fromRecorder(rec), nil
+		w := &response{header: http.Header{}}
+		h.ServeHTTP(w, r)
+		return w.event(), nil
 	}
 }
 
@@ -71,18 +70,47 @@ func toHTTP(ctx context.Context, ev events.LambdaFunctionURLRequest) (*http.Requ
 	return r, nil
 }
 
-func fromRecorder(rec *httptest.ResponseRecorder) events.LambdaFunctionURLResponse {
-	res := rec.Result()
-	resp := events.LambdaFunctionURLResponse{StatusCode: res.StatusCode, Headers: map[string]string{}}
-	for k, v := range res.Header {
+// response is the http.ResponseWriter a Function URL event is answered
+// from. It keeps what net/http's server would send: the header as it was
+// at the status, the first status, and a sniffed Content-Type for an
+// untyped body. (net/http/httptest's recorder does the same, and would
+// link the flag package and a test certificate into every function.)
+type response struct {
+	header, sent http.Header
+	status       int
+	body         bytes.Buffer
+}
+
+func (w *response) Header() http.Header { return w.header }
+
+func (w *response) WriteHeader(status int) {
+	if w.sent != nil {
+		return
+	}
+	w.status, w.sent = status, w.header.Clone()
+}
+
+func (w *response) Write(b []byte) (int, error) {
+	if w.sent == nil {
+		if _, typed := w.header["Content-Type"]; !typed && w.header.Get("Transfer-Encoding") == "" {
+			w.header.Set("Content-Type", http.DetectContentType(b))
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.body.Write(b)
+}
+
+func (w *response) event() events.LambdaFunctionURLResponse {
+	w.WriteHeader(http.StatusOK)
+	resp := events.LambdaFunctionURLResponse{StatusCode: w.status, Headers: map[string]string{}}
+	for k, v := range w.sent {
 		if k == "Set-Cookie" {
 			resp.Cookies = append(resp.Cookies, v...)
 			continue
 		}
 		resp.Headers[k] = strings.Join(v, ",")
 	}
-	b, _ := io.ReadAll(res.Body)
-	if utf8.Valid(b) {
+	if b := w.body.Bytes(); utf8.Valid(b) {
 		resp.Body = string(b)
 	} else {
 		resp.Body = base64.StdEncoding.EncodeToString(b)

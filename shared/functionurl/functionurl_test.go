@@ -197,6 +197,42 @@ func TestHandlerResponse(t *testing.T) {
 		}
 	})
 
+	// As net/http's server does: the header is sent with the status, so
+	// later changes are lost, a second status is ignored, and an untyped
+	// body gets a sniffed Content-Type.
+	t.Run("HeaderIsFixedByTheStatus", func(t *testing.T) {
+		t.Parallel()
+		resp := call(t, func(w http.ResponseWriter) {
+			w.Header().Set("Before", "kept")
+			w.WriteHeader(http.StatusTeapot)
+			w.Header().Set("After", "lost")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte("a"))
+			_, _ = w.Write([]byte("b"))
+		})
+		if resp.StatusCode != http.StatusTeapot || resp.Body != "ab" || resp.Headers["Before"] != "kept" {
+			t.Fatalf("response %+v", resp)
+		}
+		if _, ok := resp.Headers["After"]; ok {
+			t.Errorf("a header set after the status was sent: %v", resp.Headers)
+		}
+	})
+
+	t.Run("UntypedBodyIsSniffed", func(t *testing.T) {
+		t.Parallel()
+		resp := call(t, func(w http.ResponseWriter) { _, _ = w.Write([]byte("<html><body>hi</body></html>")) })
+		if resp.StatusCode != http.StatusOK || resp.Headers["Content-Type"] != "text/html; charset=utf-8" {
+			t.Fatalf("response %+v, want 200 with a sniffed Content-Type", resp)
+		}
+		typed := call(t, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte("<html>"))
+		})
+		if typed.Headers["Content-Type"] != "application/json" {
+			t.Fatalf("response %+v, want the handler's Content-Type", typed)
+		}
+	})
+
 	t.Run("NothingWrittenIs200", func(t *testing.T) {
 		t.Parallel()
 		resp := call(t, nil)
