@@ -419,8 +419,14 @@ func (p *parser) triage(name string) triage.Config {
 	return c
 }
 
-// sendPlatforms are the platforms with a send half.
-var sendPlatforms = []message.Platform{message.Telegram, message.Slack}
+// chatPlatforms are the platforms Parley sends to.
+func chatPlatforms() []message.Platform {
+	var out []message.Platform
+	for _, a := range registry.Chat() {
+		out = append(out, a.Platform())
+	}
+	return out
+}
 
 // unknownPolicy reads "hold", "resend", or per platform
 // "resend,telegram=hold,slack=resend" (a bare word sets the default).
@@ -447,8 +453,8 @@ func (p *parser) unknownPolicy(name string) (delivery.UnknownPolicy, map[message
 			continue
 		}
 		platform := message.Platform(strings.TrimSpace(plat))
-		if !slices.Contains(sendPlatforms, platform) {
-			p.errs = append(p.errs, fmt.Errorf("%s: %q names no platform Parley sends to (want one of %v)", name, part, sendPlatforms))
+		if _, ok := registry.Lookup(platform); !ok {
+			p.errs = append(p.errs, fmt.Errorf("%s: %q names no platform Parley sends to (want one of %v)", name, part, chatPlatforms()))
 			continue
 		}
 		if per == nil {

@@ -232,6 +232,10 @@ func TestFromEnvUnknownSendPolicy(t *testing.T) {
 		{value: " resend , telegram = hold ,slack=resend ", def: delivery.UnknownResend, per: map[message.Platform]delivery.UnknownPolicy{message.Telegram: delivery.UnknownHold, message.Slack: delivery.UnknownResend}},
 		{value: "telegram=resend", def: delivery.UnknownHold, per: map[message.Platform]delivery.UnknownPolicy{message.Telegram: delivery.UnknownResend}},
 		{value: ",,resend,", def: delivery.UnknownResend},
+		// Every chat platform Parley sends to can be named.
+		{value: "hold,discord=resend,line=hold,whatsapp=resend", def: delivery.UnknownHold, per: map[message.Platform]delivery.UnknownPolicy{
+			message.Discord: delivery.UnknownResend, message.LINE: delivery.UnknownHold, message.WhatsApp: delivery.UnknownResend}},
+		{value: "events=resend", invalid: true},
 		{value: "maybe", invalid: true},
 		{value: "Resend", invalid: true},
 		{value: "hold,telegram=later", invalid: true},
