@@ -71,10 +71,11 @@ func toHTTP(ctx context.Context, ev events.LambdaFunctionURLRequest) (*http.Requ
 }
 
 // response is the http.ResponseWriter a Function URL event is answered
-// from. It keeps what net/http's server would send: the header as it was
-// at the status, the first status, and a sniffed Content-Type for an
-// untyped body. (net/http/httptest's recorder does the same, and would
-// link the flag package and a test certificate into every function.)
+// from. It keeps what net/http/httptest's recorder, which it replaces,
+// kept: the header as it was at the status, the first status, and a
+// sniffed Content-Type for an untyped body written before any status. (The
+// recorder would link the flag package and a test certificate into every
+// function.)
 type response struct {
 	header, sent http.Header
 	status       int

@@ -2,6 +2,7 @@ package ingress_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
@@ -201,4 +203,67 @@ func BenchmarkAckSteps(b *testing.B) {
 	for name, d := range map[string][]time.Duration{"put-simple": simple, "put-claim": claim, "http-hop": hop, "send-small": small, "send-event": sized} {
 		b.ReportMetric(float64(p50(d).Microseconds()), name+"-p50-us")
 	}
+}
+
+// BenchmarkIngressBatch times the ack of one request holding 100 events of
+// 100 threads (a WhatsApp batch of statuses, say) beside the ack of a
+// request of one event, interleaved in one run on the emulators, and
+// reports the batch's p50 over 100 single acks' (batch-vs-singles): below
+// 1, the threads are admitted at once.
+func BenchmarkIngressBatch(b *testing.B) {
+	const n = 100
+	env := emulatortest.New(b)
+	p := &ingress.Pipeline{
+		Receiver: &scriptReceiver{},
+		Claims:   dynamostore.New(env.DDB, env.Resources.Table),
+		Queue:    queue.New(env.Queues, env.Resources.InboundURL),
+		Log:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	}
+	srv := httptest.NewServer(p)
+	b.Cleanup(srv.Close)
+	round := 0
+	post := func(events []message.Event) time.Duration {
+		body, err := json.Marshal(script{Events: events})
+		if err != nil {
+			b.Fatal(err)
+		}
+		req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header.Set("X-Test-Signature", "valid")
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("ack %d", resp.StatusCode)
+		}
+		return time.Since(start)
+	}
+	batch := func() time.Duration {
+		round++
+		events := make([]message.Event, n)
+		for i := range events {
+			events[i] = inChat(fmt.Sprintf("b%d-%d", round, i), fmt.Sprint(1000+i))
+		}
+		return post(events)
+	}
+	single := func() time.Duration {
+		round++
+		return post([]message.Event{inChat(fmt.Sprintf("s%d", round), "42")})
+	}
+	for range warmup / 20 {
+		batch()
+		single()
+	}
+	var batches, singles []time.Duration
+	for b.Loop() {
+		batches = append(batches, batch())
+		singles = append(singles, single())
+	}
+	bp, sp := p50(batches), p50(singles)
+	b.ReportMetric(float64(bp.Microseconds()), "batch-p50-us")
+	b.ReportMetric(float64(sp.Microseconds()), "single-p50-us")
+	b.ReportMetric(float64(bp)/float64(n*sp), "batch-vs-singles")
 }

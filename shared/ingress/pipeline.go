@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/shared/intent"
@@ -174,12 +175,10 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ack.Events = append(ack.Events, eventResult{EventID: ig.ID, Result: ResultIgnored, Reason: ig.Reason})
 	}
 	retry := false
-	for _, ev := range parsed.Events {
-		res, reason, err := p.admit(ctx, log, ev, now)
-		if err != nil {
-			// Events before this one are durable and will be duplicates
-			// on the platform's retry; this one and the rest are not.
-			log.Error("event not acknowledged", "event_key", ev.Key(), "error", err)
+	for i, a := range p.admitAll(ctx, log, parsed.Events, now) {
+		if a.err != nil {
+			// What was admitted is durable and will be a duplicate on the
+			// platform's retry; the rest is not.
 			if parsed.Unavailable != nil {
 				writeReply(w, parsed.Unavailable, "")
 				return
@@ -187,9 +186,10 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "temporarily unable to accept the event; retry", http.StatusServiceUnavailable)
 			return
 		}
-		retry = retry || res == ResultInProgress
-		er := eventResult{EventID: ev.EventID, Result: res, Reason: reason}
-		if parsed.Intents && res != ResultSuppressed {
+		ev := parsed.Events[i]
+		retry = retry || a.result == ResultInProgress
+		er := eventResult{EventID: ev.EventID, Result: a.result, Reason: a.reason}
+		if parsed.Intents && a.result != ResultSuppressed {
 			er.IntentID = intent.IDFor(ev.Key())
 		}
 		ack.Events = append(ack.Events, er)
@@ -228,6 +228,83 @@ func (p *Pipeline) fits(ev message.Event) error {
 		return fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", platform.ErrTooLarge, ev.EventID, len(b), limit-triageRoom)
 	}
 	return nil
+}
+
+// admission is what became of one event of a request.
+type admission struct {
+	result Result
+	reason string
+	// err: the event is not durable, and the platform must retry.
+	err error
+}
+
+// maxAdmitting bounds how many threads of one request are admitted at
+// once: as many as the AWS clients keep connections for.
+const maxAdmitting = 16
+
+// admitAll admits events, answering for each in the order given. The
+// events of one thread are admitted one after another, in order, and a
+// thread stops at its first failure: a later event enqueued ahead of an
+// earlier one would break the thread's order. Threads do not wait for each
+// other, so a batch (WhatsApp's hold thousands of events) is answered in
+// the time of its longest thread, not of all its events.
+func (p *Pipeline) admitAll(ctx context.Context, log *slog.Logger, events []message.Event, now time.Time) []admission {
+	out := make([]admission, len(events))
+	var threads [][]int
+	at := map[string]int{}
+	for i, ev := range events {
+		k := ev.Thread.Key()
+		j, ok := at[k]
+		if !ok {
+			j = len(threads)
+			at[k] = j
+			threads = append(threads, nil)
+		}
+		threads[j] = append(threads[j], i)
+	}
+	admitThread := func(idx []int) {
+		for n, i := range idx {
+			a := &out[i]
+			a.err = recovered(func() (err error) {
+				a.result, a.reason, err = p.admit(ctx, log, events[i], now)
+				return err
+			})
+			if a.err != nil {
+				log.Error("event not acknowledged", "event_key", events[i].Key(), "error", a.err)
+				for _, rest := range idx[n+1:] {
+					out[rest].err = fmt.Errorf("not admitted: an earlier event of its thread was not: %w", a.err)
+				}
+				return
+			}
+		}
+	}
+	if len(threads) == 1 {
+		admitThread(threads[0])
+		return out
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxAdmitting)
+	for _, idx := range threads {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			admitThread(idx)
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// recovered is f's error, or its panic as an error: on a goroutine of
+// its own, a bug in one event's admission fails that event, as net/http
+// fails the request of a handler that panics, not the process.
+func recovered(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return f()
 }
 
 // admit takes one event through dedupe, triage and the queue. It returns an
@@ -326,7 +403,11 @@ func (p *Pipeline) admitDirect(ctx context.Context, log *slog.Logger, ev message
 		return "", "", err
 	}
 	sent := make(chan error, 1)
-	go func() { sent <- p.Queue.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body}) }()
+	go func() {
+		sent <- recovered(func() error {
+			return p.Queue.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body})
+		})
+	}()
 	_, err = p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued})
 	sendErr := <-sent
 	var held *store.ClaimHeldError

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -945,4 +946,137 @@ func TestPipelineAnswersAsThePlatformAsks(t *testing.T) {
 			t.Fatal("the pipeline did not answer: Within was not applied to its writes")
 		}
 	})
+}
+
+// inChat is humanEvent in another private chat: another thread.
+func inChat(id, chat string) message.Event {
+	ev := humanEvent(id)
+	ev.Thread.Chat, ev.Sender.ID = chat, chat
+	return ev
+}
+
+// TestPipelineBatches: a request of many events (a WhatsApp batch holds
+// thousands) admits the events of different threads at once, so it is
+// answered in the time of its longest thread, and the events of one thread
+// one after another, in order: a thread whose event fails stops there, and
+// the other threads go on.
+func TestPipelineBatches(t *testing.T) {
+	t.Parallel()
+
+	t.Run("ThreadsAreAdmittedAtOnce", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		a1, b1 := inChat("a1", "42"), inChat("b1", "43")
+		b.pipeline.Queue = &awaitGroup{next: b.pipeline.Queue, hold: a1.Thread.Key(), until: b1.Thread.Key(), started: make(chan struct{})}
+		if a := decodeAck(t, b.postScript(script{Events: []message.Event{a1, b1}})); a.results() != "a1=enqueued b1=enqueued" {
+			t.Fatalf("ack = %s", a.results())
+		}
+	})
+
+	t.Run("OneThreadInOrderStoppingAtItsFailure", func(t *testing.T) {
+		t.Parallel()
+		b := newRig(t, &scriptReceiver{})
+		a1, a2, a3, b1 := inChat("a1", "42"), inChat("a2", "42"), inChat("a3", "42"), inChat("b1", "43")
+		failing := &failingQueue{next: b.pipeline.Queue, fail: a2.Key()}
+		b.pipeline.Queue = failing
+		body, _ := json.Marshal(script{Events: []message.Event{a1, a2, a3, b1}})
+		if w := b.post(body, true); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503: a2 is not durable", w.Code)
+		}
+		if got := failing.sent(a1.Thread.Key()); !slices.Equal(got, []string{a1.Key(), a2.Key()}) {
+			t.Fatalf("thread 42 sent %q, want a1 then a2, and a3 not tried after a2 failed", got)
+		}
+		for _, c := range []struct {
+			ev   message.Event
+			want error
+		}{{a1, nil}, {a2, store.ErrNotFound}, {a3, store.ErrNotFound}, {b1, nil}} {
+			if _, err := b.claim(c.ev); !errors.Is(err, c.want) {
+				t.Errorf("claim of %s: %v, want %v", c.ev.EventID, err, c.want)
+			}
+		}
+
+		failing.fail = ""
+		if a := decodeAck(t, b.post(body, true)); a.results() != "a1=duplicate(duplicate) a2=enqueued a3=enqueued b1=duplicate(duplicate)" {
+			t.Fatalf("retry ack = %s", a.results())
+		}
+		var order []string
+		for _, q := range b.queued() {
+			if q.group == a1.Thread.Key() {
+				order = append(order, q.in.Event.EventID)
+			}
+		}
+		if !slices.Equal(order, []string{"a1", "a2", "a3"}) {
+			t.Fatalf("thread 42 queued %q, want a1, a2, a3", order)
+		}
+	})
+}
+
+// TestPipelineSurvivesAPanickingSend: the send runs on a goroutine of its
+// own, where a panic would take the process down with every request in it.
+func TestPipelineSurvivesAPanickingSend(t *testing.T) {
+	t.Parallel()
+	b := newRig(t, &scriptReceiver{})
+	b.pipeline.Queue = panickingQueue{}
+	if w := b.postScript(script{Events: []message.Event{inChat("p1", "42"), inChat("p2", "43")}}); w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("status %d, want 503", w.Code)
+	}
+	if !strings.Contains(b.logText(), "panic: a bug in the queue") {
+		t.Fatal("the panic was not logged")
+	}
+}
+
+type panickingQueue struct{}
+
+func (panickingQueue) Send(context.Context, queue.Message) error { panic("a bug in the queue") }
+
+// awaitGroup holds the sends of group hold until a send of group until has
+// started, and fails them if that takes more than a few seconds.
+type awaitGroup struct {
+	next        ingress.Enqueuer
+	hold, until string
+	once        sync.Once
+	started     chan struct{}
+}
+
+func (q *awaitGroup) Send(ctx context.Context, m queue.Message) error {
+	switch m.Group {
+	case q.until:
+		q.once.Do(func() { close(q.started) })
+	case q.hold:
+		select {
+		case <-q.started:
+		case <-time.After(5 * time.Second):
+			return errors.New("the other thread's send did not start meanwhile")
+		}
+	}
+	return q.next.Send(ctx, m)
+}
+
+// failingQueue fails the send of event key fail, and records every send
+// it is asked for, by group.
+type failingQueue struct {
+	next ingress.Enqueuer
+	fail string
+	mu   sync.Mutex
+	by   map[string][]string
+}
+
+func (q *failingQueue) Send(ctx context.Context, m queue.Message) error {
+	q.mu.Lock()
+	if q.by == nil {
+		q.by = map[string][]string{}
+	}
+	q.by[m.Group] = append(q.by[m.Group], m.Dedup)
+	fail := q.fail
+	q.mu.Unlock()
+	if m.Dedup == fail {
+		return errors.New("injected send failure")
+	}
+	return q.next.Send(ctx, m)
+}
+
+func (q *failingQueue) sent(group string) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.by[group])
 }

@@ -25,8 +25,8 @@ const (
 // way, before it is refused as a replay. Discord documents no window.
 // Discord sends each interaction once and waits 3 seconds for its answer,
 // so a live request is never more than seconds old; what the window must
-// bound is what the interaction-id dedupe (7 days) does not cover, which is
-// nothing younger than a week. Five minutes leaves room for a skewed clock
+// bound is what the interaction-id dedupe (PARLEY_DEDUPE_TTL, 8 days) does
+// not cover, which is nothing younger than a week. Five minutes leaves room for a skewed clock
 // on either side, and is the window Slack and Standard Webhooks use, so
 // every signed platform of Parley has the same one.
 const MaxSkew = 5 * time.Minute
