@@ -26,6 +26,7 @@ import (
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
+	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
 	"github.com/parleyhq/parley/shared/sweeper"
 	"github.com/parleyhq/parley/shared/turn"
@@ -122,8 +123,9 @@ func (d Deps) turnConfig() turn.Config {
 		// the agent's: a running turn is never taken over.
 		ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
 		// Kept as long as the ingress keys, which send every duplicate
-		// again: a late copy finds the turn's claim.
-		ClaimTTL: d.Config.DedupeTTL,
+		// again: a late copy finds the turn's claim. A shorter setting
+		// forgets keys sooner, never answered turns.
+		ClaimTTL: max(d.Config.DedupeTTL, store.DedupeTTL),
 	}
 }
 

@@ -10,15 +10,18 @@ import (
 
 // TestTurnClaimsLastAsLongAsTheKeys: ingress sends every duplicate again,
 // so a late redelivery is stopped by the turn's claim alone, which must be
-// kept as long as the ingress keys, whatever PARLEY_DEDUPE_TTL says.
+// kept as long as the ingress keys, whatever PARLEY_DEDUPE_TTL says, and
+// never less than store.DedupeTTL: a shorter setting may forget ingress
+// keys sooner, never a turn that was answered.
 func TestTurnClaimsLastAsLongAsTheKeys(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		env  string
-		want time.Duration
+		env           string
+		keys, turnTTL time.Duration
 	}{
-		{"", store.DedupeTTL},
-		{"240h", 240 * time.Hour},
+		{"", store.DedupeTTL, store.DedupeTTL},
+		{"240h", 240 * time.Hour, 240 * time.Hour},
+		{"72h", 72 * time.Hour, store.DedupeTTL},
 	} {
 		c, err := config.FromEnv(func(k string) string {
 			if k == "PARLEY_DEDUPE_TTL" {
@@ -31,8 +34,8 @@ func TestTurnClaimsLastAsLongAsTheKeys(t *testing.T) {
 		}
 		d := Deps{Config: c}
 		turnTTL := d.turnConfig().WithDefaults().ClaimTTL
-		if c.DedupeTTL != tc.want || turnTTL != tc.want {
-			t.Errorf("PARLEY_DEDUPE_TTL=%q: ingress keys %v, turn claims %v; want both %v", tc.env, c.DedupeTTL, turnTTL, tc.want)
+		if c.DedupeTTL != tc.keys || turnTTL != tc.turnTTL {
+			t.Errorf("PARLEY_DEDUPE_TTL=%q: ingress keys %v, turn claims %v; want %v and %v", tc.env, c.DedupeTTL, turnTTL, tc.keys, tc.turnTTL)
 		}
 	}
 }

@@ -48,8 +48,9 @@ type Config struct {
 	LogLevel slog.Level
 
 	// DedupeTTL is how long an event key and a turn's claim are remembered
-	// (PARLEY_DEDUPE_TTL). Defaults to store.DedupeTTL (192h): WhatsApp
-	// retries for up to about 7 days.
+	// (PARLEY_DEDUPE_TTL; a turn's claim never less than store.DedupeTTL).
+	// Defaults to store.DedupeTTL (192h): WhatsApp retries for up to about
+	// 7 days.
 	DedupeTTL time.Duration
 	// MaxBodyBytes is the largest webhook body accepted
 	// (PARLEY_MAX_BODY_BYTES). Zero, the default: each platform's own
