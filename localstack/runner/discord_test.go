@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/shared/message"
 )
 
 // postDiscord posts an interaction, signed now with the test key.
@@ -116,5 +117,49 @@ func TestDiscordAfterTheTokensLife(t *testing.T) {
 	}
 	if len(nonces) != 2 {
 		t.Fatalf("nonces %v: want one per bubble", nonces)
+	}
+}
+
+// TestDiscordQuestionWhereTheBotIsNoMember: an app installed for a person is
+// no member of the channels it is used in, so the bot token reaches none of
+// them. The reply goes through the interaction's token, and the question is
+// closed through the press's own token (its @original is the pressed
+// message).
+func TestDiscordQuestionWhereTheBotIsNoMember(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	fake, ok := h.fake.For(message.Discord)
+	if !ok {
+		t.Fatal("no fake Discord")
+	}
+	const channel = "1309000000000000200"
+	fake.(*fakediscord.API).WithoutBot(channel)
+	sample, err := os.ReadFile("../../events/discord/command-guild.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in map[string]any
+	_ = json.Unmarshal(sample, &in)
+	in["data"].(map[string]any)["options"].([]any)[0].(map[string]any)["value"] = "/ask seat"
+	raw, _ := json.Marshal(in)
+	body, _ := fakediscord.Interaction(raw, h.clock.Now())
+	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
+		t.Fatalf("/ask seat: %d %s", code, answer)
+	}
+	d := h.waitDelivered(2, 20*time.Second)
+	q := d[1]
+	if len(q.Controls) == 0 || q.Chat != channel {
+		t.Fatalf("the question: %+v", d)
+	}
+	press := fakediscord.Press("1309000000000000100", q.Chat, "1309000000000000042", q.MessageID, fakediscord.PressData(q, q.Controls[0]), h.clock.Now().Add(time.Millisecond))
+	if code, answer := h.postDiscord(press); code != http.StatusOK || answer != `{"type":6}` {
+		t.Fatalf("press: %d %s", code, answer)
+	}
+	if got := h.waitAnswers(1); got[0].QuestionID == "" {
+		t.Fatalf("answers %+v", got)
+	}
+	h.quiesce(20 * time.Second)
+	if e := h.lastEdit(q); e.MessageID != q.MessageID || len(e.Controls) != 0 {
+		t.Fatalf("the question was not closed: %+v (edits %+v)", e, h.fake.Recorder().Edits())
 	}
 }

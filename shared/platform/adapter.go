@@ -168,6 +168,15 @@ type Editor interface {
 	Edit(ctx context.Context, t message.Thread, messageID string, c message.Content) error
 }
 
+// PressEditor is an Editor that can also change the message a press came
+// from through the press itself (Discord's interaction token), which
+// reaches it where the bot may not: an app installed for a person is no
+// member of the channels it is used in. An error means the press could not;
+// Edit may still.
+type PressEditor interface {
+	EditPressed(ctx context.Context, press message.Event, c message.Content) error
+}
+
 // Reconciler is a sender that can look an unknown send up on the platform
 // before it is resent: found reports whether the unit was posted after all.
 type Reconciler interface {

@@ -53,7 +53,7 @@ func (p *Processor) hear(ctx context.Context, log *slog.Logger, cfg Config, ev m
 			log.Warn("answer dropped: a cancel not from Parley", "outcome", "forged_cancel")
 			return heard{handled: true}, nil
 		}
-		p.edit(ctx, log, ch, ev.Thread, ev.Cancel.IntentID, ev.Cancel.UnitID, message.Prompt{Text: ev.Cancel.Text})
+		p.edit(ctx, log, ch, ev, ev.Cancel.IntentID, ev.Cancel.UnitID, message.Prompt{Text: ev.Cancel.Text})
 		return heard{handled: true, answer: &agent.Answer{QuestionID: ev.Cancel.QuestionID, Action: agent.AnswerCancel}}, nil
 	}
 	if p.Questions == nil || cfg.Questions.Off {
@@ -116,7 +116,7 @@ func (p *Processor) after(ctx context.Context, log *slog.Logger, ch Channel, ev 
 	}
 	if o.Edit != nil {
 		if ch.Editor != nil {
-			p.edit(ctx, log, ch, ev.Thread, q.IntentID, q.UnitID, *o.Edit)
+			p.edit(ctx, log, ch, ev, q.IntentID, q.UnitID, *o.Edit)
 		} else if !o.Edit.Closed() {
 			// The platform cannot edit: the next field is a new message.
 			h.units = append(h.units, intent.Unit{ID: askUnitID, Content: message.Content{Prompt: o.Edit}, State: message.UnitPending})
@@ -235,8 +235,10 @@ func (p *Processor) acknowledge(ctx context.Context, log *slog.Logger, ch Channe
 }
 
 // edit changes the question message (unit unitID of intent intentID) to
-// prompt, best effort: the answer stands whatever the message shows.
-func (p *Processor) edit(ctx context.Context, log *slog.Logger, ch Channel, th message.Thread, intentID, unitID string, prompt message.Prompt) {
+// prompt, best effort: the answer stands whatever the message shows. When
+// ev is a press of that very message, the press edits it where the channel
+// can (PressEditor), and the channel's Editor is the fallback.
+func (p *Processor) edit(ctx context.Context, log *slog.Logger, ch Channel, ev message.Event, intentID, unitID string, prompt message.Prompt) {
 	if ch.Editor == nil || intentID == "" || p.Intents == nil {
 		return
 	}
@@ -252,7 +254,15 @@ func (p *Processor) edit(ctx context.Context, log *slog.Logger, ch Channel, th m
 	}
 	ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := ch.Editor.Edit(ectx, th, in.Units[i].Receipt[0], message.Content{Prompt: &prompt}); err != nil {
+	msgID, content := in.Units[i].Receipt[0], message.Content{Prompt: &prompt}
+	if pe, ok := ch.Editor.(PressEditor); ok && ev.Kind == message.KindAnswer && ev.Press != nil && ev.Press.MessageID == msgID {
+		err := pe.EditPressed(ectx, ev, content)
+		if err == nil {
+			return
+		}
+		log.Info("question message not edited through its press; editing it in its channel", "error", err)
+	}
+	if err := ch.Editor.Edit(ectx, ev.Thread, msgID, content); err != nil {
 		log.Warn("question message not edited", "error", err)
 	}
 }

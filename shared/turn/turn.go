@@ -58,6 +58,13 @@ type Editor interface {
 	Edit(ctx context.Context, t message.Thread, messageID string, c message.Content) error
 }
 
+// PressEditor is an Editor that can also change the message a press came
+// from through the press itself (platform.PressEditor), found on the
+// Editor by type assertion.
+type PressEditor interface {
+	EditPressed(ctx context.Context, press message.Event, c message.Content) error
+}
+
 // Acknowledger answers a press, with a notice for the person who pressed
 // (platform.Acknowledger).
 type Acknowledger interface {

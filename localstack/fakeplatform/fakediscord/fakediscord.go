@@ -12,7 +12,7 @@
 //
 // It serves, below the API root (also under /api/v10):
 //
-//	PATCH /webhooks/{app}/{token}/messages/@original   edit the deferred response
+//	PATCH /webhooks/{app}/{token}/messages/@original   edit the deferred response, or a press's message
 //	POST  /webhooks/{app}/{token}[?wait=true]           a follow-up
 //	POST  /channels/{channel}/messages                  a channel message (nonce, enforce_nonce)
 //	PATCH /channels/{channel}/messages/{id}             edit a message
@@ -23,6 +23,8 @@
 // interaction with the test key (KeySeed, PublicKey), Interaction gives a
 // sample a fresh id and a token the fake honours, and Press builds the
 // interaction of a press of a control make run printed (PressData).
+// WithoutBot makes a channel one the bot is no member of (an app installed
+// for a user): there only interaction tokens reach it.
 //
 // API reference: https://discord.com/developers/docs/reference
 package fakediscord
@@ -82,6 +84,7 @@ type API struct {
 	followups map[string]int      // interaction token → follow-ups sent
 	nonces    map[string]nonceHit // channel + "/" + nonce
 	commands  []json.RawMessage
+	botless   map[string]bool // channels the bot is no member of
 }
 
 // Message is a message as the fake holds it.
@@ -106,7 +109,7 @@ func New(opt Options) *API {
 	}
 	a := &API{
 		opt: opt, mux: http.NewServeMux(),
-		messages: map[string]*Message{}, originals: map[string]string{}, followups: map[string]int{}, nonces: map[string]nonceHit{},
+		messages: map[string]*Message{}, originals: map[string]string{}, followups: map[string]int{}, nonces: map[string]nonceHit{}, botless: map[string]bool{},
 	}
 	// Every send is recorded through Recorder.Handle with the id the fake
 	// chose while validating (a nonce must name it before the answer, which
@@ -248,7 +251,24 @@ func (a *API) bot(w http.ResponseWriter, r *http.Request) bool {
 		a.Recorder().Refused()
 		return false
 	}
+	a.mu.Lock()
+	botless := a.botless[r.PathValue("channel")]
+	a.mu.Unlock()
+	if botless {
+		fail(w, http.StatusForbidden, 50001, "Missing Access", nil)
+		a.Recorder().Refused()
+		return false
+	}
 	return true
+}
+
+// WithoutBot makes channel one the bot is no member of, as where an app
+// installed for a user is used: every call into it with the bot token is
+// refused (403, 50001 Missing Access), and only interaction tokens reach it.
+func (a *API) WithoutBot(channel string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.botless[channel] = true
 }
 
 // body reads a JSON object body, or answers 50109 and records the refusal.
@@ -268,7 +288,7 @@ func (a *API) body(w http.ResponseWriter, r *http.Request) (map[string]json.RawM
 // expired one). A refusal is recorded.
 func (a *API) interaction(w http.ResponseWriter, r *http.Request) (token, channel string, ok bool) {
 	app, token := r.PathValue("app"), r.PathValue("token")
-	id, channel, ok := parseToken(app, token)
+	id, channel, _, ok := parseToken(app, token)
 	if !ok || (a.opt.ApplicationID != "" && app != a.opt.ApplicationID) {
 		fail(w, http.StatusNotFound, 10015, "Unknown Webhook", nil)
 		a.Recorder().Refused()
@@ -487,12 +507,17 @@ func (a *API) editWebhookMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := r.PathValue("id")
+	_, _, pressed, _ := parseToken(r.PathValue("app"), token)
 	a.mu.Lock()
 	id, known := a.originals[token], false
-	if target != "@original" {
+	switch {
+	case target != "@original":
 		m, ok := a.messages[target]
 		id, known = target, ok && m.Interaction == token
-	} else {
+	case pressed != "":
+		// A press's @original is the message its control is on.
+		id, known = pressed, true
+	default:
 		known = id != ""
 	}
 	a.mu.Unlock()

@@ -447,3 +447,48 @@ func TestPress(t *testing.T) {
 		t.Fatalf("PressData without components = %q", got)
 	}
 }
+
+// TestPressTokenEditsThePressedMessage: a press's @original is the message
+// its control is on, as Discord has it: the token edits that message, and
+// no other is made.
+func TestPressTokenEditsThePressedMessage(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, fakediscord.Options{})
+	q := s.do(t, "POST", "/channels/"+channel+"/messages", true, `{"content":"Which?","components":[{"type":1,"components":[{"type":2,"style":1,"label":"A","custom_id":"a"}]}]}`)
+	id, _ := q.body["id"].(string)
+	press := fakediscord.PressToken(app, fakediscord.Snowflake(t0), channel, id)
+	e := s.do(t, "PATCH", "/webhooks/"+app+"/"+press+"/messages/@original", false, `{"content":"Which? A","components":[]}`)
+	if e.status != 200 || e.body["id"] != id {
+		t.Fatalf("edit through the press: %d %s", e.status, e.raw)
+	}
+	if m, _ := s.api.Message(id); m.Content != "Which? A" || string(m.Components) != "[]" {
+		t.Fatalf("the pressed message is %+v", m)
+	}
+	if d := s.rec.Delivered(); len(d) != 1 {
+		t.Fatalf("delivered %+v: the edit made a message", d)
+	}
+	forged := strings.Replace(press, id, "1444350000000000001", 1)
+	if a := s.do(t, "PATCH", "/webhooks/"+app+"/"+forged+"/messages/@original", false, `{"content":"x"}`); a.status != 404 || a.code() != 10015 {
+		t.Fatalf("a token naming another message: %d %s", a.status, a.raw)
+	}
+}
+
+// TestWithoutBot: in a channel the bot is no member of, the bot token
+// reaches nothing (50001), and interaction tokens still work.
+func TestWithoutBot(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, fakediscord.Options{})
+	s.api.WithoutBot(channel)
+	if a := s.do(t, "POST", "/channels/"+channel+"/messages", true, `{"content":"hi"}`); a.status != 403 || a.code() != 50001 {
+		t.Fatalf("bot message: %d %s", a.status, a.raw)
+	}
+	if a := s.do(t, "PATCH", "/channels/"+channel+"/messages/1444350000000000001", true, `{"content":"hi"}`); a.status != 403 || a.code() != 50001 {
+		t.Fatalf("bot edit: %d %s", a.status, a.raw)
+	}
+	if a := s.do(t, "POST", "/webhooks/"+app+"/"+token(t0, channel)+"?wait=true", false, `{"content":"hi"}`); a.status != 200 {
+		t.Fatalf("follow-up: %d %s", a.status, a.raw)
+	}
+	if a := s.do(t, "POST", "/channels/1309000000000000300/messages", true, `{"content":"hi"}`); a.status != 200 {
+		t.Fatalf("another channel: %d %s", a.status, a.raw)
+	}
+}

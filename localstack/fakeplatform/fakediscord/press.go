@@ -24,7 +24,7 @@ func Press(guild, channel, user, messageID, data string, at time.Time) []byte {
 	person := map[string]any{"id": user, "username": "ada", "global_name": "Ada", "discriminator": "0"}
 	in := map[string]any{
 		"type": 3, "version": 1, "id": id, "application_id": ApplicationID,
-		"token":      InteractionToken(ApplicationID, id, channel),
+		"token":      PressToken(ApplicationID, id, channel, messageID),
 		"channel_id": channel, "data": d,
 		"message": map[string]any{"id": messageID, "channel_id": channel, "author": map[string]any{"id": ApplicationID, "bot": true}},
 	}

@@ -77,27 +77,40 @@ var tokenKey = []byte("parley-fakediscord-interaction-tokens")
 // application and channel only, so it needs no memory of the interactions
 // it sent.
 func InteractionToken(app, id, channel string) string {
-	return "fake." + id + "." + channel + "." + tokenMAC(app, id, channel)
+	return PressToken(app, id, channel, "")
 }
 
-func tokenMAC(app, id, channel string) string {
+// PressToken is the token of a press (a component interaction) of a
+// control on message: InteractionToken, naming the message too
+// ("fake.<id>.<channel>.<message>.<mac>"), which is its @original.
+func PressToken(app, id, channel, message string) string {
+	if message == "" {
+		return "fake." + id + "." + channel + "." + tokenMAC(app, id, channel, "")
+	}
+	return "fake." + id + "." + channel + "." + message + "." + tokenMAC(app, id, channel, message)
+}
+
+func tokenMAC(app, id, channel, message string) string {
 	m := hmac.New(sha256.New, tokenKey)
-	m.Write([]byte(app + "/" + id + "/" + channel))
+	m.Write([]byte(app + "/" + id + "/" + channel + "/" + message))
 	return hex.EncodeToString(m.Sum(nil))[:20]
 }
 
 // parseToken reads an interaction token of app: its interaction's id and
-// channel.
-func parseToken(app, token string) (id, channel string, ok bool) {
+// channel, and the message a press's control is on.
+func parseToken(app, token string) (id, channel, message string, ok bool) {
 	parts := strings.Split(token, ".")
-	if len(parts) != 4 || parts[0] != "fake" {
-		return "", "", false
+	if (len(parts) != 4 && len(parts) != 5) || parts[0] != "fake" {
+		return "", "", "", false
 	}
 	id, channel = parts[1], parts[2]
-	if !hmac.Equal([]byte(parts[3]), []byte(tokenMAC(app, id, channel))) {
-		return "", "", false
+	if len(parts) == 5 {
+		message = parts[3]
 	}
-	return id, channel, true
+	if !hmac.Equal([]byte(parts[len(parts)-1]), []byte(tokenMAC(app, id, channel, message))) {
+		return "", "", "", false
+	}
+	return id, channel, message, true
 }
 
 // Interaction is body, a sample interaction, as Discord would send it at
@@ -119,10 +132,14 @@ func Interaction(body []byte, at time.Time) ([]byte, error) {
 		_ = json.Unmarshal(in["channel"], &ch)
 		channel = ch.ID
 	}
+	var pressed struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(in["message"], &pressed) // a press's: its @original
 	id := Snowflake(at)
 	in["id"], _ = json.Marshal(id)
 	if _, ok := in["token"]; ok && app != "" && channel != "" {
-		in["token"], _ = json.Marshal(InteractionToken(app, id, channel))
+		in["token"], _ = json.Marshal(PressToken(app, id, channel, pressed.ID))
 	}
 	return json.Marshal(in)
 }

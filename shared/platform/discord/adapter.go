@@ -41,6 +41,7 @@ var (
 	_ platform.Asker        = (*Client)(nil)
 	_ platform.Acknowledger = (*Client)(nil)
 	_ platform.Editor       = (*Client)(nil)
+	_ platform.PressEditor  = (*Client)(nil)
 	_ platform.Receiver     = (*Receiver)(nil)
 )
 

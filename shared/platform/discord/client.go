@@ -241,15 +241,8 @@ func (c *Client) Acknowledge(ctx context.Context, ev message.Event, notice strin
 	if notice == "" {
 		return nil
 	}
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	callback, token := 0, ""
-	if ev.ReplyContext.Fresh(now(), TokenMargin) {
-		callback, token = splitReplyToken(ev.ReplyContext.Token)
-	}
-	if callback == 0 {
+	token, ok := c.pressToken(ev)
+	if !ok {
 		return fmt.Errorf("discord acknowledge: %w", invalid("the press's interaction token has expired: a notice to one person goes only through it"))
 	}
 	msg := DiscordMessageSend{Content: c.text(notice), AllowedMentions: noMentions(), Components: []DiscordComponent{}, Flags: DiscordFlagEphemeral}
@@ -276,6 +269,40 @@ func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, c
 	resp, err := c.call(ctx, http.MethodPatch, "/channels/"+t.Chat+"/messages/"+messageID, true, msg)
 	_, err = c.receipt(resp, err, false)
 	return wrap("message edit", err)
+}
+
+// EditPressed changes the message press came from to c through the press's
+// own interaction token (PATCH /webhooks/{app}/{token}/messages/@original:
+// a press's original is the message its control is on), which reaches it
+// where the bot is no member of the channel. A press whose token is past
+// its life cannot: invalid_payload, and Edit is left to try.
+func (c *Client) EditPressed(ctx context.Context, press message.Event, ct message.Content) error {
+	if err := c.check(press.Thread); err != nil {
+		return fmt.Errorf("discord edit pressed: %w", err)
+	}
+	token, ok := c.pressToken(press)
+	if !ok || press.Press == nil {
+		return fmt.Errorf("discord edit pressed: %w", invalid("the press's interaction token has expired"))
+	}
+	msg, err := c.render(ct)
+	if err != nil {
+		return fmt.Errorf("discord edit pressed: %w", err)
+	}
+	_, _, err = c.webhook(ctx, http.MethodPatch, "/messages/@original", token, msg)
+	return wrap("pressed message edit", err)
+}
+
+// pressToken is the interaction token of press, while it lives.
+func (c *Client) pressToken(press message.Event) (string, bool) {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	if !press.ReplyContext.Fresh(now(), TokenMargin) {
+		return "", false
+	}
+	callback, token := splitReplyToken(press.ReplyContext.Token)
+	return token, callback != 0
 }
 
 // check refuses, without a call, a thread of another application, one

@@ -522,6 +522,44 @@ func TestEdit(t *testing.T) {
 	}
 }
 
+// TestEditPressed: a question is closed through the press's own token
+// (its @original is the pressed message), which reaches a channel the bot
+// is no member of; a stale token makes no call.
+func TestEditPressed(t *testing.T) {
+	t.Parallel()
+	e := setup(t, fakediscord.Options{})
+	q := bubble(0, nil, "")
+	q.Content = message.Content{Prompt: &message.Prompt{Text: "Which city?", Options: []message.Choice{{Label: "Lisbon", Data: "q1:0:0"}}}}
+	rc, err := e.c.Ask(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := rc.MessageIDs[0]
+	e.api.WithoutBot(guildChannel) // the app is installed for a person, not the server
+	tok := fakediscord.PressToken(testApp, fakediscord.Snowflake(at(0, 30)), guildChannel, id)
+	ev := message.Event{Platform: message.Discord, Account: testApp, Kind: message.KindAnswer, Thread: guild,
+		ReplyContext: &message.ReplyContext{Token: "6:" + tok, Until: at(15, 30)}, Press: &message.Press{Data: "q1:0:0", MessageID: id}}
+	closed := message.Content{Prompt: &message.Prompt{Text: "Which city? Lisbon"}}
+	sendErr(t, e.c.Edit(t.Context(), guild, id, closed), message.FailPermission)
+	if err := e.c.EditPressed(t.Context(), ev, closed); err != nil {
+		t.Fatalf("EditPressed: %v", err)
+	}
+	c := e.all()[len(e.all())-1]
+	if c.method != "PATCH" || c.path != "/webhooks/"+testApp+"/"+tok+"/messages/@original" || c.auth != "" || string(c.body["components"]) != "[]" {
+		t.Fatalf("call %+v", c)
+	}
+	if m, _ := e.api.Message(id); m.Content != "Which city? Lisbon" || string(m.Components) != "[]" || !m.Edited {
+		t.Fatalf("the fake holds %+v", m)
+	}
+	n := len(e.all())
+	stale := ev
+	stale.ReplyContext = &message.ReplyContext{Token: "6:" + tok, Until: at(1, 30)}
+	sendErr(t, e.c.EditPressed(t.Context(), stale, closed), message.FailInvalidPayload)
+	if len(e.all()) != n {
+		t.Fatal("an edit through a stale token reached Discord")
+	}
+}
+
 // TestAcknowledge: the webhook's answer acknowledged the press; a notice
 // goes to the presser alone through the press's token.
 func TestAcknowledge(t *testing.T) {
