@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/shared/message"
 )
@@ -15,6 +16,36 @@ import (
 // postDiscord posts an interaction, signed now with the test key.
 func (h *harness) postDiscord(body []byte) (int, string) {
 	return h.post("/discord", fakediscord.Sign(fakediscord.TestKey(), h.clock.Now(), body), body)
+}
+
+// askSeat posts sample, a slash command, as "/ask seat" made at at.
+func (h *harness) askSeat(sample []byte, at time.Time) {
+	h.t.Helper()
+	var in map[string]any
+	_ = json.Unmarshal(sample, &in)
+	in["data"].(map[string]any)["options"].([]any)[0].(map[string]any)["value"] = "/ask seat"
+	raw, _ := json.Marshal(in)
+	body, _ := fakediscord.Interaction(raw, at)
+	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
+		h.t.Fatalf("/ask seat: %d %s", code, answer)
+	}
+}
+
+// pressClosesQuestion has Ada press question q's first control at at, and
+// checks the agent hears her answer and the question is closed.
+func (h *harness) pressClosesQuestion(q fakeplatform.Delivery, at time.Time) {
+	h.t.Helper()
+	press := fakediscord.Press("1309000000000000100", q.Chat, "1309000000000000042", q.MessageID, fakediscord.PressData(q, q.Controls[0]), at)
+	if code, answer := h.postDiscord(press); code != http.StatusOK || answer != `{"type":6}` {
+		h.t.Fatalf("press: %d %s", code, answer)
+	}
+	if got := h.waitAnswers(1); got[0].QuestionID == "" {
+		h.t.Fatalf("answers %+v", got)
+	}
+	h.quiesce(20 * time.Second)
+	if e := h.lastEdit(q); e.MessageID != q.MessageID || len(e.Controls) != 0 {
+		h.t.Fatalf("the question was not closed: %+v (edits %+v)", e, h.fake.Recorder().Edits())
+	}
 }
 
 // TestDiscordCommandReply: /ask in a guild channel is answered with the
@@ -50,14 +81,7 @@ func TestDiscordCommandReply(t *testing.T) {
 	}
 
 	// A question, then a press of its first button.
-	var in map[string]any
-	_ = json.Unmarshal(sample, &in)
-	in["data"].(map[string]any)["options"].([]any)[0].(map[string]any)["value"] = "/ask seat"
-	raw, _ := json.Marshal(in)
-	body, _ = fakediscord.Interaction(raw, h.clock.Now().Add(time.Millisecond))
-	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
-		t.Fatalf("/ask seat: %d %s", code, answer)
-	}
+	h.askSeat(sample, h.clock.Now().Add(time.Millisecond))
 	d = h.waitDelivered(4, 20*time.Second)
 	q := d[3]
 	if len(q.Controls) == 0 {
@@ -72,17 +96,7 @@ func TestDiscordCommandReply(t *testing.T) {
 	if n := len(h.agent.gotAnswers()); n != 0 {
 		t.Fatalf("a press by someone else reached the agent %d times", n)
 	}
-	press := fakediscord.Press("1309000000000000100", q.Chat, "1309000000000000042", q.MessageID, fakediscord.PressData(q, q.Controls[0]), h.clock.Now().Add(2*time.Millisecond))
-	if code, answer := h.postDiscord(press); code != http.StatusOK || answer != `{"type":6}` {
-		t.Fatalf("press: %d %s", code, answer)
-	}
-	if got := h.waitAnswers(1); got[0].QuestionID == "" {
-		t.Fatalf("answers %+v", got)
-	}
-	h.quiesce(20 * time.Second)
-	if e := h.lastEdit(q); e.MessageID != q.MessageID || len(e.Controls) != 0 {
-		t.Fatalf("the question was not closed: %+v (edits %+v)", e, h.fake.Recorder().Edits())
-	}
+	h.pressClosesQuestion(q, h.clock.Now().Add(2*time.Millisecond))
 	t.Logf("deliveries %+v", texts(h.fake.Delivered()))
 }
 
@@ -138,28 +152,11 @@ func TestDiscordQuestionWhereTheBotIsNoMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in map[string]any
-	_ = json.Unmarshal(sample, &in)
-	in["data"].(map[string]any)["options"].([]any)[0].(map[string]any)["value"] = "/ask seat"
-	raw, _ := json.Marshal(in)
-	body, _ := fakediscord.Interaction(raw, h.clock.Now())
-	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
-		t.Fatalf("/ask seat: %d %s", code, answer)
-	}
+	h.askSeat(sample, h.clock.Now())
 	d := h.waitDelivered(2, 20*time.Second)
 	q := d[1]
 	if len(q.Controls) == 0 || q.Chat != channel {
 		t.Fatalf("the question: %+v", d)
 	}
-	press := fakediscord.Press("1309000000000000100", q.Chat, "1309000000000000042", q.MessageID, fakediscord.PressData(q, q.Controls[0]), h.clock.Now().Add(time.Millisecond))
-	if code, answer := h.postDiscord(press); code != http.StatusOK || answer != `{"type":6}` {
-		t.Fatalf("press: %d %s", code, answer)
-	}
-	if got := h.waitAnswers(1); got[0].QuestionID == "" {
-		t.Fatalf("answers %+v", got)
-	}
-	h.quiesce(20 * time.Second)
-	if e := h.lastEdit(q); e.MessageID != q.MessageID || len(e.Controls) != 0 {
-		t.Fatalf("the question was not closed: %+v (edits %+v)", e, h.fake.Recorder().Edits())
-	}
+	h.pressClosesQuestion(q, h.clock.Now().Add(time.Millisecond))
 }

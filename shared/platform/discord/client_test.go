@@ -492,13 +492,7 @@ func TestAsk(t *testing.T) {
 func TestEdit(t *testing.T) {
 	t.Parallel()
 	e := setup(t, fakediscord.Options{})
-	q := bubble(0, nil, "")
-	q.Content = message.Content{Prompt: &message.Prompt{Text: "Which city?", Options: []message.Choice{{Label: "Lisbon", Data: "q1:0:0"}}}}
-	rc, err := e.c.Ask(t.Context(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := rc.MessageIDs[0]
+	id := askCity(t, e)
 	closed := message.Content{Prompt: &message.Prompt{Text: "Which city? Lisbon"}}
 	if err := e.c.Edit(t.Context(), guild, id, closed); err != nil {
 		t.Fatalf("Edit: %v", err)
@@ -522,19 +516,26 @@ func TestEdit(t *testing.T) {
 	}
 }
 
-// TestEditPressed: a question is closed through the press's own token
-// (its @original is the pressed message), which reaches a channel the bot
-// is no member of; a stale token makes no call.
-func TestEditPressed(t *testing.T) {
-	t.Parallel()
-	e := setup(t, fakediscord.Options{})
+// askCity asks "Which city?" in the guild channel, and gives the question
+// message's id.
+func askCity(t *testing.T, e *env) string {
+	t.Helper()
 	q := bubble(0, nil, "")
 	q.Content = message.Content{Prompt: &message.Prompt{Text: "Which city?", Options: []message.Choice{{Label: "Lisbon", Data: "q1:0:0"}}}}
 	rc, err := e.c.Ask(t.Context(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := rc.MessageIDs[0]
+	return rc.MessageIDs[0]
+}
+
+// TestEditPressed: a question is closed through the press's own token
+// (its @original is the pressed message), which reaches a channel the bot
+// is no member of; a stale token makes no call.
+func TestEditPressed(t *testing.T) {
+	t.Parallel()
+	e := setup(t, fakediscord.Options{})
+	id := askCity(t, e)
 	e.api.WithoutBot(guildChannel) // the app is installed for a person, not the server
 	tok := fakediscord.PressToken(testApp, fakediscord.Snowflake(at(0, 30)), guildChannel, id)
 	ev := message.Event{Platform: message.Discord, Account: testApp, Kind: message.KindAnswer, Thread: guild,
