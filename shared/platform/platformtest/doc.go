@@ -84,4 +84,9 @@
 //     {"parse":[]}).
 //  4. Run it and make each failure pass in the adapter, not in the
 //     harness: each check is a promise another part of Parley relies on.
+//  5. Fuzz the receiver (FuzzReceiverParse, seeds checked in under
+//     testdata/fuzz): AddSamples seeds it with the platform's samples,
+//     CheckVerify holds Verify to the true signature alone, CheckIgnored
+//     holds ignored updates to the reasons the receiver documents; what a
+//     well-formed event is stays the adapter's own check.
 package platformtest

@@ -2,13 +2,12 @@ package slack
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/platform/platformtest"
 )
 
 // FuzzReceiverParse feeds any body and X-Slack-Signature through Verify, and
@@ -17,14 +16,7 @@ import (
 // reply alone, or well-formed events (a message with text; presses, one per
 // action of an interactivity form) and ignored updates.
 func FuzzReceiverParse(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(eventsDir, "*"))
-	for _, file := range files {
-		body, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(body, "v0=00")
-	}
+	platformtest.AddSamples(f, eventsDir, "*", "v0=00")
 	f.Add(callback(`{"type":"app_mention","user":"U1","text":"<@U0BOT00001|","ts":"1.2","channel":"D1"}`), "v0=")
 	f.Add(callback(`{"type":"message","user":"U1","text":"<@U0BOT00001>\u00a0hi","ts":"99999999999999999999.9","channel":"C1"}`), "")
 	f.Add([]byte(`{"type":"event_callback","team_id":"T","event":{}}`), "v1=ab")
@@ -40,16 +32,7 @@ func FuzzReceiverParse(f *testing.F) {
 		}
 		truth := req.Header.Get(SignatureHeader)
 		req.Header.Set(SignatureHeader, sig)
-		err := r.Verify(req)
-		switch {
-		case strings.EqualFold(sig, truth) && err != nil:
-			t.Fatalf("Verify refused the true signature %q: %v", sig, err)
-		case !strings.EqualFold(sig, truth) && !errors.Is(err, platform.ErrUnauthorized):
-			t.Fatalf("Verify(%q) = %v, want ErrUnauthorized", sig, err)
-		}
-		if err != nil && strings.Contains(err.Error(), testSecret) {
-			t.Fatalf("error leaks the secret: %v", err)
-		}
+		platformtest.CheckVerify(t, r.Verify(req), sig, strings.EqualFold(sig, truth), testSecret)
 
 		p, err := r.Parse(req)
 		if err != nil {
@@ -93,12 +76,6 @@ func FuzzReceiverParse(f *testing.F) {
 		if (answers > 0) != (p.Within > 0) {
 			t.Fatalf("%d presses, Within %s: Slack waits 3 s for the answer to a press", answers, p.Within)
 		}
-		for _, ig := range p.Ignored {
-			switch ig.Reason {
-			case platform.IgnoredBot, platform.IgnoredEdited, platform.IgnoredDeleted, platform.IgnoredNoText, platform.IgnoredUnsupported:
-			default:
-				t.Fatalf("unknown ignore reason %q", ig.Reason)
-			}
-		}
+		platformtest.CheckIgnored(t, p.Ignored, platform.IgnoredBot, platform.IgnoredEdited, platform.IgnoredDeleted, platform.IgnoredNoText, platform.IgnoredUnsupported)
 	})
 }

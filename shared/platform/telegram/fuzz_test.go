@@ -2,13 +2,12 @@ package telegram
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/platform/platformtest"
 )
 
 // FuzzReceiverParse feeds any body and secret header through Verify and Parse:
@@ -16,14 +15,7 @@ import (
 // is one well-formed event (a message with text, or a press with its data)
 // or one ignored update.
 func FuzzReceiverParse(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(eventsDir, "*.json"))
-	for _, file := range files {
-		body, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(body, testSecret)
-	}
+	platformtest.AddSamples(f, eventsDir, "*.json", testSecret)
 	f.Add([]byte(`{"update_id":1}`), "")
 	f.Add([]byte(`{"update_id":-9223372036854775808,"message":{"message_id":1,"chat":{"id":1},"date":-1,"caption":"x"}}`), "x")
 	f.Add([]byte(`{"update_id":1,"message":null,"edited_message":null}`), testSecret)
@@ -37,13 +29,7 @@ func FuzzReceiverParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, secret string) {
 		req := request(body, secret)
-		err := r.Verify(req)
-		switch {
-		case secret == testSecret && err != nil:
-			t.Fatalf("Verify refused the right secret: %v", err)
-		case secret != testSecret && !errors.Is(err, platform.ErrUnauthorized):
-			t.Fatalf("Verify(%q) = %v, want ErrUnauthorized", secret, err)
-		}
+		platformtest.CheckVerify(t, r.Verify(req), secret, secret == testSecret, testSecret)
 
 		p, err := r.Parse(req)
 		if err != nil {
@@ -76,12 +62,6 @@ func FuzzReceiverParse(f *testing.F) {
 				t.Fatalf("bad thread key %q", ev.Thread.Key())
 			}
 		}
-		for _, ig := range p.Ignored {
-			switch ig.Reason {
-			case platform.IgnoredBot, platform.IgnoredEdited, platform.IgnoredNoText, platform.IgnoredUnsupported:
-			default:
-				t.Fatalf("unknown ignore reason %q", ig.Reason)
-			}
-		}
+		platformtest.CheckIgnored(t, p.Ignored, platform.IgnoredBot, platform.IgnoredEdited, platform.IgnoredNoText, platform.IgnoredUnsupported)
 	})
 }
