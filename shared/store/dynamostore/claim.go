@@ -54,13 +54,23 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		ReturnValues:                        ddb.ReturnAllNew,
 		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
-	if item, ok := conflictItem(err); ok {
-		return store.Claim{}, &store.ClaimHeldError{Current: claimFrom(key, item)}
-	}
 	if err != nil {
-		return store.Claim{}, wrap("claim", err)
+		return store.Claim{}, claimErr(key, "claim", err)
 	}
 	return claimFrom(key, out.Attributes), nil
+}
+
+// claimErr is err, from a write to claim key, as the store gives it: a
+// *store.ClaimHeldError holding the claim as it is when the write's
+// condition failed, else err wrapped as op (nil stays nil).
+func claimErr(key, op string, err error) error {
+	if item, ok := conflictItem(err); ok {
+		return &store.ClaimHeldError{Current: claimFrom(key, item)}
+	}
+	if err != nil {
+		return wrap(op, err)
+	}
+	return nil
 }
 
 // claimWhen is the condition under which a key may be claimed.
@@ -88,11 +98,8 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 		},
 		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
-	if old, ok := conflictItem(err); ok {
-		return store.Claim{}, &store.ClaimHeldError{Current: claimFrom(key, old)}
-	}
 	if err != nil {
-		return store.Claim{}, wrap("claim", err)
+		return store.Claim{}, claimErr(key, "claim", err)
 	}
 	return claimFrom(key, item), nil
 }
@@ -106,13 +113,7 @@ func (s *Store) Forget(ctx context.Context, key, owner string) error {
 		ExpressionAttributeValues:           ddb.Item{":owner": str(owner)},
 		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
-	if item, ok := conflictItem(err); ok {
-		return &store.ClaimHeldError{Current: claimFrom(key, item)}
-	}
-	if err != nil {
-		return wrap("forget claim", err)
-	}
-	return nil
+	return claimErr(key, "forget claim", err)
 }
 
 // Settle records the outcome of owner's pending claim, keeps the key for ttl
@@ -156,13 +157,7 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
-	if item, ok := conflictItem(err); ok {
-		return &store.ClaimHeldError{Current: claimFrom(key, item)}
-	}
-	if err != nil {
-		return wrap("settle claim", err)
-	}
-	return nil
+	return claimErr(key, "settle claim", err)
 }
 
 // Undefer moves a deferred claim, due at due, to store.ClaimEnqueued once
@@ -181,13 +176,7 @@ func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
 		},
 		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
-	if item, ok := conflictItem(err); ok {
-		return &store.ClaimHeldError{Current: claimFrom(key, item)}
-	}
-	if err != nil {
-		return wrap("undefer claim", err)
-	}
-	return nil
+	return claimErr(key, "undefer claim", err)
 }
 
 // Release ends owner's pending claim, so a retry can claim the key: at once,
@@ -229,13 +218,7 @@ func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseS
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
 	})
-	if item, ok := conflictItem(err); ok {
-		return &store.ClaimHeldError{Current: claimFrom(key, item)}
-	}
-	if err != nil {
-		return wrap("release claim", err)
-	}
-	return nil
+	return claimErr(key, "release claim", err)
 }
 
 // GetClaim reads a claim. An absent or expired claim gives store.ErrNotFound.
