@@ -49,7 +49,8 @@
 //     and the receipt holds the ids the platform gave.
 //   - Faults: each row of the classification table (Harness.Faults, and
 //     the suite's own: a rate limit with its wait, an answer dropped after
-//     the message was recorded, an answer later than the deadline) comes
+//     the message was recorded, an answer later than the deadline, a
+//     connection refused before anything was sent, which is transient) comes
 //     back as its message.FailureClass after exactly one call, without the
 //     text or a secret in the error; a wrong credential is auth, refused by
 //     the fake itself.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"net"
 	"reflect"
 	"slices"
 	"strings"
@@ -205,6 +206,20 @@ func (s *suite) faults(t *testing.T) {
 			}
 		})
 	}
+
+	// Refused before anything was sent: nothing can have been posted.
+	t.Run("ConnectionRefusedIsTransient", func(t *testing.T) {
+		t.Parallel()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := "http://" + ln.Addr().String()
+		ln.Close()
+		f := s.fake(t, map[string]string{s.h.BaseURLSetting: closed})
+		_, err = f.sender.Send(t.Context(), message.Outgoing{Thread: s.h.Thread, Content: message.Text(text)})
+		s.sendError(t, err, message.FailTransient, text)
+	})
 
 	t.Run("AnswerLaterThanTheDeadlineIsUnknown", func(t *testing.T) {
 		t.Parallel()

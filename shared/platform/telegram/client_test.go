@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -185,47 +184,6 @@ func TestSendClassifies(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestSendOutcomeUnknownOrNot(t *testing.T) {
-	t.Parallel()
-
-	t.Run("ConnectionDroppedAfterRequestIsUnknown", func(t *testing.T) {
-		t.Parallel()
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			conn, _, err := http.NewResponseController(w).Hijack()
-			if err != nil {
-				panic(err)
-			}
-			conn.Close()
-		}))
-		defer srv.Close()
-		c := &Client{Token: testToken, BaseURL: srv.URL}
-		_, err := c.Send(context.Background(), message.Outgoing{Thread: topic, Content: message.Text("hi")})
-		if se := sendErr(t, err); se.Class != message.FailUnknown {
-			t.Fatalf("class = %s, want unknown: %v", se.Class, err)
-		}
-	})
-
-	t.Run("ClosedPortIsTransient", func(t *testing.T) {
-		t.Parallel()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := "http://" + ln.Addr().String()
-		ln.Close()
-		c := &Client{Token: testToken, BaseURL: base}
-		_, err = c.Send(context.Background(), message.Outgoing{Thread: topic, Content: message.Text("hi")})
-		if se := sendErr(t, err); se.Class != message.FailTransient {
-			t.Fatalf("class = %s, want transient: %v", se.Class, err)
-		}
-		err = c.Typing(context.Background(), topic)
-		if se := sendErr(t, err); se.Class != message.FailTransient {
-			t.Fatalf("Typing class = %s, want transient: %v", se.Class, err)
-		}
-	})
 }
 
 func TestSendRefusesWithoutCalling(t *testing.T) {
