@@ -154,8 +154,9 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// Refuse what the queue cannot carry before the first write: a request
 	// answered 413 changes nothing, and its other events are not half done.
-	for _, ev := range parsed.Events {
-		if err := p.fits(ev); err != nil {
+	bodies := make([][]byte, len(parsed.Events))
+	for i, ev := range parsed.Events {
+		if bodies[i], err = p.encode(ev, now); err != nil {
 			p.refuse(w, log, err)
 			return
 		}
@@ -175,7 +176,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ack.Events = append(ack.Events, eventResult{EventID: ig.ID, Result: ResultIgnored, Reason: ig.Reason})
 	}
 	retry := false
-	for i, a := range p.admitAll(ctx, log, parsed.Events, now) {
+	for i, a := range p.admitAll(ctx, log, parsed.Events, bodies, now) {
 		if a.err != nil {
 			// What was admitted is durable and will be a duplicate on the
 			// platform's retry; the rest is not.
@@ -215,19 +216,21 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(ack)
 }
 
-// fits reports whether ev's inbound.fifo message fits the queue, with room
-// for what triage may add (a deferral time).
-func (p *Pipeline) fits(ev message.Event) error {
+// encode is ev's inbound.fifo message, received at now, once it is known
+// to fit the queue with room for what triage may change (a deferral time
+// in place of now). The message is encoded once, here, and sent as it is
+// unless triage defers the event.
+func (p *Pipeline) encode(ev message.Event, now time.Time) ([]byte, error) {
 	const triageRoom = 64
-	b, err := intent.EncodeInbound(intent.Inbound{Event: ev})
+	b, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: now})
 	if err != nil {
-		return fmt.Errorf("%w: %v", platform.ErrMalformed, err)
+		return nil, fmt.Errorf("%w: %v", platform.ErrMalformed, err)
 	}
 	limit := cmp.Or(p.MaxMessage, resources.MaxMessageBytes)
 	if len(b)+triageRoom > limit {
-		return fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", platform.ErrTooLarge, ev.EventID, len(b), limit-triageRoom)
+		return nil, fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", platform.ErrTooLarge, ev.EventID, len(b), limit-triageRoom)
 	}
-	return nil
+	return b, nil
 }
 
 // admission is what became of one event of a request.
@@ -248,7 +251,7 @@ const maxAdmitting = 16
 // earlier one would break the thread's order. Threads do not wait for each
 // other, so a batch (WhatsApp's hold thousands of events) is answered in
 // the time of its longest thread, not of all its events.
-func (p *Pipeline) admitAll(ctx context.Context, log *slog.Logger, events []message.Event, now time.Time) []admission {
+func (p *Pipeline) admitAll(ctx context.Context, log *slog.Logger, events []message.Event, bodies [][]byte, now time.Time) []admission {
 	out := make([]admission, len(events))
 	var threads [][]int
 	at := map[string]int{}
@@ -266,7 +269,7 @@ func (p *Pipeline) admitAll(ctx context.Context, log *slog.Logger, events []mess
 		for n, i := range idx {
 			a := &out[i]
 			a.err = recovered(func() (err error) {
-				a.result, a.reason, err = p.admit(ctx, log, events[i], now)
+				a.result, a.reason, err = p.admit(ctx, log, events[i], bodies[i], now)
 				return err
 			})
 			if a.err != nil {
@@ -309,7 +312,7 @@ func recovered(f func() error) (err error) {
 
 // admit takes one event through dedupe, triage and the queue. It returns an
 // error only when the event is not durable and the platform must retry.
-func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event, now time.Time) (Result, string, error) {
+func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event, body []byte, now time.Time) (Result, string, error) {
 	log = log.With("event_key", ev.Key(), "thread_key", ev.Thread.Key(), "kind", string(ev.Kind))
 	if ev.Sender.IsBot && !ev.Proactive() && !p.AllowBots {
 		log.Info("event ignored", "decision", ResultIgnored, "reason", platform.IgnoredBot)
@@ -318,7 +321,7 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 	ttl := cmp.Or(p.DedupeTTL, store.DedupeTTL)
 	owner := store.NewOwner()
 	if !ev.Proactive() {
-		return p.admitDirect(ctx, log, ev, owner, now, ttl)
+		return p.admitDirect(ctx, log, ev, body, owner, now, ttl)
 	}
 	claim, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{
 		Owner: owner, Now: now, Lease: cmp.Or(p.ClaimLease, 30*time.Second), TTL: ttl,
@@ -356,17 +359,18 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 		}
 	}
 
-	body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: cmp.Or(decision.NotBefore, now)})
-	if err != nil {
-		p.release(ctx, log, ev, owner, "")
-		return "", "", err
-	}
 	if !decision.NotBefore.IsZero() {
 		// Held on the claim, not on the queue: a deferred event waiting in
 		// its thread's group would hold up the thread's people until then,
 		// and in a group of its own it would run beside them. The sweeper
-		// enqueues it on the thread's group when it is due.
-		if err := p.Claims.Defer(ctx, ev.Key(), owner, body, decision.NotBefore, now, ttl); err != nil {
+		// enqueues it on the thread's group when it is due, received (as
+		// the turn sees it) then.
+		deferred, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: decision.NotBefore})
+		if err != nil {
+			p.undo(ctx, log, ev, owner, decision)
+			return "", "", err
+		}
+		if err := p.Claims.Defer(ctx, ev.Key(), owner, deferred, decision.NotBefore, now, ttl); err != nil {
 			p.undo(ctx, log, ev, owner, decision)
 			return "", "", fmt.Errorf("defer event: %w", err)
 		}
@@ -397,18 +401,14 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 // that died between its key and its enqueue loses nothing. An enqueue that
 // fails forgets the key, so the platform's retry is a new event; a key that
 // fails beside a send that succeeded leaves the event durable and answered.
-func (p *Pipeline) admitDirect(ctx context.Context, log *slog.Logger, ev message.Event, owner string, now time.Time, ttl time.Duration) (Result, string, error) {
-	body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: now})
-	if err != nil {
-		return "", "", err
-	}
+func (p *Pipeline) admitDirect(ctx context.Context, log *slog.Logger, ev message.Event, body []byte, owner string, now time.Time, ttl time.Duration) (Result, string, error) {
 	sent := make(chan error, 1)
 	go func() {
 		sent <- recovered(func() error {
 			return p.Queue.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body})
 		})
 	}()
-	_, err = p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued})
+	_, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued})
 	sendErr := <-sent
 	var held *store.ClaimHeldError
 	switch {
