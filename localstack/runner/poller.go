@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/parleyhq/parley/shared/awsjson"
+	"github.com/parleyhq/parley/shared/wait"
 )
 
 // SQSHandlerFunc is a consumer function's Lambda handler.
@@ -45,7 +46,7 @@ func (p *Poller) Run(ctx context.Context) error {
 			for ctx.Err() == nil {
 				if err := p.poll(ctx); err != nil && ctx.Err() == nil {
 					p.log().Warn("poll failed", "queue_url", p.QueueURL, "error", err)
-					sleep(ctx, time.Second)
+					_ = wait.For(ctx, time.Second) // a done ctx ends the loop above
 				}
 			}
 		})
@@ -162,13 +163,4 @@ func (p *Poller) invoke(ctx context.Context, ev events.SQSEvent) (resp events.SQ
 		err = errors.New("handler returned after its deadline")
 	}
 	return resp, err
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }

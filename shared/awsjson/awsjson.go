@@ -43,6 +43,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
+	"github.com/parleyhq/parley/shared/wait"
 )
 
 // Service is an AWS service that speaks the JSON protocol.
@@ -107,7 +108,7 @@ func New(cfg aws.Config, svc Service) *Client {
 	}
 	return &Client{
 		svc: svc, endpoint: endpoint(cfg, svc), region: cfg.Region, creds: cfg.Credentials,
-		http: hc, signer: v4.NewSigner(), options: cfg.APIOptions, sleep: sleep,
+		http: hc, signer: v4.NewSigner(), options: cfg.APIOptions, sleep: wait.For,
 	}
 }
 
@@ -350,15 +351,4 @@ func retryable(err error) (time.Duration, bool) {
 func backoff(base time.Duration, attempt int) time.Duration {
 	ceiling := min(base<<(attempt-1), maxDelay)
 	return rand.N(ceiling) + 1
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/wait"
 )
 
 // Intents is the intent store as delivery uses it.
@@ -155,7 +156,7 @@ type Processor struct {
 	Config   Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
-	// Sleep waits in place (pacing). Defaults to a context-aware sleep.
+	// Sleep waits in place (pacing). Defaults to wait.For.
 	Sleep func(ctx context.Context, d time.Duration) error
 	Log   *slog.Logger
 
@@ -617,14 +618,7 @@ func (p *Processor) sleep(ctx context.Context, d time.Duration) error {
 	if p.Sleep != nil {
 		return p.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return wait.For(ctx, d)
 }
 
 func (p *Processor) log() *slog.Logger {
