@@ -253,18 +253,6 @@ const maxAdmitting = 16
 // the time of its longest thread, not of all its events.
 func (p *Pipeline) admitAll(ctx context.Context, log *slog.Logger, events []message.Event, bodies [][]byte, now time.Time) []admission {
 	out := make([]admission, len(events))
-	var threads [][]int
-	at := map[string]int{}
-	for i, ev := range events {
-		k := ev.Thread.Key()
-		j, ok := at[k]
-		if !ok {
-			j = len(threads)
-			at[k] = j
-			threads = append(threads, nil)
-		}
-		threads[j] = append(threads[j], i)
-	}
 	admitThread := func(idx []int) {
 		for n, i := range idx {
 			a := &out[i]
@@ -280,6 +268,22 @@ func (p *Pipeline) admitAll(ctx context.Context, log *slog.Logger, events []mess
 				return
 			}
 		}
+	}
+	if len(events) == 1 { // most requests: nothing to group
+		admitThread([]int{0})
+		return out
+	}
+	var threads [][]int
+	at := map[string]int{}
+	for i, ev := range events {
+		k := ev.Thread.Key()
+		j, ok := at[k]
+		if !ok {
+			j = len(threads)
+			at[k] = j
+			threads = append(threads, nil)
+		}
+		threads[j] = append(threads[j], i)
 	}
 	if len(threads) == 1 {
 		admitThread(threads[0])
