@@ -1,6 +1,6 @@
 // Package awsfault injects failures into real AWS calls, for tests that crash
 // Parley at each durable step boundary. It is an Initialize middleware, which
-// the SDK's clients and package awsjson both run once per call. A fault
+// the SDK's clients run once per call, outside their retries. A fault
 // either stops a call before it is sent (the write never happens) or, After,
 // lets it succeed and then loses the answer (the write happened; the caller
 // thinks it failed — a crash right after the step, as far as the caller can

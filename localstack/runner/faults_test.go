@@ -8,37 +8,46 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/message"
 )
 
 // Matchers for the durable steps, by the item they touch and the change.
 
-func pkOf(key ddb.Item) string {
-	s, _ := key["pk"].AsS()
-	return s
+func pkOf(key map[string]types.AttributeValue) string {
+	s, _ := key["pk"].(*types.AttributeValueMemberS)
+	if s == nil {
+		return ""
+	}
+	return s.Value
 }
 
-func value(vals ddb.Item, k string) (string, bool) {
+func value(vals map[string]types.AttributeValue, k string) (string, bool) {
 	v, ok := vals[k]
 	if !ok {
 		return "", false
 	}
-	s, _ := v.AsS()
-	return s, true
+	s, _ := v.(*types.AttributeValueMemberS)
+	if s == nil {
+		return "", true
+	}
+	return s.Value, true
 }
 
 // eventKeyPut matches ingress writing a person's event's dedupe key.
 func eventKeyPut(in any) bool {
-	p, ok := in.(*ddb.PutItemInput)
+	p, ok := in.(*dynamodb.PutItemInput)
 	return ok && strings.HasPrefix(pkOf(p.Item), "evt#")
 }
 
 // turnCommit matches the turn's commit: its intent written onto its claim.
 func turnCommit(in any) bool {
-	u, ok := in.(*ddb.UpdateItemInput)
+	u, ok := in.(*dynamodb.UpdateItemInput)
 	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") {
 		return false
 	}
@@ -49,8 +58,8 @@ func turnCommit(in any) bool {
 // turnClaim matches the turn's claim of its intent's key: a lease set, and
 // no unit's.
 func turnClaim(in any) bool {
-	u, ok := in.(*ddb.UpdateItemInput)
-	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || strings.Contains(u.UpdateExpression, "#units[") {
+	u, ok := in.(*dynamodb.UpdateItemInput)
+	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || strings.Contains(aws.ToString(u.UpdateExpression), "#units[") {
 		return false
 	}
 	_, lease := value(u.ExpressionAttributeValues, ":lease")
@@ -60,8 +69,8 @@ func turnClaim(in any) bool {
 // unitTransition matches a transition of unit 0 to state to.
 func unitTransition(to message.UnitState) func(any) bool {
 	return func(in any) bool {
-		u, ok := in.(*ddb.UpdateItemInput)
-		if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || !strings.Contains(u.UpdateExpression, "#units[0]") {
+		u, ok := in.(*dynamodb.UpdateItemInput)
+		if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || !strings.Contains(aws.ToString(u.UpdateExpression), "#units[0]") {
 			return false
 		}
 		got, _ := value(u.ExpressionAttributeValues, ":to")

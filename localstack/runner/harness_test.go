@@ -19,6 +19,7 @@ import (
 	"github.com/parleyhq/parley/localstack/syncbuf"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -30,9 +31,7 @@ import (
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
-	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/line"
@@ -257,11 +256,11 @@ func start(t testing.TB, opt options) *harness {
 	deps := app.Deps{
 		Config:   h.cfg,
 		Log:      slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		DynamoDB: ddb.New(awsCfg),
-		SQS:      awsjson.New(awsCfg, awsjson.SQS),
+		DynamoDB: dynamodb.NewFromConfig(awsCfg),
+		SQS:      sqs.NewFromConfig(awsCfg),
 		Now:      h.clock.Now,
 	}
-	h.store = dynamostore.New(env.DDB, env.Resources.Table)
+	h.store = dynamostore.New(env.DynamoDB, env.Resources.Table)
 	local, err := runner.New(deps)
 	if err != nil {
 		t.Fatalf("runner: %v", err)

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -32,9 +36,9 @@ type awaitItem struct {
 	ExpiresAt  int64          `dynamodbav:"expires_at"`
 }
 
-func awaitFrom(item ddb.Item) (store.Await, error) {
+func awaitFrom(item attrs) (store.Await, error) {
 	var it awaitItem
-	if err := ddb.UnmarshalItem(item, &it); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return store.Await{}, fmt.Errorf("decode await item: %w", err)
 	}
 	return store.Await{
@@ -52,7 +56,7 @@ func awaitFrom(item ddb.Item) (store.Await, error) {
 func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error) {
 	a.State = store.AwaitOpen
 	a.Post = store.AwaitPost{}
-	item, err := ddb.MarshalItem(awaitItem{
+	item, err := attributevalue.MarshalMap(awaitItem{
 		PK: store.AwaitKey(a.TurnID), Kind: "await", TurnID: a.TurnID, Thread: a.Thread, EventKey: a.EventKey,
 		ClaimKey: a.ClaimKey, ClaimOwner: a.ClaimOwner, Deadline: millis(a.Deadline), State: string(a.State), Handle: a.Handle,
 		CreatedAt: millis(a.CreatedAt), ExpiresAt: a.ExpiresAt.Unix(),
@@ -62,11 +66,11 @@ func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool
 	if err != nil {
 		return store.Await{}, false, fmt.Errorf("encode await: %w", err)
 	}
-	_, err = s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: s.table, Item: item,
-		ConditionExpression:                 "attribute_not_exists(#pk)",
+		ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
 		ExpressionAttributeNames:            map[string]string{"#pk": "pk"},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
 		cur, err := awaitFrom(old)
@@ -81,7 +85,7 @@ func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool
 // GetAwait reads a turn's await record, consistently; store.ErrNotFound
 // when there is none.
 func (s *Store) GetAwait(ctx context.Context, turnID string) (store.Await, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{TableName: s.table, Key: s.key(store.AwaitKey(turnID)), ConsistentRead: true})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: s.table, Key: s.key(store.AwaitKey(turnID)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return store.Await{}, wrap("get await", err)
 	}
@@ -95,7 +99,7 @@ func (s *Store) GetAwait(ctx context.Context, turnID string) (store.Await, error
 // receive, while the record is open.
 func (s *Store) SetAwaitHandle(ctx context.Context, turnID, handle string) error {
 	_, err := s.awaitUpdate(ctx, turnID, "SET #handle = :handle", "", map[string]string{"#handle": "handle"},
-		ddb.Item{":handle": str(handle)})
+		attrs{":handle": str(handle)})
 	return err
 }
 
@@ -109,9 +113,9 @@ func (s *Store) FinishAwait(ctx context.Context, turnID string, post store.Await
 	return s.awaitUpdate(ctx, turnID,
 		"SET #st = :final, #post = :post, #ptype = :ptype, #pbody = :pbody, #pat = :pat, #pedit = :pedit", "#deadline > :now",
 		map[string]string{"#post": "post", "#ptype": "post_type", "#pbody": "post_body", "#pat": "post_at", "#pedit": "post_edit", "#deadline": "deadline"},
-		ddb.Item{
+		attrs{
 			":final": str(string(store.AwaitFinal)), ":post": str(post.ID), ":ptype": str(post.ContentType),
-			":pbody": ddb.B(post.Body), ":pat": num(millis(post.At)), ":pedit": str(post.Replaces), ":now": num(millis(now)),
+			":pbody": &types.AttributeValueMemberB{Value: post.Body}, ":pat": num(millis(post.At)), ":pedit": str(post.Replaces), ":now": num(millis(now)),
 		})
 }
 
@@ -123,7 +127,7 @@ func (s *Store) AddAwaitPost(ctx context.Context, turnID, postID string, bubbles
 	return s.awaitUpdate(ctx, turnID,
 		"SET #bubbles = :bubbles, #posts.#post = :n", "#deadline > :now AND #bubbles = :prev AND attribute_not_exists(#posts.#post)",
 		map[string]string{"#bubbles": "bubbles", "#posts": "posts", "#post": postID, "#deadline": "deadline"},
-		ddb.Item{
+		attrs{
 			":bubbles": num(int64(prevBubbles + bubbles)), ":n": num(int64(bubbles)), ":prev": num(int64(prevBubbles)), ":now": num(millis(now)),
 		})
 }
@@ -131,11 +135,11 @@ func (s *Store) AddAwaitPost(ctx context.Context, turnID, postID string, bubbles
 // ExpireAwait ends an open record whose turn stopped waiting.
 func (s *Store) ExpireAwait(ctx context.Context, turnID string) (store.Await, error) {
 	return s.awaitUpdate(ctx, turnID, "SET #st = :expired", "", nil,
-		ddb.Item{":expired": str(string(store.AwaitExpired))})
+		attrs{":expired": str(string(store.AwaitExpired))})
 }
 
 // awaitUpdate applies update to an open record (and extra, when set).
-func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, names map[string]string, values ddb.Item) (store.Await, error) {
+func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, names map[string]string, values attrs) (store.Await, error) {
 	n := map[string]string{"#pk": "pk", "#st": "st"}
 	for k, v := range names {
 		n[k] = v
@@ -145,12 +149,12 @@ func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, n
 	if extra != "" {
 		cond += " AND " + extra
 	}
-	out, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: s.table, Key: s.key(store.AwaitKey(turnID)),
-		UpdateExpression: update, ConditionExpression: cond,
+		UpdateExpression: aws.String(update), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: n, ExpressionAttributeValues: values,
-		ReturnValues:                        ddb.ReturnAllNew,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
 		if len(old) == 0 {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -27,7 +30,7 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		"#pk": "pk", "#st": "st", "#owner": "owner", "#lease": "lease_until", "#exp": "expires_at",
 		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
 	}
-	values := ddb.Item{
+	values := attrs{
 		":state":   str(string(store.ClaimPending)),
 		":pending": str(string(store.ClaimPending)),
 		":owner":   str(spec.Owner),
@@ -44,15 +47,15 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		values[":sw"] = str(resources.SweepShard)
 		values[":swat"] = num(millis(now.Add(spec.Lease + store.SweepGrace)))
 	}
-	out, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    update + " REMOVE #reason",
-		ConditionExpression:                 claimWhen,
+		UpdateExpression:                    aws.String(update + " REMOVE #reason"),
+		ConditionExpression:                 aws.String(claimWhen),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValues:                        ddb.ReturnAllNew,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
 		return store.Claim{}, claimErr(key, "claim", err)
@@ -84,19 +87,19 @@ const claimWhen = "attribute_not_exists(#pk) OR #exp <= :nowsec OR (#st = :pendi
 // write that every message waits for.
 func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
 	now := spec.Now
-	item := ddb.Item{
+	item := attrs{
 		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner),
 		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1),
 	}
-	_, err := s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                s.table,
 		Item:                     item,
-		ConditionExpression:      claimWhen,
+		ConditionExpression:      aws.String(claimWhen),
 		ExpressionAttributeNames: map[string]string{"#pk": "pk", "#exp": "expires_at", "#st": "st", "#lease": "lease_until"},
-		ExpressionAttributeValues: ddb.Item{
+		ExpressionAttributeValues: attrs{
 			":nowsec": num(now.Unix()), ":now": num(millis(now)), ":pending": str(string(store.ClaimPending)),
 		},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if err != nil {
 		return store.Claim{}, claimErr(key, "claim", err)
@@ -106,12 +109,12 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 
 // Forget deletes owner's claim, whatever its state.
 func (s *Store) Forget(ctx context.Context, key, owner string) error {
-	_, err := s.db.DeleteItem(ctx, &ddb.DeleteItemInput{
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: s.table, Key: s.key(key),
-		ConditionExpression:                 "#owner = :owner",
+		ConditionExpression:                 aws.String("#owner = :owner"),
 		ExpressionAttributeNames:            map[string]string{"#owner": "owner"},
-		ExpressionAttributeValues:           ddb.Item{":owner": str(owner)},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ExpressionAttributeValues:           attrs{":owner": str(owner)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	return claimErr(key, "forget claim", err)
 }
@@ -121,7 +124,7 @@ func (s *Store) Forget(ctx context.Context, key, owner string) error {
 // pending under owner gives a *store.ClaimHeldError.
 func (s *Store) Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error {
 	return s.settle(ctx, key, owner, now, ttl, "SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now REMOVE #sw, #swat", false,
-		ddb.Item{":state": str(string(state)), ":reason": str(reason)})
+		attrs{":state": str(string(state)), ":reason": str(reason)})
 }
 
 // Defer settles owner's pending claim as store.ClaimDeferred: it keeps body
@@ -130,13 +133,13 @@ func (s *Store) Settle(ctx context.Context, key, owner string, state store.Claim
 func (s *Store) Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error {
 	return s.settle(ctx, key, owner, now, ttl,
 		"SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now, #body = :body, #due = :due, #sw = :sw, #swat = :due", true,
-		ddb.Item{
+		attrs{
 			":state": str(string(store.ClaimDeferred)), ":reason": str("quiet_hours"),
-			":body": ddb.B(body), ":due": num(millis(due)), ":sw": str(resources.SweepShard),
+			":body": &types.AttributeValueMemberB{Value: body}, ":due": num(millis(due)), ":sw": str(resources.SweepShard),
 		})
 }
 
-func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, ttl time.Duration, update string, body bool, values ddb.Item) error {
+func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, ttl time.Duration, update string, body bool, values attrs) error {
 	names := map[string]string{
 		"#st": "st", "#reason": "reason", "#exp": "expires_at", "#settled": "settled_at", "#owner": "owner",
 		"#sw": "sw", "#swat": "sw_at",
@@ -148,14 +151,14 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 	values[":now"] = num(millis(now))
 	values[":owner"] = str(owner)
 	values[":pending"] = str(string(store.ClaimPending))
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    update,
-		ConditionExpression:                 "#owner = :owner AND #st = :pending",
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	return claimErr(key, "settle claim", err)
 }
@@ -165,16 +168,16 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 // off the sweeper's list. A claim that is no longer that deferred claim gives
 // a *store.ClaimHeldError.
 func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                s.table,
 		Key:                      s.key(key),
-		UpdateExpression:         "SET #st = :enqueued REMOVE #body, #sw, #swat",
-		ConditionExpression:      "#st = :deferred AND #due = :due",
+		UpdateExpression:         aws.String("SET #st = :enqueued REMOVE #body, #sw, #swat"),
+		ConditionExpression:      aws.String("#st = :deferred AND #due = :due"),
 		ExpressionAttributeNames: map[string]string{"#st": "st", "#body": "body", "#due": "due", "#sw": "sw", "#swat": "sw_at"},
-		ExpressionAttributeValues: ddb.Item{
+		ExpressionAttributeValues: attrs{
 			":enqueued": str(string(store.ClaimEnqueued)), ":deferred": str(string(store.ClaimDeferred)), ":due": num(millis(due)),
 		},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	return claimErr(key, "undefer claim", err)
 }
@@ -189,7 +192,7 @@ func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
 // owner gives a *store.ClaimHeldError.
 func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error {
 	names := map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until", "#swat": "sw_at"}
-	values := ddb.Item{
+	values := attrs{
 		":owner":   str(owner),
 		":pending": str(string(store.ClaimPending)),
 		":until":   num(millis(r.Until)),
@@ -209,24 +212,24 @@ func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseS
 		update += ", #swat = :swat"
 		values[":swat"] = num(millis(r.Until.Add(store.SweepGrace)))
 	}
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    update,
-		ConditionExpression:                 "#owner = :owner AND #st = :pending",
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	return claimErr(key, "release claim", err)
 }
 
 // GetClaim reads a claim. An absent or expired claim gives store.ErrNotFound.
 func (s *Store) GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      s.table,
 		Key:            s.key(key),
-		ConsistentRead: true,
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return store.Claim{}, wrap("get claim", err)
@@ -241,7 +244,7 @@ func (s *Store) GetClaim(ctx context.Context, key string, now time.Time) (store.
 	return c, nil
 }
 
-func claimFrom(key string, item ddb.Item) store.Claim {
+func claimFrom(key string, item attrs) store.Claim {
 	c := store.Claim{Key: key}
 	if len(item) == 0 {
 		return c
@@ -256,8 +259,8 @@ func claimFrom(key string, item ddb.Item) store.Claim {
 	c.Attempts = int(getN(item, "attempts"))
 	c.Reason = getS(item, "reason")
 	c.Note = getS(item, "note")
-	if b, ok := item["body"].AsB(); ok {
-		c.Body = b
+	if b, ok := item["body"].(*types.AttributeValueMemberB); ok {
+		c.Body = b.Value
 	}
 	c.DueAt = fromMillis(getN(item, "due"))
 	return c

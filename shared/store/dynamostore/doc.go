@@ -5,5 +5,5 @@
 // Every change is a conditional write. A failed condition comes back as
 // store.ErrConflict with the current record, read in the same call through
 // ReturnValuesOnConditionCheckFailure, so callers never need a second read.
-// No ddb or awsjson error type leaves this package but wrapped.
+// No SDK or smithy error type leaves this package but wrapped.
 package dynamostore

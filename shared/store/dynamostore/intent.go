@@ -9,7 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/resources"
@@ -128,9 +132,9 @@ func (u unitItem) content() message.Content {
 	return message.Content{}
 }
 
-func fromItem(item ddb.Item) (intent.Intent, error) {
+func fromItem(item attrs) (intent.Intent, error) {
 	var it intentItem
-	if err := ddb.UnmarshalItem(item, &it); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return intent.Intent{}, fmt.Errorf("decode intent item: %w", err)
 	}
 	in := intent.Intent{
@@ -162,21 +166,21 @@ func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Inte
 	if err != nil {
 		return intent.Intent{}, false, err
 	}
-	_, err = s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           s.table,
 		Item:                                item,
-		ConditionExpression:                 "attribute_not_exists(pk)",
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	return written(in, err, "create intent")
 }
 
-func encodeIntent(in intent.Intent) (ddb.Item, error) {
+func encodeIntent(in intent.Intent) (attrs, error) {
 	it, err := toItem(in)
 	if err != nil {
 		return nil, err
 	}
-	item, err := ddb.MarshalItem(it)
+	item, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return nil, fmt.Errorf("encode intent: %w", err)
 	}
@@ -217,7 +221,7 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 	item["reason"] = str(outcome)
 	item["settled_at"] = num(millis(now))
 	names := map[string]string{"#owner": "owner", "#st": "st"}
-	values := ddb.Item{":owner": str(owner), ":pending": str(string(store.ClaimPending))}
+	values := attrs{":owner": str(owner), ":pending": str(string(store.ClaimPending))}
 	set := make([]string, 0, len(item))
 	for _, k := range slices.Sorted(maps.Keys(item)) {
 		n := "#c_" + k
@@ -241,24 +245,24 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		names["#sw"], names["#swat"] = "sw", "sw_at"
 		update += " REMOVE #sw, #swat"
 	}
-	_, err = s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(intentPK(in.ID)),
-		UpdateExpression:                    update,
-		ConditionExpression:                 "#owner = :owner AND #st = :pending",
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	return written(in, err, "commit intent")
 }
 
 // GetIntent reads an intent with a strongly consistent read.
 func (s *Store) GetIntent(ctx context.Context, id string) (intent.Intent, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      s.table,
 		Key:            s.key(intentPK(id)),
-		ConsistentRead: true,
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return intent.Intent{}, wrap("get intent", err)
@@ -271,7 +275,7 @@ func (s *Store) GetIntent(ctx context.Context, id string) (intent.Intent, error)
 
 // isIntent reports whether item holds an intent: absent, or a turn's claim
 // whose plan is not committed yet, it does not.
-func isIntent(item ddb.Item) bool {
+func isIntent(item attrs) bool {
 	return getS(item, "kind") == "intent"
 }
 
@@ -285,8 +289,8 @@ func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (inte
 	}
 	in.TableName = s.table
 	in.Key = s.key(intentPK(id))
-	in.ReturnValues = ddb.ReturnAllNew
-	in.ReturnValuesOnConditionCheckFailure = ddb.ReturnAllOld
+	in.ReturnValues = types.ReturnValueAllNew
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	out, err := s.db.UpdateItem(ctx, in)
 	if old, ok := conflictItem(err); ok {
 		if !isIntent(old) {
@@ -306,7 +310,7 @@ func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (inte
 
 // buildTransition renders t as an UpdateItem input: the condition on the
 // unit's state, attempt, lease and predecessors, and every field of the unit.
-func buildTransition(t intent.Transition) (*ddb.UpdateItemInput, error) {
+func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 	if t.Unit < 0 || len(t.From) == 0 {
 		return nil, fmt.Errorf("transition %s: invalid unit %d or no source state", t.Name, t.Unit)
 	}
@@ -319,15 +323,15 @@ func buildTransition(t intent.Transition) (*ddb.UpdateItemInput, error) {
 	if t.Receipt != nil {
 		receipt = t.Receipt
 	}
-	rc, err := ddb.Marshal(receipt)
+	rc, err := attributevalue.Marshal(receipt)
 	if err != nil {
 		return nil, fmt.Errorf("encode receipt: %w", err)
 	}
-	values := ddb.Item{
+	values := attrs{
 		":att": num(int64(t.Attempt)), ":to": str(string(t.To)), ":natt": num(int64(t.NextAttempt)),
 		":lease": num(millis(t.LeaseUntil)), ":rcpt": rc, ":sent": num(millis(t.SentAt)),
 		":fc": str(string(t.FailureClass)), ":fr": str(t.FailureReason), ":next": num(millis(t.NextAt)),
-		":resent": ddb.Bool(t.Resent), ":rsn": num(int64(t.Resends)), ":rep": str(t.Reported), ":upd": num(millis(t.At)),
+		":resent": &types.AttributeValueMemberBOOL{Value: t.Resent}, ":rsn": num(int64(t.Resends)), ":rep": str(t.Reported), ":upd": num(millis(t.At)),
 	}
 
 	var from []string
@@ -384,9 +388,9 @@ func buildTransition(t intent.Transition) (*ddb.UpdateItemInput, error) {
 		values[":swat"] = num(millis(t.SweepAt))
 		update += ", #swat = :swat"
 	}
-	return &ddb.UpdateItemInput{
-		UpdateExpression:          update,
-		ConditionExpression:       strings.Join(cond, " AND "),
+	return &dynamodb.UpdateItemInput{
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}, nil

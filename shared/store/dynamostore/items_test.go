@@ -543,7 +543,7 @@ func TestGenerateItems(t *testing.T) {
 	for _, c := range itemCases() {
 		t.Run(c.name, func(t *testing.T) {
 			env := emulatortest.New(t)
-			s := dynamostore.New(env.DDB, env.Resources.Table)
+			s := dynamostore.New(env.DynamoDB, env.Resources.Table)
 			ctx := t.Context()
 			if err := c.write(ctx, s); err != nil {
 				t.Fatalf("write: %v", err)
@@ -621,7 +621,7 @@ func TestStoredItemsRead(t *testing.T) {
 				if _, err := env.DynamoDB.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(env.Resources.Table), Item: item}); err != nil {
 					t.Fatalf("put %s: %v", f, err)
 				}
-				c.check(t, t.Context(), dynamostore.New(env.DDB, env.Resources.Table))
+				c.check(t, t.Context(), dynamostore.New(env.DynamoDB, env.Resources.Table))
 			})
 		}
 	}

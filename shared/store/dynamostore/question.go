@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
@@ -40,7 +44,7 @@ type questionItem struct {
 	SweepAt   int64          `dynamodbav:"sw_at,omitempty"`
 }
 
-func questionToItem(q store.Question) (ddb.Item, error) {
+func questionToItem(q store.Question) (attrs, error) {
 	form, err := json.Marshal(q.Form)
 	if err != nil {
 		return nil, fmt.Errorf("encode question form: %w", err)
@@ -61,12 +65,12 @@ func questionToItem(q store.Question) (ddb.Item, error) {
 	if q.Sweep {
 		it.Sweep, it.SweepAt = resources.SweepShard, millis(q.DueAt)
 	}
-	return ddb.MarshalItem(it)
+	return attributevalue.MarshalMap(it)
 }
 
-func questionFrom(item ddb.Item) (store.Question, error) {
+func questionFrom(item attrs) (store.Question, error) {
 	var it questionItem
-	if err := ddb.UnmarshalItem(item, &it); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return store.Question{}, fmt.Errorf("decode question item: %w", err)
 	}
 	q := store.Question{
@@ -91,7 +95,7 @@ func questionFrom(item ddb.Item) (store.Question, error) {
 // GetQuestion reads a thread's current question by its key (QuestionKey),
 // consistently. store.ErrNotFound when there is none.
 func (s *Store) GetQuestion(ctx context.Context, key string) (store.Question, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{TableName: s.table, Key: s.key(key), ConsistentRead: true})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: s.table, Key: s.key(key), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return store.Question{}, wrap("get question", err)
 	}
@@ -113,13 +117,13 @@ func (s *Store) AskQuestion(ctx context.Context, q store.Question) (store.Questi
 	if err != nil {
 		return store.Question{}, false, err
 	}
-	_, err = s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           s.table,
 		Item:                                item,
-		ConditionExpression:                 "attribute_not_exists(#pk) OR (#id <> :id AND #st <> :open AND attribute_not_exists(#sw))",
+		ConditionExpression:                 aws.String("attribute_not_exists(#pk) OR (#id <> :id AND #st <> :open AND attribute_not_exists(#sw))"),
 		ExpressionAttributeNames:            map[string]string{"#pk": "pk", "#id": "id", "#st": "st", "#sw": "sw"},
-		ExpressionAttributeValues:           ddb.Item{":id": str(q.ID), ":open": str(string(store.QuestionOpen))},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ExpressionAttributeValues:           attrs{":id": str(q.ID), ":open": str(string(store.QuestionOpen))},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
 		cur, derr := questionFrom(old)
@@ -147,13 +151,13 @@ func (s *Store) UpdateQuestion(ctx context.Context, q store.Question) (store.Que
 	if err != nil {
 		return store.Question{}, err
 	}
-	_, err = s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           s.table,
 		Item:                                item,
-		ConditionExpression:                 "#id = :id AND #v = :v",
+		ConditionExpression:                 aws.String("#id = :id AND #v = :v"),
 		ExpressionAttributeNames:            map[string]string{"#id": "id", "#v": "v"},
-		ExpressionAttributeValues:           ddb.Item{":id": str(q.ID), ":v": num(int64(expected))},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ExpressionAttributeValues:           attrs{":id": str(q.ID), ":v": num(int64(expected))},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
 		var cur store.Question

@@ -3,41 +3,49 @@ package dynamostore
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
-	"github.com/parleyhq/parley/shared/awsjson"
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
 	"github.com/parleyhq/parley/shared/store"
 )
 
 // Store is the DynamoDB backend. Safe for concurrent use.
 type Store struct {
-	db    *ddb.Client
-	table string
+	db    *dynamodb.Client
+	table *string
 }
 
 // New returns a store on the named table.
-func New(db *ddb.Client, table string) *Store {
-	return &Store{db: db, table: table}
+func New(db *dynamodb.Client, table string) *Store {
+	return &Store{db: db, table: &table}
 }
 
-func (s *Store) key(pk string) ddb.Item {
-	return ddb.Item{"pk": str(pk)}
+// attrs is an item, or a key, as the SDK holds it.
+type attrs = map[string]types.AttributeValue
+
+func (s *Store) key(pk string) attrs {
+	return attrs{"pk": str(pk)}
 }
 
 // conflictItem reports whether err is a failed condition and returns the item
 // DynamoDB sent back with it (nil when there was none).
-func conflictItem(err error) (ddb.Item, bool) {
-	var ccf *ddb.ConditionFailedError
+func conflictItem(err error) (attrs, bool) {
+	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return ccf.Item, true
 	}
 	return nil, false
 }
 
-func str(s string) ddb.Value { return ddb.S(s) }
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 
-func num(n int64) ddb.Value { return ddb.Int(n) }
+func num(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
 
 // millis stores a time as Unix milliseconds; the zero time as 0.
 func millis(t time.Time) int64 {
@@ -54,22 +62,27 @@ func fromMillis(ms int64) time.Time {
 	return time.UnixMilli(ms).UTC()
 }
 
-func getS(item ddb.Item, name string) string {
-	s, _ := item[name].AsS()
-	return s
+func getS(it attrs, name string) string {
+	if v, ok := it[name].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
 }
 
-func getN(item ddb.Item, name string) int64 {
-	n, _ := item[name].AsInt()
-	return n
+func getN(it attrs, name string) int64 {
+	if v, ok := it[name].(*types.AttributeValueMemberN); ok {
+		n, _ := strconv.ParseInt(v.Value, 10, 64)
+		return n
+	}
+	return 0
 }
 
 // wrap names the operation on a failure that is not a condition failure. A
 // ValidationException (an item over 400 KB, among others) is the same on
 // every retry: it becomes store.ErrInvalid, so callers stop retrying.
 func wrap(op string, err error) error {
-	var api *awsjson.APIError
-	if errors.As(err, &api) && api.Code == "ValidationException" {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
 		return fmt.Errorf("dynamodb %s: %w: %w", op, store.ErrInvalid, err)
 	}
 	return fmt.Errorf("dynamodb %s: %w", op, err)

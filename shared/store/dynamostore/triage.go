@@ -7,7 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/triage"
 )
@@ -40,7 +43,7 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 		return triage.Taken{}, errors.New("dynamostore: take needs a key, a day and a token")
 	}
 	names := map[string]string{"#day": dayAttrPrefix + t.Day, "#last": attrLast, "#acc": attrToken, "#exp": "expires_at"}
-	values := ddb.Item{
+	values := attrs{
 		":zero": num(0), ":one": num(1),
 		":at": num(t.At.UnixMilli()), ":tok": str(t.Token), ":exp": num(t.At.Add(t.TTL).Unix()),
 	}
@@ -66,17 +69,17 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 		conds = append(conds, "(attribute_not_exists(#day) OR #day < :cap)")
 		values[":cap"] = num(int64(t.Cap))
 	}
-	in := &ddb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(t.Key),
-		UpdateExpression:                    update,
+		UpdateExpression:                    aws.String(update),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValues:                        ddb.ReturnUpdatedOld,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValues:                        types.ReturnValueUpdatedOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	if len(conds) > 0 {
-		in.ConditionExpression = strings.Join(conds, " AND ")
+		in.ConditionExpression = aws.String(strings.Join(conds, " AND "))
 	}
 	out, err := s.db.UpdateItem(ctx, in)
 	if item, ok := conflictItem(err); ok {
@@ -94,7 +97,7 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 }
 
 // limitFrom names the rule a failed Take broke, from the record as it was.
-func limitFrom(t triage.Take, item ddb.Item) error {
+func limitFrom(t triage.Take, item attrs) error {
 	e := &triage.LimitError{Count: int(getN(item, dayAttrPrefix+t.Day)), Last: fromMillis(getN(item, attrLast))}
 	switch {
 	case t.Cooldown > 0 && getN(item, attrLast) > t.At.Add(-t.Cooldown).UnixMilli():
@@ -113,7 +116,7 @@ func limitFrom(t triage.Take, item ddb.Item) error {
 // previous last accepted time and token.
 func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
 	names := map[string]string{"#day": dayAttrPrefix + t.Day, "#last": attrLast, "#acc": attrToken}
-	values := ddb.Item{":one": num(1), ":tok": str(t.Token)}
+	values := attrs{":one": num(1), ":tok": str(t.Token)}
 	set := []string{"#day = #day - :one"}
 	var remove []string
 	if t.PrevLast.IsZero() {
@@ -132,11 +135,11 @@ func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
 	if len(remove) > 0 {
 		update += " REMOVE " + strings.Join(remove, ", ")
 	}
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 s.table,
 		Key:                       s.key(t.Key),
-		UpdateExpression:          update,
-		ConditionExpression:       "#acc = :tok AND #day >= :one",
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("#acc = :tok AND #day >= :one"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	})
@@ -153,10 +156,10 @@ func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
 // store.ErrNotFound. Expiry is not checked: an expired record only holds
 // counts of past days and a last time older than any cooldown.
 func (s *Store) GetCounter(ctx context.Context, key string) (triage.Counter, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      s.table,
 		Key:            s.key(key),
-		ConsistentRead: true,
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return triage.Counter{}, wrap("get triage counters", err)
