@@ -176,6 +176,9 @@ type harness struct {
 	cfg    config.Config
 	// release starts the pollers held back by options.
 	release func()
+	// lost records the conditional writes whose answer was lost, with
+	// options.lostAnswers.
+	lost *lostWrites
 }
 
 type options struct {
@@ -183,6 +186,10 @@ type options struct {
 	env map[string]string
 	// holdDelivery starts without the delivery poller; release starts it.
 	holdDelivery bool
+	// lostAnswers loses the first answer of every conditional DynamoDB
+	// write after DynamoDB applied it, so the SDK retries each (see
+	// lostWrites).
+	lostAnswers bool
 }
 
 // start runs every function of Parley, wired exactly as make run wires them
@@ -251,6 +258,13 @@ func start(t testing.TB, opt options) *harness {
 		t.Fatalf("config: %v", err)
 	}
 
+	if opt.lostAnswers {
+		h.lost = &lostWrites{seen: map[string]int{}}
+		for _, op := range []string{"PutItem", "UpdateItem", "DeleteItem"} {
+			h.faults.Add(awsfault.Fault{Op: "DynamoDB." + op, LostAnswer: true, Times: 1 << 30,
+				Match: func(in any) bool { return writeLabel(in) != "" }, OnFire: h.lost.add})
+		}
+	}
 	awsCfg := h.faults.Attach(env.AWS)
 	awsCfg, h.calls = callcount.Attach(awsCfg)
 	deps := app.Deps{

@@ -34,6 +34,8 @@ type awaitItem struct {
 	Bubbles    int            `dynamodbav:"bubbles"`
 	CreatedAt  int64          `dynamodbav:"created_at"`
 	ExpiresAt  int64          `dynamodbav:"expires_at"`
+	// Token is the write token of the record's last write.
+	Token string `dynamodbav:"wt,omitempty"`
 }
 
 func awaitFrom(item attrs) (store.Await, error) {
@@ -56,12 +58,13 @@ func awaitFrom(item attrs) (store.Await, error) {
 func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error) {
 	a.State = store.AwaitOpen
 	a.Post = store.AwaitPost{}
+	tok := newToken()
 	item, err := attributevalue.MarshalMap(awaitItem{
 		PK: store.AwaitKey(a.TurnID), Kind: "await", TurnID: a.TurnID, Thread: a.Thread, EventKey: a.EventKey,
 		ClaimKey: a.ClaimKey, ClaimOwner: a.ClaimOwner, Deadline: millis(a.Deadline), State: string(a.State), Handle: a.Handle,
 		CreatedAt: millis(a.CreatedAt), ExpiresAt: a.ExpiresAt.Unix(),
 		// An empty map, so a post's entry can be set by its path.
-		Posts: map[string]int{},
+		Posts: map[string]int{}, Token: tok,
 	})
 	if err != nil {
 		return store.Await{}, false, fmt.Errorf("encode await: %w", err)
@@ -74,7 +77,7 @@ func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool
 	})
 	if old, ok := conflictItem(err); ok {
 		cur, err := awaitFrom(old)
-		return cur, false, err
+		return cur, err == nil && ownWrite(old, tokenAttr, tok), err
 	}
 	if err != nil {
 		return store.Await{}, false, wrap("open await", err)
@@ -140,18 +143,20 @@ func (s *Store) ExpireAwait(ctx context.Context, turnID string) (store.Await, er
 
 // awaitUpdate applies update to an open record (and extra, when set).
 func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, names map[string]string, values attrs) (store.Await, error) {
-	n := map[string]string{"#pk": "pk", "#st": "st"}
+	n := map[string]string{"#pk": "pk", "#st": "st", "#wt": tokenAttr}
 	for k, v := range names {
 		n[k] = v
 	}
+	tok := newToken()
 	values[":open"] = str(string(store.AwaitOpen))
+	values[":wt"] = str(tok)
 	cond := "attribute_exists(#pk) AND #st = :open"
 	if extra != "" {
 		cond += " AND " + extra
 	}
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: s.table, Key: s.key(store.AwaitKey(turnID)),
-		UpdateExpression: aws.String(update), ConditionExpression: aws.String(cond),
+		UpdateExpression: aws.String(stamp(update)), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: n, ExpressionAttributeValues: values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
@@ -163,6 +168,9 @@ func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, n
 		cur, err := awaitFrom(old)
 		if err != nil {
 			return store.Await{}, err
+		}
+		if ownWrite(old, tokenAttr, tok) {
+			return cur, nil
 		}
 		return store.Await{}, &store.AwaitConflictError{Current: cur}
 	}

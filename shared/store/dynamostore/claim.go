@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,7 +15,8 @@ import (
 
 // Claim attributes, besides pk: st, owner, lease_until (ms), expires_at (s),
 // claimed_at (ms), attempts, reason, note, body (a deferred event), due (ms),
-// and sw / sw_at while the claim is on the sweeper's list.
+// wt (the last write's token), and sw / sw_at while the claim is on the
+// sweeper's list.
 
 // Claim takes key for spec.Owner, unless it is live: settled and not expired,
 // or pending under a lease that has not ended. A live key gives a
@@ -23,14 +25,15 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 	if spec.State != "" {
 		return s.claimSettled(ctx, key, spec)
 	}
-	now := spec.Now
+	now, tok := spec.Now, newToken()
 	update := "SET #st = :state, #owner = :owner, #lease = :lease, #exp = :exp, " +
-		"#claimed = :now, #attempts = if_not_exists(#attempts, :zero) + :one"
+		"#claimed = :now, #attempts = if_not_exists(#attempts, :zero) + :one, #wt = :wt"
 	names := map[string]string{
 		"#pk": "pk", "#st": "st", "#owner": "owner", "#lease": "lease_until", "#exp": "expires_at",
-		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
+		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason", "#wt": tokenAttr,
 	}
 	values := attrs{
+		":wt":      str(tok),
 		":state":   str(string(store.ClaimPending)),
 		":pending": str(string(store.ClaimPending)),
 		":owner":   str(spec.Owner),
@@ -57,6 +60,9 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
+	if item, ok := conflictItem(err); ok && ownWrite(item, tokenAttr, tok) {
+		return claimFrom(key, item), nil
+	}
 	if err != nil {
 		return store.Claim{}, claimErr(key, "claim", err)
 	}
@@ -67,7 +73,16 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 // *store.ClaimHeldError holding the claim as it is when the write's
 // condition failed, else err wrapped as op (nil stays nil).
 func claimErr(key, op string, err error) error {
+	return ownClaimErr(key, op, "", err)
+}
+
+// ownClaimErr is claimErr for a write stamped with tok: a failed condition
+// on an item that holds tok is the write's own success (nil).
+func ownClaimErr(key, op, tok string, err error) error {
 	if item, ok := conflictItem(err); ok {
+		if ownWrite(item, tokenAttr, tok) {
+			return nil
+		}
 		return &store.ClaimHeldError{Current: claimFrom(key, item)}
 	}
 	if err != nil {
@@ -86,10 +101,10 @@ const claimWhen = "attribute_not_exists(#pk) OR #exp <= :nowsec OR (#st = :pendi
 // has no lease, so it holds none: the smaller the item, the cheaper the
 // write that every message waits for.
 func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
-	now := spec.Now
+	now, tok := spec.Now, newToken()
 	item := attrs{
 		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner),
-		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1),
+		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1), tokenAttr: str(tok),
 	}
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                s.table,
@@ -101,13 +116,14 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if err != nil {
-		return store.Claim{}, claimErr(key, "claim", err)
+	if err := ownClaimErr(key, "claim", tok, err); err != nil {
+		return store.Claim{}, err
 	}
 	return claimFrom(key, item), nil
 }
 
-// Forget deletes owner's claim, whatever its state.
+// Forget deletes owner's claim, whatever its state. A claim already absent
+// is forgotten (a retried delete meets its own earlier success so).
 func (s *Store) Forget(ctx context.Context, key, owner string) error {
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: s.table, Key: s.key(key),
@@ -116,6 +132,9 @@ func (s *Store) Forget(ctx context.Context, key, owner string) error {
 		ExpressionAttributeValues:           attrs{":owner": str(owner)},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
+	if item, ok := conflictItem(err); ok && len(item) == 0 {
+		return nil
+	}
 	return claimErr(key, "forget claim", err)
 }
 
@@ -142,7 +161,7 @@ func (s *Store) Defer(ctx context.Context, key, owner string, body []byte, due, 
 func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, ttl time.Duration, update string, body bool, values attrs) error {
 	names := map[string]string{
 		"#st": "st", "#reason": "reason", "#exp": "expires_at", "#settled": "settled_at", "#owner": "owner",
-		"#sw": "sw", "#swat": "sw_at",
+		"#sw": "sw", "#swat": "sw_at", "#wt": tokenAttr,
 	}
 	if body {
 		names["#body"], names["#due"] = "body", "due"
@@ -151,16 +170,18 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 	values[":now"] = num(millis(now))
 	values[":owner"] = str(owner)
 	values[":pending"] = str(string(store.ClaimPending))
+	tok := newToken()
+	values[":wt"] = str(tok)
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    aws.String(update),
+		UpdateExpression:                    aws.String(stamp(update)),
 		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return claimErr(key, "settle claim", err)
+	return ownClaimErr(key, "settle claim", tok, err)
 }
 
 // Undefer moves a deferred claim, due at due, to store.ClaimEnqueued once
@@ -168,18 +189,20 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 // off the sweeper's list. A claim that is no longer that deferred claim gives
 // a *store.ClaimHeldError.
 func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
+	tok := newToken()
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                s.table,
 		Key:                      s.key(key),
-		UpdateExpression:         aws.String("SET #st = :enqueued REMOVE #body, #sw, #swat"),
+		UpdateExpression:         aws.String("SET #st = :enqueued, #wt = :wt REMOVE #body, #sw, #swat"),
 		ConditionExpression:      aws.String("#st = :deferred AND #due = :due"),
-		ExpressionAttributeNames: map[string]string{"#st": "st", "#body": "body", "#due": "due", "#sw": "sw", "#swat": "sw_at"},
+		ExpressionAttributeNames: map[string]string{"#st": "st", "#body": "body", "#due": "due", "#sw": "sw", "#swat": "sw_at", "#wt": tokenAttr},
 		ExpressionAttributeValues: attrs{
 			":enqueued": str(string(store.ClaimEnqueued)), ":deferred": str(string(store.ClaimDeferred)), ":due": num(millis(due)),
+			":wt": str(tok),
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return claimErr(key, "undefer claim", err)
+	return ownClaimErr(key, "undefer claim", tok, err)
 }
 
 // Release ends owner's pending claim, so a retry can claim the key: at once,
@@ -191,13 +214,15 @@ func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
 // once leaves it until it is claimed again. A claim no longer pending under
 // owner gives a *store.ClaimHeldError.
 func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error {
-	names := map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until", "#swat": "sw_at"}
+	tok := newToken()
+	names := map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until", "#swat": "sw_at", "#wt": tokenAttr}
 	values := attrs{
+		":wt":      str(tok),
 		":owner":   str(owner),
 		":pending": str(string(store.ClaimPending)),
 		":until":   num(millis(r.Until)),
 	}
-	update := "SET #lease = :until"
+	update := "SET #lease = :until, #wt = :wt"
 	if r.Note != "" {
 		update += ", #note = :note"
 		names["#note"] = "note"
@@ -221,7 +246,15 @@ func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseS
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return claimErr(key, "release claim", err)
+	return ownClaimErr(key, "release claim", tok, err)
+}
+
+// stamp adds the write token (:wt) to update's SET clause, which leads it.
+func stamp(update string) string {
+	if rest, ok := strings.CutPrefix(update, "SET "); ok {
+		return "SET #wt = :wt, " + rest
+	}
+	return "SET #wt = :wt " + update
 }
 
 // GetClaim reads a claim. An absent or expired claim gives store.ErrNotFound.

@@ -48,6 +48,9 @@ type intentItem struct {
 	// Sweep and SweepAt put an open intent on the sweeper's list.
 	Sweep   string `dynamodbav:"sw,omitempty"`
 	SweepAt int64  `dynamodbav:"sw_at,omitempty"`
+	// Token is the write token of the write that created the item
+	// (tokenAttr): set by the write, never read into an intent.
+	Token string `dynamodbav:"wt,omitempty"`
 }
 
 // unitItem is a unit as stored. Short attribute names: an intent holds many.
@@ -74,6 +77,8 @@ type unitItem struct {
 	Resends    int      `dynamodbav:"rsn,omitempty"`
 	Reported   string   `dynamodbav:"rep,omitempty"`
 	UpdatedAt  int64    `dynamodbav:"upd"`
+	// Token is the write token of the unit's last transition (tokenAttr).
+	Token string `dynamodbav:"wt,omitempty"`
 }
 
 // replyItem is a stored message.ReplyContext.
@@ -166,13 +171,15 @@ func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Inte
 	if err != nil {
 		return intent.Intent{}, false, err
 	}
+	tok := newToken()
+	item[tokenAttr] = str(tok)
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           s.table,
 		Item:                                item,
 		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return written(in, err, "create intent")
+	return written(in, tok, err, "create intent")
 }
 
 func encodeIntent(in intent.Intent) (attrs, error) {
@@ -187,11 +194,16 @@ func encodeIntent(in intent.Intent) (attrs, error) {
 	return item, nil
 }
 
-// written is the outcome of a conditional write of in: created; or the
-// intent an earlier write left, when the item holds one; or the claim that
-// holds the key, when it holds none.
-func written(in intent.Intent, err error, op string) (intent.Intent, bool, error) {
+// written is the outcome of a conditional write of in, stamped with tok:
+// created (also when the item found holds tok: this write's own earlier
+// attempt created it); or the intent an earlier write left, when the item
+// holds one; or the claim that holds the key, when it holds none.
+func written(in intent.Intent, tok string, err error, op string) (intent.Intent, bool, error) {
 	if old, ok := conflictItem(err); ok {
+		if ownWrite(old, tokenAttr, tok) {
+			cur, derr := fromItem(old)
+			return cur, derr == nil, derr
+		}
 		if !isIntent(old) {
 			return intent.Intent{}, false, &store.ClaimHeldError{Current: claimFrom(intentPK(in.ID), old)}
 		}
@@ -217,6 +229,8 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		return intent.Intent{}, false, err
 	}
 	delete(item, "pk")
+	tok := newToken()
+	item[tokenAttr] = str(tok)
 	item["st"] = str(string(store.ClaimDone))
 	item["reason"] = str(outcome)
 	item["settled_at"] = num(millis(now))
@@ -254,7 +268,7 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return written(in, err, "commit intent")
+	return written(in, tok, err, "commit intent")
 }
 
 // GetIntent reads an intent with a strongly consistent read.
@@ -283,7 +297,8 @@ func isIntent(item attrs) bool {
 // intent after it. When t's condition does not hold it returns a
 // *store.IntentConflictError holding the intent as it is.
 func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error) {
-	in, err := buildTransition(t)
+	tok := newToken()
+	in, err := buildTransition(t, tok)
 	if err != nil {
 		return intent.Intent{}, err
 	}
@@ -300,6 +315,10 @@ func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (inte
 		if derr != nil {
 			return intent.Intent{}, derr
 		}
+		if unitToken(old, t.Unit) == tok {
+			// This transition's own earlier attempt moved the unit.
+			return cur, nil
+		}
 		return intent.Intent{}, &store.IntentConflictError{Transition: t.Name, Current: cur}
 	}
 	if err != nil {
@@ -308,9 +327,23 @@ func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (inte
 	return fromItem(out.Attributes)
 }
 
+// unitToken is the write token of unit i's last transition in item.
+func unitToken(item attrs, i int) string {
+	units, _ := item["units"].(*types.AttributeValueMemberL)
+	if units == nil || i < 0 || i >= len(units.Value) {
+		return ""
+	}
+	u, _ := units.Value[i].(*types.AttributeValueMemberM)
+	if u == nil {
+		return ""
+	}
+	return getS(u.Value, tokenAttr)
+}
+
 // buildTransition renders t as an UpdateItem input: the condition on the
-// unit's state, attempt, lease and predecessors, and every field of the unit.
-func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
+// unit's state, attempt, lease and predecessors, and every field of the
+// unit, stamped with the write token tok.
+func buildTransition(t intent.Transition, tok string) (*dynamodb.UpdateItemInput, error) {
 	if t.Unit < 0 || len(t.From) == 0 {
 		return nil, fmt.Errorf("transition %s: invalid unit %d or no source state", t.Name, t.Unit)
 	}
@@ -318,6 +351,7 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 	names := map[string]string{
 		"#pk": "pk", "#units": "units", "#st": "st", "#att": "att", "#lease": "lease", "#rcpt": "rcpt",
 		"#sent": "sent", "#fc": "fc", "#fr": "fr", "#next": "next", "#resent": "resent", "#rsn": "rsn", "#rep": "rep", "#upd": "upd",
+		"#wt": tokenAttr,
 	}
 	receipt := []string{}
 	if t.Receipt != nil {
@@ -332,6 +366,7 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 		":lease": num(millis(t.LeaseUntil)), ":rcpt": rc, ":sent": num(millis(t.SentAt)),
 		":fc": str(string(t.FailureClass)), ":fr": str(t.FailureReason), ":next": num(millis(t.NextAt)),
 		":resent": &types.AttributeValueMemberBOOL{Value: t.Resent}, ":rsn": num(int64(t.Resends)), ":rep": str(t.Reported), ":upd": num(millis(t.At)),
+		":wt": str(tok),
 	}
 
 	var from []string
@@ -370,6 +405,7 @@ func buildTransition(t intent.Transition) (*dynamodb.UpdateItemInput, error) {
 	set := []string{
 		u + ".#st = :to", u + ".#att = :natt", u + ".#lease = :lease", u + ".#rcpt = :rcpt",
 		u + ".#sent = :sent", u + ".#fc = :fc", u + ".#fr = :fr", u + ".#next = :next", u + ".#resent = :resent", u + ".#rsn = :rsn", u + ".#rep = :rep", u + ".#upd = :upd",
+		u + ".#wt = :wt",
 	}
 	if t.Attention {
 		names["#attn"], names["#attnat"] = "attn", "attn_at"

@@ -42,9 +42,11 @@ type questionItem struct {
 	ExpiresAt int64          `dynamodbav:"expires_at"`
 	Sweep     string         `dynamodbav:"sw,omitempty"`
 	SweepAt   int64          `dynamodbav:"sw_at,omitempty"`
+	// Token is the write token of the write that left the record.
+	Token string `dynamodbav:"wt,omitempty"`
 }
 
-func questionToItem(q store.Question) (attrs, error) {
+func questionToItem(q store.Question, tok string) (attrs, error) {
 	form, err := json.Marshal(q.Form)
 	if err != nil {
 		return nil, fmt.Errorf("encode question form: %w", err)
@@ -53,7 +55,7 @@ func questionToItem(q store.Question) (attrs, error) {
 		PK: store.QuestionKey(q.Thread), Kind: "question", Thread: q.Thread, ID: q.ID, Short: q.Short, Origin: q.Origin,
 		Owner: q.Owner, Form: string(form), IntentID: q.IntentID, UnitID: q.UnitID, State: string(q.State), Reason: q.Reason,
 		Field: q.Field, Selected: q.Selected, ClosedBy: q.ClosedBy, Version: q.Version,
-		CreatedAt: millis(q.CreatedAt), DueAt: millis(q.DueAt), ExpiresAt: q.ExpiresAt.Unix(),
+		CreatedAt: millis(q.CreatedAt), DueAt: millis(q.DueAt), ExpiresAt: q.ExpiresAt.Unix(), Token: tok,
 	}
 	if len(q.Answers) > 0 {
 		a, err := json.Marshal(q.Answers)
@@ -113,7 +115,8 @@ func (s *Store) GetQuestion(ctx context.Context, key string) (store.Question, er
 // created is false.
 func (s *Store) AskQuestion(ctx context.Context, q store.Question) (store.Question, bool, error) {
 	q.Version = 1
-	item, err := questionToItem(q)
+	tok := newToken()
+	item, err := questionToItem(q, tok)
 	if err != nil {
 		return store.Question{}, false, err
 	}
@@ -129,6 +132,9 @@ func (s *Store) AskQuestion(ctx context.Context, q store.Question) (store.Questi
 		cur, derr := questionFrom(old)
 		if derr != nil {
 			return store.Question{}, false, derr
+		}
+		if ownWrite(old, tokenAttr, tok) {
+			return cur, true, nil
 		}
 		if cur.ID == q.ID {
 			return cur, false, nil
@@ -147,7 +153,8 @@ func (s *Store) AskQuestion(ctx context.Context, q store.Question) (store.Questi
 func (s *Store) UpdateQuestion(ctx context.Context, q store.Question) (store.Question, error) {
 	expected := q.Version
 	q.Version++
-	item, err := questionToItem(q)
+	tok := newToken()
+	item, err := questionToItem(q, tok)
 	if err != nil {
 		return store.Question{}, err
 	}
@@ -160,6 +167,9 @@ func (s *Store) UpdateQuestion(ctx context.Context, q store.Question) (store.Que
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
+		if ownWrite(old, tokenAttr, tok) {
+			return q, nil
+		}
 		var cur store.Question
 		if len(old) > 0 {
 			if cur, err = questionFrom(old); err != nil {

@@ -1,6 +1,8 @@
 package dynamostore
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -39,6 +41,32 @@ func conflictItem(err error) (attrs, bool) {
 		return ccf.Item, true
 	}
 	return nil, false
+}
+
+// A conditional write the SDK retries (after a 5xx, or a connection that
+// broke on the way back) may have been applied by its first attempt: the
+// retry then meets its own write, and its condition fails. Every
+// conditional write therefore stamps the item (or, for a unit's
+// transition, the unit) with a token of its own, tokenAttr, and a failed
+// condition whose current item holds that token is the write's own earlier
+// success, never a conflict. The sweeper's writes stamp sweepTokenAttr, so
+// they never overwrite a token an owner's retry looks for.
+const (
+	tokenAttr      = "wt"
+	sweepTokenAttr = "swt"
+)
+
+// newToken returns a write token: random, 16 hex characters.
+func newToken() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ownWrite reports whether it, the item a write's failed condition found,
+// holds the write's token in attribute name: the write was applied already.
+func ownWrite(it attrs, name, token string) bool {
+	return token != "" && getS(it, name) == token
 }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }

@@ -2,10 +2,12 @@ package dynamostore
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
@@ -52,16 +54,28 @@ func (s *Store) sweepUpdate(ctx context.Context, key string, from time.Time, upd
 	if values == nil {
 		values = attrs{}
 	}
+	tok := newToken()
 	values[":from"] = num(millis(from))
+	values[":swt"] = str(tok)
+	if rest, ok := strings.CutPrefix(update, "SET "); ok {
+		update = "SET #swt = :swt, " + rest
+	} else {
+		update = "SET #swt = :swt " + update
+	}
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 s.table,
 		Key:                       s.key(key),
 		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("attribute_exists(#sw) AND #swat = :from"),
-		ExpressionAttributeNames:  map[string]string{"#sw": "sw", "#swat": "sw_at"},
+		ExpressionAttributeNames:  map[string]string{"#sw": "sw", "#swat": "sw_at", "#swt": sweepTokenAttr},
 		ExpressionAttributeValues: values,
+
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if _, ok := conflictItem(err); ok {
+	if old, ok := conflictItem(err); ok {
+		if ownWrite(old, sweepTokenAttr, tok) {
+			return nil
+		}
 		return store.ErrConflict
 	}
 	if err != nil {
