@@ -71,6 +71,7 @@ func Load(ctx context.Context, function string) (Deps, error) {
 		return Deps{}, err
 	}
 	log := NewLogger(os.Stdout, cfg.LogLevel)
+	awsCfg.Logger = sdkLogger{log: log}
 	for _, u := range cfg.Unread {
 		// A platform the operator does not use has no secrets; one that is
 		// needed fails the start with its own message, after this line.
