@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go/logging"
 )
 
@@ -35,6 +36,9 @@ func TestLoadTakesEveryStandardAWSSetting(t *testing.T) {
 	}
 	if aws.ToString(ddb.BaseEndpoint) != "http://127.0.0.1:9/ddb" || aws.ToString(sqs.BaseEndpoint) != "http://127.0.0.1:9/sqs" {
 		t.Errorf("endpoints: DynamoDB %q, SQS %q; want each service's AWS_ENDPOINT_URL_*", aws.ToString(ddb.BaseEndpoint), aws.ToString(sqs.BaseEndpoint))
+	}
+	if hc, ok := ddb.HTTPClient.(*awshttp.BuildableClient); !ok || hc.GetTransport().MaxIdleConnsPerHost != 16 {
+		t.Errorf("the clients' HTTP client %T keeps too few connections for ingress's 16 threads at once", ddb.HTTPClient)
 	}
 	if _, ok := ddb.Logger.(sdkLogger); !ok {
 		t.Errorf("the SDK logs through %T, not the function's JSON log", ddb.Logger)
