@@ -2,7 +2,6 @@ package dynamostore
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -247,14 +246,6 @@ func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseS
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	return ownClaimErr(key, "release claim", tok, err)
-}
-
-// stamp adds the write token (:wt) to update's SET clause, which leads it.
-func stamp(update string) string {
-	if rest, ok := strings.CutPrefix(update, "SET "); ok {
-		return "SET #wt = :wt, " + rest
-	}
-	return "SET #wt = :wt " + update
 }
 
 // GetClaim reads a claim. An absent or expired claim gives store.ErrNotFound.

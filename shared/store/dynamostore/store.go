@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -67,6 +68,18 @@ func newToken() string {
 // holds the write's token in attribute name: the write was applied already.
 func ownWrite(it attrs, name, token string) bool {
 	return token != "" && getS(it, name) == token
+}
+
+// stamp adds the write token (#wt = :wt) to update, which starts with SET
+// or REMOVE.
+func stamp(update string) string { return stampAs(update, "#wt", ":wt") }
+
+// stampAs adds name = value to update's SET clause, or starts one.
+func stampAs(update, name, value string) string {
+	if rest, ok := strings.CutPrefix(update, "SET "); ok {
+		return "SET " + name + " = " + value + ", " + rest
+	}
+	return "SET " + name + " = " + value + " " + update
 }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }

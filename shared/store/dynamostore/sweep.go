@@ -2,7 +2,6 @@ package dynamostore
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -57,11 +56,7 @@ func (s *Store) sweepUpdate(ctx context.Context, key string, from time.Time, upd
 	tok := newToken()
 	values[":from"] = num(millis(from))
 	values[":swt"] = str(tok)
-	if rest, ok := strings.CutPrefix(update, "SET "); ok {
-		update = "SET #swt = :swt, " + rest
-	} else {
-		update = "SET #swt = :swt " + update
-	}
+	update = stampAs(update, "#swt", ":swt")
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 s.table,
 		Key:                       s.key(key),
