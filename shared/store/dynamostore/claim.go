@@ -14,8 +14,13 @@ import (
 
 // Claim attributes, besides pk: st, owner, lease_until (ms), expires_at (s),
 // claimed_at (ms), attempts, reason, note, body (a deferred event), due (ms),
-// wt (the last write's token), and sw / sw_at while the claim is on the
-// sweeper's list.
+// wt (the write token of the last write by its owner), and sw / sw_at while
+// the claim is on the sweeper's list.
+//
+// A claim's owner is a token unique to the attempt that claims it
+// (store.ClaimSpec), so Claim's write token is its owner: a failed
+// condition on a claim that holds spec.Owner is this call's own earlier
+// success. Its owner's later writes (settle, release, defer) stamp wt.
 
 // Claim takes key for spec.Owner, unless it is live: settled and not expired,
 // or pending under a lease that has not ended. A live key gives a
@@ -24,15 +29,14 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 	if spec.State != "" {
 		return s.claimSettled(ctx, key, spec)
 	}
-	now, tok := spec.Now, newToken()
+	now := spec.Now
 	update := "SET #st = :state, #owner = :owner, #lease = :lease, #exp = :exp, " +
-		"#claimed = :now, #attempts = if_not_exists(#attempts, :zero) + :one, #wt = :wt"
+		"#claimed = :now, #attempts = if_not_exists(#attempts, :zero) + :one"
 	names := map[string]string{
 		"#pk": "pk", "#st": "st", "#owner": "owner", "#lease": "lease_until", "#exp": "expires_at",
-		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason", "#wt": tokenAttr,
+		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
 	}
 	values := attrs{
-		":wt":      str(tok),
 		":state":   str(string(store.ClaimPending)),
 		":pending": str(string(store.ClaimPending)),
 		":owner":   str(spec.Owner),
@@ -59,7 +63,7 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if item, ok := conflictItem(err); ok && ownWrite(item, tokenAttr, tok) {
+	if item, ok := conflictItem(err); ok && ownWrite(item, "owner", spec.Owner) {
 		return claimFrom(key, item), nil
 	}
 	if err != nil {
@@ -72,14 +76,15 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 // *store.ClaimHeldError holding the claim as it is when the write's
 // condition failed, else err wrapped as op (nil stays nil).
 func claimErr(key, op string, err error) error {
-	return ownClaimErr(key, op, "", err)
+	return ownClaimErr(key, op, tokenAttr, "", err)
 }
 
-// ownClaimErr is claimErr for a write stamped with tok: a failed condition
-// on an item that holds tok is the write's own success (nil).
-func ownClaimErr(key, op, tok string, err error) error {
+// ownClaimErr is claimErr for a write that left tok in attribute name: a
+// failed condition on an item that holds it is the write's own success
+// (nil).
+func ownClaimErr(key, op, name, tok string, err error) error {
 	if item, ok := conflictItem(err); ok {
-		if ownWrite(item, tokenAttr, tok) {
+		if ownWrite(item, name, tok) {
 			return nil
 		}
 		return &store.ClaimHeldError{Current: claimFrom(key, item)}
@@ -100,10 +105,10 @@ const claimWhen = "attribute_not_exists(#pk) OR #exp <= :nowsec OR (#st = :pendi
 // has no lease, so it holds none: the smaller the item, the cheaper the
 // write that every message waits for.
 func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
-	now, tok := spec.Now, newToken()
+	now := spec.Now
 	item := attrs{
 		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner),
-		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1), tokenAttr: str(tok),
+		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1),
 	}
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                s.table,
@@ -115,7 +120,7 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if err := ownClaimErr(key, "claim", tok, err); err != nil {
+	if err := ownClaimErr(key, "claim", "owner", spec.Owner, err); err != nil {
 		return store.Claim{}, err
 	}
 	return claimFrom(key, item), nil
@@ -180,7 +185,7 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return ownClaimErr(key, "settle claim", tok, err)
+	return ownClaimErr(key, "settle claim", tokenAttr, tok, err)
 }
 
 // Undefer moves a deferred claim, due at due, to store.ClaimEnqueued once
@@ -201,7 +206,7 @@ func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return ownClaimErr(key, "undefer claim", tok, err)
+	return ownClaimErr(key, "undefer claim", tokenAttr, tok, err)
 }
 
 // Release ends owner's pending claim, so a retry can claim the key: at once,
@@ -245,7 +250,7 @@ func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseS
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return ownClaimErr(key, "release claim", tok, err)
+	return ownClaimErr(key, "release claim", tokenAttr, tok, err)
 }
 
 // GetClaim reads a claim. An absent or expired claim gives store.ErrNotFound.
