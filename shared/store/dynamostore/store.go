@@ -50,7 +50,8 @@ func conflictItem(err error) (attrs, bool) {
 // conditional write therefore stamps the item (or, for a unit's
 // transition, the unit) with a token of its own, tokenAttr, and a failed
 // condition whose current item holds that token is the write's own earlier
-// success, never a conflict. The sweeper's writes stamp sweepTokenAttr, so
+// success, never a conflict. A claim's token is its owner, unique to each
+// attempt; a triage take's its own token (acc). The sweeper's writes stamp sweepTokenAttr, so
 // they never overwrite a token an owner's retry looks for.
 const (
 	tokenAttr      = "wt"
