@@ -1,7 +1,7 @@
 // Package callcount counts AWS API calls by service and operation with an
-// Initialize middleware (which the SDK's clients and package awsjson both
-// run once per call), so tests and benchmarks can state how many calls — and
-// how many DynamoDB writes — a message costs end to end.
+// Initialize middleware (which the SDK's clients run once per call, outside
+// their retries), so tests and benchmarks can state how many calls — and how
+// many DynamoDB writes — a message costs end to end.
 package callcount
 
 import (
@@ -17,8 +17,8 @@ import (
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/parleyhq/parley/shared/awsjson"
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Counter counts calls, and the DynamoDB capacity they consume. Safe for
@@ -59,17 +59,17 @@ func Attach(cfg aws.Config) (aws.Config, *Counter) {
 
 // askCapacity asks a DynamoDB call for its consumed capacity.
 func askCapacity(params any) {
-	const total = ddb.CapacityTotal
+	const total = types.ReturnConsumedCapacityTotal
 	switch in := params.(type) {
-	case *ddb.GetItemInput:
+	case *dynamodb.GetItemInput:
 		in.ReturnConsumedCapacity = total
-	case *ddb.PutItemInput:
+	case *dynamodb.PutItemInput:
 		in.ReturnConsumedCapacity = total
-	case *ddb.UpdateItemInput:
+	case *dynamodb.UpdateItemInput:
 		in.ReturnConsumedCapacity = total
-	case *ddb.DeleteItemInput:
+	case *dynamodb.DeleteItemInput:
 		in.ReturnConsumedCapacity = total
-	case *ddb.QueryInput:
+	case *dynamodb.QueryInput:
 		in.ReturnConsumedCapacity = total
 	}
 }
@@ -77,43 +77,43 @@ func askCapacity(params any) {
 // consumed is the capacity a DynamoDB call's answer reports. A failed
 // condition consumes write capacity too; AWS reports it in the error only
 // for some calls, so it is counted as one unit, the least AWS bills.
-func consumed(result any, err error) []ddb.ConsumedCapacity {
-	var api *awsjson.APIError
-	if errors.As(err, &api) && api.Code == "ConditionalCheckFailedException" {
-		return []ddb.ConsumedCapacity{{CapacityUnits: 1}}
+func consumed(result any, err error) []float64 {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return []float64{1}
 	}
 	if err != nil {
 		return nil
 	}
-	var cc *ddb.ConsumedCapacity
+	var cc *types.ConsumedCapacity
 	switch out := result.(type) {
-	case *ddb.GetItemOutput:
+	case *dynamodb.GetItemOutput:
 		cc = out.ConsumedCapacity
-	case *ddb.PutItemOutput:
+	case *dynamodb.PutItemOutput:
 		cc = out.ConsumedCapacity
-	case *ddb.UpdateItemOutput:
+	case *dynamodb.UpdateItemOutput:
 		cc = out.ConsumedCapacity
-	case *ddb.DeleteItemOutput:
+	case *dynamodb.DeleteItemOutput:
 		cc = out.ConsumedCapacity
-	case *ddb.QueryOutput:
+	case *dynamodb.QueryOutput:
 		cc = out.ConsumedCapacity
 	}
 	if cc == nil {
 		return nil
 	}
-	return []ddb.ConsumedCapacity{*cc}
+	units := aws.ToFloat64(cc.CapacityUnits)
+	if units == 0 {
+		units = aws.ToFloat64(cc.ReadCapacityUnits) + aws.ToFloat64(cc.WriteCapacityUnits)
+	}
+	return []float64{units}
 }
 
 // addCapacity adds what op consumed: a read call's units are read units, a
 // write call's write units.
-func (c *Counter) addCapacity(op string, ccs []ddb.ConsumedCapacity) {
+func (c *Counter) addCapacity(op string, ccs []float64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, cc := range ccs {
-		units := cc.CapacityUnits
-		if units == 0 {
-			units = cc.ReadCapacityUnits + cc.WriteCapacityUnits
-		}
+	for _, units := range ccs {
 		if op == "DynamoDB.GetItem" || op == "DynamoDB.Query" {
 			c.capacity.Read += units
 		} else {

@@ -21,8 +21,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/parleyhq/parley/localstack/emulator"
-	"github.com/parleyhq/parley/shared/awsjson"
-	"github.com/parleyhq/parley/shared/ddb"
 )
 
 // Env is one test's view of the emulators.
@@ -34,10 +32,6 @@ type Env struct {
 	AWS      aws.Config
 	DynamoDB *dynamodb.Client
 	SQS      *sqs.Client
-	// DDB calls DynamoDB as the functions do (package ddb).
-	DDB *ddb.Client
-	// Queues calls SQS as the functions do (package awsjson).
-	Queues *awsjson.Client
 	// Resources are this Env's own table and queues.
 	Resources emulator.Resources
 	// Stack is the process's shared emulator stack; nil when the tests run
@@ -89,8 +83,6 @@ func New(t testing.TB) *Env {
 		AWS:       awsConfig,
 		DynamoDB:  dynamodb.NewFromConfig(awsConfig),
 		SQS:       sqs.NewFromConfig(awsConfig),
-		DDB:       ddb.New(awsConfig),
-		Queues:    awsjson.New(awsConfig, awsjson.SQS),
 		Resources: res,
 		Stack:     stack,
 	}

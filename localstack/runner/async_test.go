@@ -70,7 +70,11 @@ func (h *harness) waitAwait(turnID string) {
 
 func TestAsyncReply(t *testing.T) {
 	t.Parallel()
-	h := start(t, options{})
+	testAsyncReply(t, false)
+}
+
+func testAsyncReply(t *testing.T, lost bool) *harness {
+	h := start(t, options{lostAnswers: lost})
 	h.agent.fail = later
 	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#5001")
 
@@ -142,11 +146,16 @@ func TestAsyncReply(t *testing.T) {
 	if c, err := h.store.GetClaim(t.Context(), store.IntentKey(intent.IDFor("evt#telegram#"+tgBotID+"#5001")), time.Now()); err != nil || c.State != store.ClaimDone {
 		t.Fatalf("turn claim %+v, %v; want done", c, err)
 	}
+	return h
 }
 
 func TestAsyncReplyTimesOut(t *testing.T) {
 	t.Parallel()
-	h := start(t, options{env: map[string]string{"PARLEY_ASYNC_TIMEOUT": "2s"}})
+	testAsyncReplyTimesOut(t, false)
+}
+
+func testAsyncReplyTimesOut(t *testing.T, lost bool) *harness {
+	h := start(t, options{lostAnswers: lost, env: map[string]string{"PARLEY_ASYNC_TIMEOUT": "2s"}})
 	h.agent.fail = later
 	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#6001")
 
@@ -171,6 +180,7 @@ func TestAsyncReplyTimesOut(t *testing.T) {
 	if len(h.logs.lines("outcome", "async_timeout")) == 0 {
 		t.Error("no async_timeout log line")
 	}
+	return h
 }
 
 // refused posts body to path, signed by the agent unless hdr is set, and
@@ -316,7 +326,11 @@ func (h *harness) postSeq(id string, body []byte) replyAck {
 // turn; a retried post is delivered once.
 func TestAsyncSequential(t *testing.T) {
 	t.Parallel()
-	h := start(t, options{})
+	testAsyncSequential(t, false)
+}
+
+func testAsyncSequential(t *testing.T, lost bool) *harness {
+	h := start(t, options{lostAnswers: lost})
 	h.agent.fail = later
 	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#8001")
 	h.postTelegram(telegramUpdate(8001, 46, "later please"))
@@ -351,6 +365,7 @@ func TestAsyncSequential(t *testing.T) {
 	if n := len(h.fake.Delivered()); n != 6 {
 		t.Fatalf("%d delivered, want 6", n)
 	}
+	return h
 }
 
 // TestAsyncSequentialAbandoned: once a bubble of the turn failed for good,

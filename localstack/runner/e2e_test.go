@@ -36,7 +36,11 @@ func readSample(t testing.TB, path string) []byte {
 // between them.
 func TestTelegramUpdateBecomesPacedBubbles(t *testing.T) {
 	t.Parallel()
-	h := start(t, options{env: map[string]string{"PARLEY_BUBBLE_DELAY": "700ms"}})
+	testTelegramUpdateBecomesPacedBubbles(t, false)
+}
+
+func testTelegramUpdateBecomesPacedBubbles(t *testing.T, lost bool) *harness {
+	h := start(t, options{lostAnswers: lost, env: map[string]string{"PARLEY_BUBBLE_DELAY": "700ms"}})
 
 	status, body := h.postTelegram(telegramUpdate(1001, 42, "/bubbles on it | your flight moved to 8pm\ngate B12 | safe travels"))
 	if status != http.StatusOK {
@@ -65,6 +69,7 @@ func TestTelegramUpdateBecomesPacedBubbles(t *testing.T) {
 			t.Fatalf("unit %s: state %s receipt %v; want sent with a message id", u.ID, u.State, u.Receipt)
 		}
 	}
+	return h
 }
 
 // TestSlackEventBecomesPacedBubbles: the same through Slack's signed Events API,

@@ -1,44 +1,55 @@
 package runner_test
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/message"
 )
 
 // Matchers for the durable steps, by the item they touch and the change.
 
-func pkOf(key ddb.Item) string {
-	s, _ := key["pk"].AsS()
-	return s
+func pkOf(key map[string]types.AttributeValue) string {
+	s, _ := key["pk"].(*types.AttributeValueMemberS)
+	if s == nil {
+		return ""
+	}
+	return s.Value
 }
 
-func value(vals ddb.Item, k string) (string, bool) {
+func value(vals map[string]types.AttributeValue, k string) (string, bool) {
 	v, ok := vals[k]
 	if !ok {
 		return "", false
 	}
-	s, _ := v.AsS()
-	return s, true
+	s, _ := v.(*types.AttributeValueMemberS)
+	if s == nil {
+		return "", true
+	}
+	return s.Value, true
 }
 
 // eventKeyPut matches ingress writing a person's event's dedupe key.
 func eventKeyPut(in any) bool {
-	p, ok := in.(*ddb.PutItemInput)
+	p, ok := in.(*dynamodb.PutItemInput)
 	return ok && strings.HasPrefix(pkOf(p.Item), "evt#")
 }
 
 // turnCommit matches the turn's commit: its intent written onto its claim.
 func turnCommit(in any) bool {
-	u, ok := in.(*ddb.UpdateItemInput)
+	u, ok := in.(*dynamodb.UpdateItemInput)
 	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") {
 		return false
 	}
@@ -49,8 +60,8 @@ func turnCommit(in any) bool {
 // turnClaim matches the turn's claim of its intent's key: a lease set, and
 // no unit's.
 func turnClaim(in any) bool {
-	u, ok := in.(*ddb.UpdateItemInput)
-	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || strings.Contains(u.UpdateExpression, "#units[") {
+	u, ok := in.(*dynamodb.UpdateItemInput)
+	if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || strings.Contains(aws.ToString(u.UpdateExpression), "#units[") {
 		return false
 	}
 	_, lease := value(u.ExpressionAttributeValues, ":lease")
@@ -60,8 +71,8 @@ func turnClaim(in any) bool {
 // unitTransition matches a transition of unit 0 to state to.
 func unitTransition(to message.UnitState) func(any) bool {
 	return func(in any) bool {
-		u, ok := in.(*ddb.UpdateItemInput)
-		if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || !strings.Contains(u.UpdateExpression, "#units[0]") {
+		u, ok := in.(*dynamodb.UpdateItemInput)
+		if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || !strings.Contains(aws.ToString(u.UpdateExpression), "#units[0]") {
 			return false
 		}
 		got, _ := value(u.ExpressionAttributeValues, ":to")
@@ -204,6 +215,140 @@ func TestCrashAtEveryDurableStep(t *testing.T) {
 				len(h.logs.lines("msg", "unit abandoned mid-send: outcome unknown")) == 0 {
 				t.Fatal("a held unit was not logged")
 			}
+		})
+	}
+}
+
+// lostWrites records, by writeLabel, the conditional writes whose first
+// answer was lost after DynamoDB applied it (options.lostAnswers).
+type lostWrites struct {
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (l *lostWrites) add(in any) {
+	l.mu.Lock()
+	l.seen[writeLabel(in)]++
+	l.mu.Unlock()
+}
+
+func (l *lostWrites) labels() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Sorted(maps.Keys(l.seen))
+}
+
+// writeLabel names a conditional DynamoDB write by its operation, its key's
+// kind (evt#, int#, q#, await#, tri#) and, for an update, what it changes;
+// an unconditional write is "".
+func writeLabel(in any) string {
+	kind := func(key map[string]types.AttributeValue) string {
+		pk := pkOf(key)
+		if i := strings.IndexByte(pk, '#'); i >= 0 {
+			return pk[:i+1]
+		}
+		return pk
+	}
+	switch w := in.(type) {
+	case *dynamodb.PutItemInput:
+		if w.ConditionExpression != nil {
+			return "put " + kind(w.Item)
+		}
+	case *dynamodb.DeleteItemInput:
+		if w.ConditionExpression != nil {
+			return "delete " + kind(w.Key)
+		}
+	case *dynamodb.UpdateItemInput:
+		if w.ConditionExpression != nil {
+			return "update " + kind(w.Key) + " " + updateKind(w)
+		}
+	}
+	return ""
+}
+
+// updateKind is which of the store's writes an UpdateItem is, by the names
+// and values it uses.
+func updateKind(u *dynamodb.UpdateItemInput) string {
+	expr := aws.ToString(u.UpdateExpression)
+	name := func(n string) bool { _, ok := u.ExpressionAttributeNames[n]; return ok }
+	val := func(v string) bool { _, ok := u.ExpressionAttributeValues[v]; return ok }
+	switch {
+	case strings.Contains(expr, "#units["):
+		to, _ := value(u.ExpressionAttributeValues, ":to")
+		return "unit " + to
+	case name("#swt"):
+		return "sweep"
+	case val(":c_units"):
+		return "commit"
+	case name("#claimed"):
+		return "claim"
+	case name("#settled") && name("#body"):
+		return "defer"
+	case name("#settled"):
+		return "settle"
+	case val(":until"):
+		return "release"
+	case val(":deferred"):
+		return "undefer"
+	case name("#pl"):
+		return "take"
+	case name("#gb"):
+		return "give-back"
+	case val(":final"):
+		return "finish"
+	case name("#posts"):
+		return "post"
+	case val(":expired"):
+		return "expire"
+	case name("#handle"):
+		return "handle"
+	}
+	return "other"
+}
+
+// TestAppliedAnswerLostAtEveryConditionalWrite runs Parley's flows with the
+// first answer of every conditional DynamoDB write lost after DynamoDB
+// applied it, which the SDK's retryer sends again (awsfault.LostAnswer):
+// each retry meets its own write. The flows must end exactly as they do
+// without the fault (their own tests' checks), and every kind of write
+// named must have been made so. A retry taken for someone else's write
+// would show: a unit leased "by another worker" held in unknown_after_send
+// though never sent, a multi-select toggled twice, a take refused by its
+// own cooldown, an await finished "by another post".
+func TestAppliedAnswerLostAtEveryConditionalWrite(t *testing.T) {
+	t.Parallel()
+	for _, sc := range []struct {
+		name string
+		run  func(t *testing.T, lost bool) *harness
+		want []string
+	}{
+		{"Bubbles", testTelegramUpdateBecomesPacedBubbles,
+			[]string{"put evt#", "update int# claim", "update int# commit", "update int# unit sending", "update int# unit sent"}},
+		{"MultiSelect", testQuestionFreeTextAndMultiSelect,
+			[]string{"put q#", "update int# claim", "update int# commit", "update int# unit sent"}},
+		{"SupersedeAndExpiry", testQuestionSkipSupersedeAndExpiry,
+			[]string{"put q#", "update int# unit sent"}},
+		{"AsyncReply", testAsyncReply,
+			[]string{"put await#", "update await# finish", "update int# release"}},
+		{"AsyncSequential", testAsyncSequential,
+			[]string{"put await#", "update await# post", "update await# finish"}},
+		{"AsyncTimeout", testAsyncReplyTimesOut,
+			[]string{"put await#", "update await# expire", "update int# settle"}},
+		{"DeferredEvent", testFourteenHourDeferralIsDeliveredAtItsTime,
+			[]string{"update evt# claim", "update tri# take", "update evt# defer", "update evt# undefer"}},
+		{"SweeperRedrive", testSweeperRedrivesUnitsDeletedByHand,
+			[]string{"update int# sweep", "update int# unit sent"}},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			h := sc.run(t, true)
+			got := h.lost.labels()
+			for _, w := range sc.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("no %q write had its answer lost; lost: %q", w, got)
+				}
+			}
+			t.Logf("writes whose answer was lost and retried: %q", got)
 		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/parleyhq/parley/localstack/syncbuf"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -30,9 +31,7 @@ import (
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
-	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/line"
@@ -177,6 +176,9 @@ type harness struct {
 	cfg    config.Config
 	// release starts the pollers held back by options.
 	release func()
+	// lost records the conditional writes whose answer was lost, with
+	// options.lostAnswers.
+	lost *lostWrites
 }
 
 type options struct {
@@ -184,6 +186,10 @@ type options struct {
 	env map[string]string
 	// holdDelivery starts without the delivery poller; release starts it.
 	holdDelivery bool
+	// lostAnswers loses the first answer of every conditional DynamoDB
+	// write after DynamoDB applied it, so the SDK retries each (see
+	// lostWrites).
+	lostAnswers bool
 }
 
 // start runs every function of Parley, wired exactly as make run wires them
@@ -252,16 +258,23 @@ func start(t testing.TB, opt options) *harness {
 		t.Fatalf("config: %v", err)
 	}
 
+	if opt.lostAnswers {
+		h.lost = &lostWrites{seen: map[string]int{}}
+		for _, op := range []string{"PutItem", "UpdateItem", "DeleteItem"} {
+			h.faults.Add(awsfault.Fault{Op: "DynamoDB." + op, LostAnswer: true, Times: 1 << 30,
+				Match: func(in any) bool { return writeLabel(in) != "" }, OnFire: h.lost.add})
+		}
+	}
 	awsCfg := h.faults.Attach(env.AWS)
 	awsCfg, h.calls = callcount.Attach(awsCfg)
 	deps := app.Deps{
 		Config:   h.cfg,
 		Log:      slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		DynamoDB: ddb.New(awsCfg),
-		SQS:      awsjson.New(awsCfg, awsjson.SQS),
+		DynamoDB: dynamodb.NewFromConfig(awsCfg),
+		SQS:      sqs.NewFromConfig(awsCfg),
 		Now:      h.clock.Now,
 	}
-	h.store = dynamostore.New(env.DDB, env.Resources.Table)
+	h.store = dynamostore.New(env.DynamoDB, env.Resources.Table)
 	local, err := runner.New(deps)
 	if err != nil {
 		t.Fatalf("runner: %v", err)

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/wait"
 )
 
@@ -21,7 +23,7 @@ type SQSHandlerFunc func(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 
 // Poller behaves like Lambda's SQS event source mapping for one function.
 type Poller struct {
-	SQS      *awsjson.Client
+	SQS      *sqs.Client
 	QueueURL string
 	// QueueARN is reported as each record's eventSourceARN.
 	QueueARN string
@@ -62,41 +64,15 @@ func (p *Poller) log() *slog.Logger {
 	return slog.Default()
 }
 
-// The operations' inputs and outputs, as SQS's JSON protocol names them.
-type (
-	receiveInput struct {
-		QueueUrl                    string
-		MaxNumberOfMessages         int
-		WaitTimeSeconds             int
-		MessageSystemAttributeNames []string
-		MessageAttributeNames       []string
-	}
-	receiveOutput struct {
-		Messages []struct {
-			MessageId, ReceiptHandle, Body, MD5OfBody string
-			Attributes                                map[string]string
-		}
-	}
-	deleteEntry struct{ Id, ReceiptHandle string }
-	deleteInput struct {
-		QueueUrl string
-		Entries  []deleteEntry
-	}
-	deleteOutput struct {
-		Failed []struct{ Id, Code, Message string }
-	}
-)
-
 // poll receives one batch, invokes the handler and deletes the successes.
 func (p *Poller) poll(ctx context.Context) error {
-	var out receiveOutput
-	err := p.SQS.Call(ctx, "ReceiveMessage", receiveInput{
-		QueueUrl:                    p.QueueURL,
-		MaxNumberOfMessages:         cmp.Or(p.BatchSize, 10),
-		WaitTimeSeconds:             int(cmp.Or(p.WaitTime, time.Second) / time.Second),
-		MessageSystemAttributeNames: []string{"All"},
+	out, err := p.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+		QueueUrl:                    aws.String(p.QueueURL),
+		MaxNumberOfMessages:         int32(cmp.Or(p.BatchSize, 10)),
+		WaitTimeSeconds:             int32(cmp.Or(p.WaitTime, time.Second) / time.Second),
+		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
 		MessageAttributeNames:       []string{"All"},
-	}, &out)
+	})
 	if err != nil {
 		return fmt.Errorf("receive: %w", err)
 	}
@@ -110,8 +86,8 @@ func (p *Poller) poll(ctx context.Context) error {
 			attrs[k] = v
 		}
 		ev.Records[i] = events.SQSMessage{
-			MessageId: m.MessageId, ReceiptHandle: m.ReceiptHandle,
-			Body: m.Body, Md5OfBody: m.MD5OfBody, Attributes: attrs,
+			MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+			Body: aws.ToString(m.Body), Md5OfBody: aws.ToString(m.MD5OfBody), Attributes: attrs,
 			EventSource: "aws:sqs", EventSourceARN: p.QueueARN, AWSRegion: "us-east-1",
 		}
 	}
@@ -131,21 +107,21 @@ func (p *Poller) poll(ctx context.Context) error {
 	for _, f := range resp.BatchItemFailures {
 		failed[f.ItemIdentifier] = true
 	}
-	var del []deleteEntry
+	var del []types.DeleteMessageBatchRequestEntry
 	for i, r := range ev.Records {
 		if !failed[r.MessageId] {
-			del = append(del, deleteEntry{Id: strconv.Itoa(i), ReceiptHandle: r.ReceiptHandle})
+			del = append(del, types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(r.ReceiptHandle)})
 		}
 	}
 	if len(del) == 0 {
 		return nil
 	}
-	var dout deleteOutput
-	if err := p.SQS.Call(context.WithoutCancel(ctx), "DeleteMessageBatch", deleteInput{QueueUrl: p.QueueURL, Entries: del}, &dout); err != nil {
+	dout, err := p.SQS.DeleteMessageBatch(context.WithoutCancel(ctx), &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(p.QueueURL), Entries: del})
+	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
 	if len(dout.Failed) > 0 {
-		return fmt.Errorf("delete: %d entries failed (%s)", len(dout.Failed), dout.Failed[0].Code)
+		return fmt.Errorf("delete: %d entries failed (%s)", len(dout.Failed), aws.ToString(dout.Failed[0].Code))
 	}
 	return nil
 }

@@ -189,7 +189,11 @@ func TestQuestionAnsweredByTheOwner(t *testing.T) {
 // Done, an invalid reply re-prompted and a valid one accepted.
 func TestQuestionFreeTextAndMultiSelect(t *testing.T) {
 	t.Parallel()
-	h := start(t, options{})
+	testQuestionFreeTextAndMultiSelect(t, false)
+}
+
+func testQuestionFreeTextAndMultiSelect(t *testing.T, lost bool) *harness {
+	h := start(t, options{lostAnswers: lost})
 	q := h.askTelegram("")
 	h.pressTelegram(q, "Window", ada)
 	h.quiesce(20 * time.Second)
@@ -230,6 +234,7 @@ func TestQuestionFreeTextAndMultiSelect(t *testing.T) {
 	if texts := h.agent.texts(adaChat.Key()); slices.Contains(texts, strings.Repeat("x", 201)) || texts[len(texts)-1] != "aisle side please" {
 		t.Fatalf("agent texts %q", texts)
 	}
+	return h
 }
 
 // TestQuestionSkipSupersedeAndExpiry: an optional question skipped is a
@@ -238,7 +243,11 @@ func TestQuestionFreeTextAndMultiSelect(t *testing.T) {
 // by the sweeper.
 func TestQuestionSkipSupersedeAndExpiry(t *testing.T) {
 	t.Parallel()
-	h := start(t, options{env: map[string]string{"PARLEY_QUESTION_TTL": "2s"}})
+	testQuestionSkipSupersedeAndExpiry(t, false)
+}
+
+func testQuestionSkipSupersedeAndExpiry(t *testing.T, lost bool) *harness {
+	h := start(t, options{lostAnswers: lost, env: map[string]string{"PARLEY_QUESTION_TTL": "2s"}})
 	q := h.askTelegram("optional")
 	h.pressTelegram(q, "Skip", ada)
 	if got := h.waitAnswers(1); got[0].Action != agent.AnswerDecline || got[0].Content != nil {
@@ -277,6 +286,7 @@ func TestQuestionSkipSupersedeAndExpiry(t *testing.T) {
 	if n := len(h.agent.gotAnswers()); n != 3 || !failed.Load() {
 		t.Fatalf("%d answers (the fault fired: %v)", n, failed.Load())
 	}
+	return h
 }
 
 // TestQuestionAnswerSurvivesCrashes: a crash after the answer is recorded

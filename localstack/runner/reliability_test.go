@@ -40,7 +40,11 @@ func TestLongTimeoutsStillRunTurns(t *testing.T) {
 // and every bubble goes out once, in order.
 func TestSweeperRedrivesUnitsDeletedByHand(t *testing.T) {
 	t.Parallel()
-	h := start(t, options{holdDelivery: true})
+	testSweeperRedrivesUnitsDeletedByHand(t, false)
+}
+
+func testSweeperRedrivesUnitsDeletedByHand(t *testing.T, lost bool) *harness {
+	h := start(t, options{lostAnswers: lost, holdDelivery: true})
 	if status, body := h.postTelegram(telegramUpdate(8701, 871, "/bubbles first | second | third")); status != http.StatusOK {
 		t.Fatalf("webhook: %d %s", status, body)
 	}
@@ -77,6 +81,7 @@ func TestSweeperRedrivesUnitsDeletedByHand(t *testing.T) {
 	if len(h.logs.lines("finding", "redriven")) == 0 {
 		t.Fatal("no redriven finding logged")
 	}
+	return h
 }
 
 // TestFourteenHourDeferralIsDeliveredAtItsTime: a proactive event in quiet
@@ -84,10 +89,14 @@ func TestSweeperRedrivesUnitsDeletedByHand(t *testing.T) {
 // they end, on its thread's own group.
 func TestFourteenHourDeferralIsDeliveredAtItsTime(t *testing.T) {
 	t.Parallel()
+	testFourteenHourDeferralIsDeliveredAtItsTime(t, false)
+}
+
+func testFourteenHourDeferralIsDeliveredAtItsTime(t *testing.T, lost bool) *harness {
 	now := time.Now().UTC()
 	from, to := now.Add(-time.Hour), now.Add(14*time.Hour)
-	quiet := fmt.Sprintf(`{"quiet_hours":"%02d:%02d-%02d:%02d","quiet_mode":"defer"}`, from.Hour(), from.Minute(), to.Hour(), to.Minute())
-	h := start(t, options{env: map[string]string{"PARLEY_TRIAGE": quiet}})
+	quiet := fmt.Sprintf(`{"quiet_hours":"%02d:%02d-%02d:%02d","quiet_mode":"defer","daily_cap":5}`, from.Hour(), from.Minute(), to.Hour(), to.Minute())
+	h := start(t, options{lostAnswers: lost, env: map[string]string{"PARLEY_TRIAGE": quiet}})
 	secret, err := standardwebhooks.ParseSecret(eventsSecret)
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +116,7 @@ func TestFourteenHourDeferralIsDeliveredAtItsTime(t *testing.T) {
 	if got[0].Chat != "-1001000000001" || got[0].Text != "echo: morning digest" {
 		t.Fatalf("delivered %+v", got[0])
 	}
+	return h
 }
 
 // TestAgentTextIsInertOnSlack (finding 9.3): an agent's reply holding Slack

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/parleyhq/parley/shared/agent"
-	"github.com/parleyhq/parley/shared/awsenv"
-	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/consumer"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
@@ -36,10 +37,9 @@ import (
 type Deps struct {
 	Config config.Config
 	Log    *slog.Logger
-	// DynamoDB calls DynamoDB (package ddb).
-	DynamoDB *ddb.Client
-	// SQS calls SQS (awsjson.SQS).
-	SQS *awsjson.Client
+	// DynamoDB and SQS are the SDK's clients, built once per process.
+	DynamoDB *dynamodb.Client
+	SQS      *sqs.Client
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// HTTP is the client for platform and agent calls; nil means a default.
@@ -48,8 +48,9 @@ type Deps struct {
 
 // Load reads the configuration (and, in AWS, the function's own secrets:
 // registry.Function(function).Secrets), and builds the logger and the AWS
-// clients, from one AWS configuration read from the environment Lambda gives
-// (package awsenv). The clients (packages ddb and awsjson) find their
+// clients, from one AWS configuration: config.LoadDefaultConfig's, so every
+// standard setting applies (credentials of any source, AWS_RETRY_MODE,
+// AWS_MAX_ATTEMPTS, AWS_USE_FIPS_ENDPOINT, …). The clients find their
 // endpoints the SDK's standard way: AWS_ENDPOINT_URL_DYNAMODB /
 // AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL for emulators, the region's
 // endpoints otherwise.
@@ -58,15 +59,20 @@ func Load(ctx context.Context, function string) (Deps, error) {
 	if !ok {
 		return Deps{}, fmt.Errorf("no function %q is declared", function)
 	}
-	awsCfg, err := awsenv.Load(os.Getenv)
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithHTTPClient(httpClient()))
 	if err != nil {
 		return Deps{}, fmt.Errorf("load AWS config: %w", err)
+	}
+	if awsCfg.Region == "" {
+		// The SDK would refuse every call; refuse the start instead.
+		return Deps{}, errors.New("load AWS config: no region (AWS_REGION)")
 	}
 	cfg, err := config.Load(ctx, func(context.Context) (aws.Config, error) { return awsCfg, nil }, fn.Secrets)
 	if err != nil {
 		return Deps{}, err
 	}
 	log := NewLogger(os.Stdout, cfg.LogLevel)
+	awsCfg.Logger = sdkLogger{log: log}
 	for _, u := range cfg.Unread {
 		// A platform the operator does not use has no secrets; one that is
 		// needed fails the start with its own message, after this line.
@@ -75,9 +81,19 @@ func Load(ctx context.Context, function string) (Deps, error) {
 	return Deps{
 		Config:   cfg,
 		Log:      log,
-		DynamoDB: ddb.New(awsCfg),
-		SQS:      awsjson.New(awsCfg, awsjson.SQS),
+		DynamoDB: dynamodb.NewFromConfig(awsCfg),
+		SQS:      sqs.NewFromConfig(awsCfg),
 	}, nil
+}
+
+// httpClient is the SDK's own HTTP client, keeping as many idle connections
+// to one endpoint as ingress admits threads at once (16, where the SDK keeps
+// 10), so a batch's parallel writes reuse them. A BuildableClient, because
+// LoadDefaultConfig adds AWS_CA_BUNDLE's certificates to it.
+func httpClient() *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		tr.MaxIdleConnsPerHost = 16
+	})
 }
 
 // NewLogger returns Parley's structured logger: JSON lines with stable keys.

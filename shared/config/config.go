@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/smithy-go"
 
-	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/message"
@@ -164,7 +165,7 @@ func Load(ctx context.Context, awsCfg func(context.Context) (aws.Config, error),
 		if err != nil {
 			return Config{}, fmt.Errorf("load AWS config: %w", err)
 		}
-		secrets, unread, err := fetchSecrets(ctx, awsjson.New(cfg, awsjson.SecretsManager), byKey)
+		secrets, unread, err := fetchSecrets(ctx, secretsmanager.NewFromConfig(cfg), byKey)
 		if err != nil {
 			return Config{}, err
 		}
@@ -181,7 +182,7 @@ func Load(ctx context.Context, awsCfg func(context.Context) (aws.Config, error),
 }
 
 // fetchSecrets reads each key's secret, side by side.
-func fetchSecrets(ctx context.Context, sm *awsjson.Client, byKey map[string]string) (map[string]string, []UnreadSecret, error) {
+func fetchSecrets(ctx context.Context, sm *secretsmanager.Client, byKey map[string]string) (map[string]string, []UnreadSecret, error) {
 	var (
 		mu     sync.Mutex
 		wg     sync.WaitGroup
@@ -191,8 +192,7 @@ func fetchSecrets(ctx context.Context, sm *awsjson.Client, byKey map[string]stri
 	)
 	for key, id := range byKey {
 		wg.Go(func() {
-			var v struct{ SecretString string }
-			err := sm.Call(ctx, "GetSecretValue", struct{ SecretId string }{id}, &v)
+			v, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
 			mu.Lock()
 			defer mu.Unlock()
 			switch code := absent(err); {
@@ -201,7 +201,7 @@ func fetchSecrets(ctx context.Context, sm *awsjson.Client, byKey map[string]stri
 			case err != nil:
 				errs = append(errs, fmt.Errorf("read the secret of %s (%s): %w", key, id, err))
 			default:
-				out[key] = v.SecretString
+				out[key] = aws.ToString(v.SecretString)
 			}
 		})
 	}
@@ -216,9 +216,9 @@ func fetchSecrets(ctx context.Context, sm *awsjson.Client, byKey map[string]stri
 // no full ARN to match it against. A secret that exists but is denied is
 // unset too: no value could have been read either way.
 func absent(err error) string {
-	var api *awsjson.APIError
-	if errors.As(err, &api) && (api.Code == "ResourceNotFoundException" || api.Code == "AccessDeniedException") {
-		return api.Code
+	var api smithy.APIError
+	if errors.As(err, &api) && (api.ErrorCode() == "ResourceNotFoundException" || api.ErrorCode() == "AccessDeniedException") {
+		return api.ErrorCode()
 	}
 	return ""
 }

@@ -28,7 +28,7 @@ import (
 
 // Secrets Manager has no emulator on these machines. secretsServer speaks its
 // wire protocol (JSON 1.1, GetSecretValue only; one secret per key) so Load
-// runs with the client functions use (package awsjson) end to end: request,
+// runs with the client functions use (the SDK's Secrets Manager client) end to end: request,
 // response, error and all.
 type secretsServer struct {
 	mu       sync.Mutex

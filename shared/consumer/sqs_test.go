@@ -45,7 +45,7 @@ func receive(t *testing.T, client *sqs.Client, url string, wait int32) (events.S
 func TestRetryParksARealMessage(t *testing.T) {
 	t.Parallel()
 	env := emulatortest.New(t)
-	q := queue.New(env.Queues, env.Resources.InboundURL)
+	q := queue.New(env.SQS, env.Resources.InboundURL)
 	if err := q.Send(t.Context(), queue.Message{Group: "telegram:1:42", Dedup: "evt#1", Body: []byte("hello")}); err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ type setup struct {
 func newSetup(t *testing.T, cfg delivery.Config) *setup {
 	t.Helper()
 	env := emulatortest.New(t)
-	s := &setup{t: t, env: env, store: dynamostore.New(env.DDB, env.Resources.Table), clock: &clock{now: t0}, sender: &sender{caps: message.Capabilities{TextLimit: 4096}}}
+	s := &setup{t: t, env: env, store: dynamostore.New(env.DynamoDB, env.Resources.Table), clock: &clock{now: t0}, sender: &sender{caps: message.Capabilities{TextLimit: 4096}}}
 	s.p = &delivery.Processor{
 		Intents:  s.store,
 		Channels: map[message.Platform]delivery.Channel{message.Telegram: {Sender: s.sender, Capabilities: s.sender.caps}},

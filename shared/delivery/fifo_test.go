@@ -36,7 +36,7 @@ type fifoSetup struct {
 func newFIFOSetup(t *testing.T, cfg delivery.Config) *fifoSetup {
 	t.Helper()
 	env := emulatortest.New(t)
-	s := &fifoSetup{t: t, clock: queuetest.NewClock(t0), store: dynamostore.New(env.DDB, env.Resources.Table),
+	s := &fifoSetup{t: t, clock: queuetest.NewClock(t0), store: dynamostore.New(env.DynamoDB, env.Resources.Table),
 		sender: &sender{caps: message.Capabilities{TextLimit: 4096}}}
 	s.dlq = queuetest.New(queuetest.Options{Now: s.clock.Now})
 	s.queue = queuetest.New(queuetest.Options{

@@ -2,6 +2,7 @@ package ingress_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,9 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/slack"
@@ -34,7 +39,7 @@ import (
 // to its own floor.
 func BenchmarkIngressAckVsIO(b *testing.B) {
 	env := emulatortest.New(b)
-	db, sq := env.DDB, env.Queues
+	db, sq := env.DynamoDB, env.SQS
 	p := &ingress.Pipeline{
 		Receiver: &slack.Receiver{SigningSecret: benchSlackSecret},
 		Claims:   dynamostore.New(db, env.Resources.Table),
@@ -46,19 +51,10 @@ func BenchmarkIngressAckVsIO(b *testing.B) {
 	ctx := b.Context()
 	i := 0
 	put := func(k string) error {
-		_, err := db.PutItem(ctx, &ddb.PutItemInput{
-			TableName:                env.Resources.Table,
-			Item:                     ddb.Item{"pk": ddb.S(fmt.Sprintf("bench#%s#%d", k, i)), "st": ddb.S("enqueued")},
-			ConditionExpression:      "attribute_not_exists(#pk)",
-			ExpressionAttributeNames: map[string]string{"#pk": "pk"},
-		})
-		return err
+		return benchPut(ctx, db, env.Resources.Table, fmt.Sprintf("bench#%s#%d", k, i))
 	}
 	send := func(k string) error {
-		return sq.Call(ctx, "SendMessage", map[string]string{
-			"QueueUrl": env.Resources.InboundURL, "MessageBody": string(benchSlack(i)),
-			"MessageGroupId": "bench", "MessageDeduplicationId": fmt.Sprintf("%s-%d", k, i),
-		}, nil)
+		return benchSend(ctx, sq, env.Resources.InboundURL, string(benchSlack(i)), fmt.Sprintf("%s-%d", k, i))
 	}
 	rawIO := func() time.Duration {
 		i++
@@ -114,6 +110,29 @@ func BenchmarkIngressAckVsIO(b *testing.B) {
 	b.ReportMetric(float64(a)/float64(par), "ack-vs-parallel-io")
 }
 
+// benchPut is the baseline's write: one conditional PutItem of a small item,
+// as a user of the SDK would write a dedupe key.
+func benchPut(ctx context.Context, db *dynamodb.Client, table, pk string) error {
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(table),
+		Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: pk}, "st": &types.AttributeValueMemberS{Value: "enqueued"},
+		},
+		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+		ExpressionAttributeNames: map[string]string{"#pk": "pk"},
+	})
+	return err
+}
+
+// benchSend is the baseline's enqueue: one FIFO SendMessage.
+func benchSend(ctx context.Context, sq *sqs.Client, url, body, dedup string) error {
+	_, err := sq.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl: aws.String(url), MessageBody: aws.String(body),
+		MessageGroupId: aws.String("bench"), MessageDeduplicationId: aws.String(dedup),
+	})
+	return err
+}
+
 // timedAck is how long req takes to be answered 200, its body read.
 func timedAck(b *testing.B, req *http.Request) time.Duration {
 	b.Helper()
@@ -148,7 +167,7 @@ func p50(ds []time.Duration) time.Duration {
 // reports each step's p50.
 func BenchmarkAckSteps(b *testing.B) {
 	env := emulatortest.New(b)
-	db := env.DDB
+	db := env.DynamoDB
 	claims := dynamostore.New(db, env.Resources.Table)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -169,11 +188,7 @@ func BenchmarkAckSteps(b *testing.B) {
 	round := func() {
 		i++
 		timed(&simple, func() error {
-			_, err := db.PutItem(ctx, &ddb.PutItemInput{
-				TableName: env.Resources.Table, Item: ddb.Item{"pk": ddb.S(fmt.Sprintf("bench#simple#%d", i)), "st": ddb.S("enqueued")},
-				ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: map[string]string{"#pk": "pk"},
-			})
-			return err
+			return benchPut(ctx, db, env.Resources.Table, fmt.Sprintf("bench#simple#%d", i))
 		})
 		timed(&claim, func() error {
 			_, err := claims.Claim(ctx, fmt.Sprintf("bench#claim#%d", i), store.ClaimSpec{
@@ -191,9 +206,7 @@ func BenchmarkAckSteps(b *testing.B) {
 		})
 		send := func(into *[]time.Duration, text, dedup string) {
 			timed(into, func() error {
-				return env.Queues.Call(ctx, "SendMessage", map[string]string{
-					"QueueUrl": env.Resources.InboundURL, "MessageBody": text, "MessageGroupId": "bench", "MessageDeduplicationId": dedup,
-				}, nil)
+				return benchSend(ctx, env.SQS, env.Resources.InboundURL, text, dedup)
 			})
 		}
 		send(&small, "x", fmt.Sprintf("small-%d", i))
@@ -221,8 +234,8 @@ func BenchmarkIngressBatch(b *testing.B) {
 	env := emulatortest.New(b)
 	p := &ingress.Pipeline{
 		Receiver: &scriptReceiver{},
-		Claims:   dynamostore.New(env.DDB, env.Resources.Table),
-		Queue:    queue.New(env.Queues, env.Resources.InboundURL),
+		Claims:   dynamostore.New(env.DynamoDB, env.Resources.Table),
+		Queue:    queue.New(env.SQS, env.Resources.InboundURL),
 		Log:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	}
 	srv := httptest.NewServer(p)

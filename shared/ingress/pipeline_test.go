@@ -19,14 +19,14 @@ import (
 	"github.com/parleyhq/parley/localstack/syncbuf"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/emulatortest"
-	"github.com/parleyhq/parley/shared/awsjson"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -110,11 +110,11 @@ func newRig(t *testing.T, r platform.Receiver) *rig {
 	b := &rig{t: t, env: env, faults: awsfault.New(), logs: &syncbuf.Buffer{}}
 	cfg := b.faults.Attach(env.AWS)
 	cfg, b.calls = callcount.Attach(cfg)
-	b.store = dynamostore.New(env.DDB, env.Resources.Table)
+	b.store = dynamostore.New(env.DynamoDB, env.Resources.Table)
 	b.pipeline = &ingress.Pipeline{
 		Receiver: r,
-		Claims:   dynamostore.New(ddb.New(cfg), env.Resources.Table),
-		Queue:    queue.New(awsjson.New(cfg, awsjson.SQS), env.Resources.InboundURL),
+		Claims:   dynamostore.New(dynamodb.NewFromConfig(cfg), env.Resources.Table),
+		Queue:    queue.New(sqs.NewFromConfig(cfg), env.Resources.InboundURL),
 		Now:      func() time.Time { return t0 },
 		Log:      slog.New(slog.NewJSONHandler(b.logs, nil)),
 	}
@@ -826,12 +826,12 @@ func TestPipelineTriage(t *testing.T) {
 		b.pipeline.Triage = tr
 		b.faults.Add(awsfault.Fault{Op: "SQS.SendMessage"})
 		b.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: func(in any) bool {
-			u, ok := in.(*ddb.UpdateItemInput)
+			u, ok := in.(*dynamodb.UpdateItemInput)
 			if !ok {
 				return false
 			}
-			pk, _ := u.Key["pk"].AsS()
-			return strings.HasPrefix(pk, triage.KeyPrefix) && strings.Contains(u.ConditionExpression, "#acc = :tok")
+			pk, _ := u.Key["pk"].(*ddbtypes.AttributeValueMemberS)
+			return pk != nil && strings.HasPrefix(pk.Value, triage.KeyPrefix) && strings.Contains(aws.ToString(u.ConditionExpression), "#acc = :tok")
 		}})
 		ev := proactiveEvent("r2")
 		if w := b.postScript(script{Events: []message.Event{ev}}); w.Code != http.StatusServiceUnavailable {

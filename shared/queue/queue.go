@@ -7,7 +7,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/parleyhq/parley/shared/awsjson"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 )
@@ -26,55 +29,24 @@ const maxBatch = 10
 
 // Queue is one SQS queue. Safe for concurrent use.
 type Queue struct {
-	client *awsjson.Client
+	client *sqs.Client
 	url    string
 }
 
-// New returns the queue at url, called through client (awsjson.SQS).
-func New(client *awsjson.Client, url string) *Queue { return &Queue{client: client, url: url} }
-
-// The operations' inputs and outputs, as SQS's JSON protocol names them.
-type (
-	sendInput struct {
-		QueueUrl               string
-		MessageBody            string
-		MessageGroupId         string
-		MessageDeduplicationId string
-	}
-	batchEntry struct {
-		Id                     string
-		MessageBody            string
-		MessageGroupId         string
-		MessageDeduplicationId string
-	}
-	batchInput struct {
-		QueueUrl string
-		Entries  []batchEntry
-	}
-	batchOutput struct {
-		Failed []struct {
-			Id, Code, Message string
-			SenderFault       bool
-		}
-	}
-	visibilityInput struct {
-		QueueUrl          string
-		ReceiptHandle     string
-		VisibilityTimeout int
-	}
-)
+// New returns the queue at url.
+func New(client *sqs.Client, url string) *Queue { return &Queue{client: client, url: url} }
 
 // URL is the queue's URL.
 func (q *Queue) URL() string { return q.url }
 
 // Send enqueues one message.
 func (q *Queue) Send(ctx context.Context, m Message) error {
-	err := q.client.Call(ctx, "SendMessage", sendInput{
-		QueueUrl:               q.url,
-		MessageBody:            string(m.Body),
-		MessageGroupId:         message.GroupID(m.Group),
-		MessageDeduplicationId: message.DedupID(m.Dedup),
-	}, nil)
+	_, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:               aws.String(q.url),
+		MessageBody:            aws.String(string(m.Body)),
+		MessageGroupId:         aws.String(message.GroupID(m.Group)),
+		MessageDeduplicationId: aws.String(message.DedupID(m.Dedup)),
+	})
 	if err != nil {
 		return fmt.Errorf("sqs send message: %w", err)
 	}
@@ -88,22 +60,22 @@ func (q *Queue) Send(ctx context.Context, m Message) error {
 func (q *Queue) SendBatch(ctx context.Context, msgs []Message) error {
 	for start := 0; start < len(msgs); start += maxBatch {
 		chunk := msgs[start:min(start+maxBatch, len(msgs))]
-		entries := make([]batchEntry, len(chunk))
+		entries := make([]types.SendMessageBatchRequestEntry, len(chunk))
 		for i, m := range chunk {
-			entries[i] = batchEntry{
-				Id:                     strconv.Itoa(i),
-				MessageBody:            string(m.Body),
-				MessageGroupId:         message.GroupID(m.Group),
-				MessageDeduplicationId: message.DedupID(m.Dedup),
+			entries[i] = types.SendMessageBatchRequestEntry{
+				Id:                     aws.String(strconv.Itoa(i)),
+				MessageBody:            aws.String(string(m.Body)),
+				MessageGroupId:         aws.String(message.GroupID(m.Group)),
+				MessageDeduplicationId: aws.String(message.DedupID(m.Dedup)),
 			}
 		}
-		var out batchOutput
-		if err := q.client.Call(ctx, "SendMessageBatch", batchInput{QueueUrl: q.url, Entries: entries}, &out); err != nil {
+		out, err := q.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.url), Entries: entries})
+		if err != nil {
 			return fmt.Errorf("sqs send message batch: %w", err)
 		}
 		if len(out.Failed) > 0 {
 			f := out.Failed[0]
-			return &BatchError{Failed: len(out.Failed), Code: f.Code, SenderFault: f.SenderFault}
+			return &BatchError{Failed: len(out.Failed), Code: aws.ToString(f.Code), SenderFault: f.SenderFault}
 		}
 	}
 	return nil
@@ -125,18 +97,19 @@ func (e *BatchError) Error() string {
 // the message instead of sleeping in the worker.
 func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, d time.Duration) error {
 	// Round up: a platform's retry_after is a minimum.
-	secs := int(min(max((d+time.Second-1)/time.Second, 0), 12*60*60))
-	err := q.client.Call(ctx, "ChangeMessageVisibility", visibilityInput{
-		QueueUrl:          q.url,
-		ReceiptHandle:     receiptHandle,
+	secs := int32(min(max((d+time.Second-1)/time.Second, 0), 12*60*60))
+	_, err := q.client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+		QueueUrl:          aws.String(q.url),
+		ReceiptHandle:     aws.String(receiptHandle),
 		VisibilityTimeout: secs,
-	}, nil)
+	})
 	if err != nil {
 		// ReceiptHandleIsInvalid: a handle never issued. MessageNotInflight:
 		// the API reference's error for a message no longer in flight
 		// (deleted, or received again), which fauxqs returns.
-		var api *awsjson.APIError
-		if errors.As(err, &api) && (api.Code == "ReceiptHandleIsInvalid" || api.Code == "MessageNotInflight") {
+		var invalid *types.ReceiptHandleIsInvalid
+		var notInflight *types.MessageNotInflight
+		if errors.As(err, &invalid) || errors.As(err, &notInflight) {
 			return fmt.Errorf("sqs change visibility: %w", ErrReceiptGone)
 		}
 		return fmt.Errorf("sqs change visibility: %w", err)

@@ -19,7 +19,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
-	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/queue"
 )
@@ -87,7 +86,7 @@ func TestSend(t *testing.T) {
 	t.Run("SendKeepsOrderWithinAGroup", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.Queues, env.Resources.InboundURL)
+		q := queue.New(env.SQS, env.Resources.InboundURL)
 		var want []string
 		for i := range 6 {
 			body := fmt.Sprint("turn ", i)
@@ -108,7 +107,7 @@ func TestSend(t *testing.T) {
 	t.Run("SendBatchKeepsOrderAcrossRequests", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.Queues, env.Resources.OutboundURL)
+		q := queue.New(env.SQS, env.Resources.OutboundURL)
 		// 25 messages, three SendMessageBatch requests, two interleaved
 		// groups: each group must come out in its own order.
 		var msgs []queue.Message
@@ -136,7 +135,7 @@ func TestSend(t *testing.T) {
 	t.Run("SendBatchStopsAtARefusedEntry", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.Queues, env.Resources.OutboundURL)
+		q := queue.New(env.SQS, env.Resources.OutboundURL)
 		var msgs []queue.Message
 		for i := range 25 {
 			body := fmt.Sprint(i)
@@ -169,7 +168,7 @@ func TestSend(t *testing.T) {
 	t.Run("SendBatchOfNothingSendsNothing", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		if err := queue.New(env.Queues, env.Resources.OutboundURL).SendBatch(t.Context(), nil); err != nil {
+		if err := queue.New(env.SQS, env.Resources.OutboundURL).SendBatch(t.Context(), nil); err != nil {
 			t.Fatalf("SendBatch(nil) = %v", err)
 		}
 	})
@@ -177,7 +176,7 @@ func TestSend(t *testing.T) {
 	t.Run("DedupIDDropsARepeat", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.Queues, env.Resources.InboundURL)
+		q := queue.New(env.SQS, env.Resources.InboundURL)
 		ctx := t.Context()
 		must := func(err error) {
 			t.Helper()
@@ -201,7 +200,7 @@ func TestSend(t *testing.T) {
 	t.Run("GroupAndDedupKeysAreShaped", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.Queues, env.Resources.InboundURL)
+		q := queue.New(env.SQS, env.Resources.InboundURL)
 		long := "slack:T0TEAM0001:C0CHANNEL1:" + strings.Repeat("1764432000.000100", 8) // > 128 chars
 		keys := []string{
 			long,
@@ -267,11 +266,11 @@ func (r *visibilityRecorder) Do(req *http.Request) (*http.Response, error) {
 
 // client returns an SQS client on env whose ChangeMessageVisibility requests
 // are recorded as they are sent.
-func (r *visibilityRecorder) client(env *emulatortest.Env) *awsjson.Client {
+func (r *visibilityRecorder) client(env *emulatortest.Env) *sqs.Client {
 	cfg := env.AWS.Copy()
 	r.next = cfg.HTTPClient
 	cfg.HTTPClient = r
-	return awsjson.New(cfg, awsjson.SQS)
+	return sqs.NewFromConfig(cfg)
 }
 
 func TestChangeVisibility(t *testing.T) {
@@ -405,7 +404,7 @@ func TestChangeVisibility(t *testing.T) {
 	t.Run("HandleNeverIssuedIsReceiptGone", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		err := queue.New(env.Queues, env.Resources.OutboundURL).ChangeVisibility(t.Context(), "never-issued", time.Second)
+		err := queue.New(env.SQS, env.Resources.OutboundURL).ChangeVisibility(t.Context(), "never-issued", time.Second)
 		if !errors.Is(err, queue.ErrReceiptGone) {
 			t.Fatalf("ChangeVisibility with a handle never issued = %v, want ErrReceiptGone", err)
 		}
@@ -414,7 +413,7 @@ func TestChangeVisibility(t *testing.T) {
 	t.Run("OtherFailuresAreNotReceiptGone", func(t *testing.T) {
 		t.Parallel()
 		env := emulatortest.New(t)
-		q := queue.New(env.Queues, env.Resources.OutboundURL+"-missing")
+		q := queue.New(env.SQS, env.Resources.OutboundURL+"-missing")
 		err := q.ChangeVisibility(t.Context(), "handle", time.Second)
 		if err == nil || errors.Is(err, queue.ErrReceiptGone) {
 			t.Fatalf("ChangeVisibility on a missing queue = %v, want an error other than ErrReceiptGone", err)

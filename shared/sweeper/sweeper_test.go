@@ -11,12 +11,12 @@ import (
 	"github.com/parleyhq/parley/localstack/syncbuf"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/emulatortest"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
@@ -47,11 +47,11 @@ type setup struct {
 func newSetup(t *testing.T) *setup {
 	env := emulatortest.New(t)
 	cfg, calls := callcount.Attach(env.AWS)
-	s := &setup{t: t, env: env, store: dynamostore.New(env.DDB, env.Resources.Table), calls: calls, now: t0, logs: &syncbuf.Buffer{}}
+	s := &setup{t: t, env: env, store: dynamostore.New(env.DynamoDB, env.Resources.Table), calls: calls, now: t0, logs: &syncbuf.Buffer{}}
 	s.p = &sweeper.Processor{
-		Store:    dynamostore.New(ddb.New(cfg), env.Resources.Table),
-		Inbound:  queue.New(env.Queues, env.Resources.InboundURL),
-		Outbound: queue.New(env.Queues, env.Resources.OutboundURL),
+		Store:    dynamostore.New(dynamodb.NewFromConfig(cfg), env.Resources.Table),
+		Inbound:  queue.New(env.SQS, env.Resources.InboundURL),
+		Outbound: queue.New(env.SQS, env.Resources.OutboundURL),
 		Now:      func() time.Time { return s.now },
 		Log:      slog.New(slog.NewJSONHandler(s.logs, nil)),
 	}

@@ -25,7 +25,7 @@ func event(id string) message.Event {
 func setup(t *testing.T, cfg triage.Config) (*triage.Triage, *dynamostore.Store) {
 	t.Helper()
 	env := emulatortest.New(t)
-	st := dynamostore.New(env.DDB, env.Resources.Table)
+	st := dynamostore.New(env.DynamoDB, env.Resources.Table)
 	tr, err := triage.New(cfg, st, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestNoRulesNoWrites(t *testing.T) {
 
 func TestNewRefusesBadConfig(t *testing.T) {
 	env := emulatortest.New(t)
-	st := dynamostore.New(env.DDB, env.Resources.Table)
+	st := dynamostore.New(env.DynamoDB, env.Resources.Table)
 	if _, err := triage.New(triage.Config{Default: triage.Policy{QuietHours: "late"}}, st, nil); err == nil {
 		t.Fatal("New accepted bad quiet hours")
 	}

@@ -48,7 +48,7 @@ func TestAgentOutageOnTheFIFOModel(t *testing.T) {
 		mu.Unlock()
 		return envelopeReply(bubbles(1))(req)
 	}}
-	st := dynamostore.New(env.DDB, env.Resources.Table)
+	st := dynamostore.New(env.DynamoDB, env.Resources.Table)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	p := &turn.Processor{Claims: st, Intents: st, Outbox: outbound, Agent: ag,
 		Channels: map[message.Platform]turn.Channel{message.Telegram: channel}, Now: clock.Now, Log: quiet}

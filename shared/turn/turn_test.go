@@ -113,11 +113,11 @@ func (c *clock) Advance(d time.Duration) {
 func newSetup(t *testing.T, answer func(agent.TurnRequest) (agent.Reply, error)) *setup {
 	t.Helper()
 	env := emulatortest.New(t)
-	s := &setup{t: t, env: env, store: dynamostore.New(env.DDB, env.Resources.Table), agent: &fakeAgent{answer: answer}, clock: &clock{now: t0}}
+	s := &setup{t: t, env: env, store: dynamostore.New(env.DynamoDB, env.Resources.Table), agent: &fakeAgent{answer: answer}, clock: &clock{now: t0}}
 	s.p = &turn.Processor{
 		Claims:   s.store,
 		Intents:  s.store,
-		Outbox:   queue.New(env.Queues, env.Resources.OutboundURL),
+		Outbox:   queue.New(env.SQS, env.Resources.OutboundURL),
 		Agent:    s.agent,
 		Channels: map[message.Platform]turn.Channel{message.Telegram: channel},
 		Now:      s.clock.Now,

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
@@ -24,9 +26,7 @@ import (
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
-	"github.com/parleyhq/parley/shared/awsjson"
 	"github.com/parleyhq/parley/shared/config"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/events"
@@ -214,7 +214,7 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	}
 	defer logFile.Close()
 	log := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	deps := app.Deps{Config: cfg, Log: log, DynamoDB: ddb.New(awsCfg), SQS: awsjson.New(awsCfg, awsjson.SQS)}
+	deps := app.Deps{Config: cfg, Log: log, DynamoDB: dynamodb.NewFromConfig(awsCfg), SQS: sqs.NewFromConfig(awsCfg)}
 	local, err := runner.New(deps)
 	if err != nil {
 		return err

@@ -45,7 +45,7 @@ func TestEventsIngressFromEnv(t *testing.T) {
 	c := &clock{}
 	c.Set(time.Now())
 	var logs bytes.Buffer
-	d := app.Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(&logs, nil)), DynamoDB: env.DDB, SQS: env.Queues, Now: c.Now}
+	d := app.Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(&logs, nil)), DynamoDB: env.DynamoDB, SQS: env.SQS, Now: c.Now}
 	h, err := app.EventsIngress(d)
 	if err != nil {
 		t.Fatal(err)

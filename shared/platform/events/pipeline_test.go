@@ -28,8 +28,6 @@ import (
 
 	"github.com/parleyhq/parley/localstack/callcount"
 	"github.com/parleyhq/parley/localstack/emulatortest"
-	"github.com/parleyhq/parley/shared/awsjson"
-	"github.com/parleyhq/parley/shared/ddb"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/metrics"
@@ -85,8 +83,8 @@ type harness struct {
 	t       testing.TB
 	env     *emulatortest.Env
 	calls   *callcount.Counter
-	db      *ddb.Client
-	sqs     *awsjson.Client
+	db      *dynamodb.Client
+	sqs     *sqs.Client
 	store   *dynamostore.Store
 	clock   *clock
 	logs    *syncbuf.Buffer
@@ -116,7 +114,7 @@ func (h *harness) start() {
 	t.Helper()
 	cfg, calls := callcount.Attach(h.env.AWS)
 	h.calls = calls
-	h.db, h.sqs = ddb.New(cfg), awsjson.New(cfg, awsjson.SQS)
+	h.db, h.sqs = dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg)
 	h.store = dynamostore.New(h.db, h.env.Resources.Table)
 	log := slog.New(slog.NewJSONHandler(h.logs, nil))
 	tr, err := triage.New(h.cfg, h.store, log)

@@ -74,7 +74,7 @@ func TestDeferredEventWaitsForQuietHoursEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sw := &sweeper.Processor{Store: h.store, Inbound: queue.New(h.env.Queues, h.inbound), Outbound: queue.New(h.env.Queues, h.env.Resources.OutboundURL), Now: h.clock.Now}
+	sw := &sweeper.Processor{Store: h.store, Inbound: queue.New(h.env.SQS, h.inbound), Outbound: queue.New(h.env.SQS, h.env.Resources.OutboundURL), Now: h.clock.Now}
 	wake := berlinTime(t, "2026-03-29 07:00")
 	if !wake.Equal(time.Date(2026, 3, 29, 5, 0, 0, 0, time.UTC)) {
 		t.Fatalf("07:00 Berlin on the DST night is %s", wake)
@@ -135,7 +135,7 @@ func TestSilentEnvelopeSendsNothing(t *testing.T) {
 				t.Fatalf("received %d, want 1", len(recs))
 			}
 			p := &turn.Processor{
-				Claims: h.store, Intents: h.store, Outbox: queue.New(h.env.Queues, h.env.Resources.OutboundURL),
+				Claims: h.store, Intents: h.store, Outbox: queue.New(h.env.SQS, h.env.Resources.OutboundURL),
 				Agent:    &agent.Client{URL: srv.URL, Secret: h.secret, Now: h.clock.Now},
 				Channels: map[message.Platform]turn.Channel{message.Telegram: channel},
 				Config:   turn.Config{Envelope: envelope.Config{}.WithDefaults()},

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -30,11 +34,13 @@ type awaitItem struct {
 	Bubbles    int            `dynamodbav:"bubbles"`
 	CreatedAt  int64          `dynamodbav:"created_at"`
 	ExpiresAt  int64          `dynamodbav:"expires_at"`
+	// Token is the write token of the record's last write.
+	Token string `dynamodbav:"wt,omitempty"`
 }
 
-func awaitFrom(item ddb.Item) (store.Await, error) {
+func awaitFrom(item attrs) (store.Await, error) {
 	var it awaitItem
-	if err := ddb.UnmarshalItem(item, &it); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return store.Await{}, fmt.Errorf("decode await item: %w", err)
 	}
 	return store.Await{
@@ -52,25 +58,26 @@ func awaitFrom(item ddb.Item) (store.Await, error) {
 func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error) {
 	a.State = store.AwaitOpen
 	a.Post = store.AwaitPost{}
-	item, err := ddb.MarshalItem(awaitItem{
+	tok := newToken()
+	item, err := attributevalue.MarshalMap(awaitItem{
 		PK: store.AwaitKey(a.TurnID), Kind: "await", TurnID: a.TurnID, Thread: a.Thread, EventKey: a.EventKey,
 		ClaimKey: a.ClaimKey, ClaimOwner: a.ClaimOwner, Deadline: millis(a.Deadline), State: string(a.State), Handle: a.Handle,
 		CreatedAt: millis(a.CreatedAt), ExpiresAt: a.ExpiresAt.Unix(),
 		// An empty map, so a post's entry can be set by its path.
-		Posts: map[string]int{},
+		Posts: map[string]int{}, Token: tok,
 	})
 	if err != nil {
 		return store.Await{}, false, fmt.Errorf("encode await: %w", err)
 	}
-	_, err = s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: s.table, Item: item,
-		ConditionExpression:                 "attribute_not_exists(#pk)",
+		ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
 		ExpressionAttributeNames:            map[string]string{"#pk": "pk"},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
 		cur, err := awaitFrom(old)
-		return cur, false, err
+		return cur, err == nil && ownWrite(old, tokenAttr, tok), err
 	}
 	if err != nil {
 		return store.Await{}, false, wrap("open await", err)
@@ -81,7 +88,7 @@ func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool
 // GetAwait reads a turn's await record, consistently; store.ErrNotFound
 // when there is none.
 func (s *Store) GetAwait(ctx context.Context, turnID string) (store.Await, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{TableName: s.table, Key: s.key(store.AwaitKey(turnID)), ConsistentRead: true})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: s.table, Key: s.key(store.AwaitKey(turnID)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return store.Await{}, wrap("get await", err)
 	}
@@ -95,7 +102,7 @@ func (s *Store) GetAwait(ctx context.Context, turnID string) (store.Await, error
 // receive, while the record is open.
 func (s *Store) SetAwaitHandle(ctx context.Context, turnID, handle string) error {
 	_, err := s.awaitUpdate(ctx, turnID, "SET #handle = :handle", "", map[string]string{"#handle": "handle"},
-		ddb.Item{":handle": str(handle)})
+		attrs{":handle": str(handle)})
 	return err
 }
 
@@ -109,9 +116,9 @@ func (s *Store) FinishAwait(ctx context.Context, turnID string, post store.Await
 	return s.awaitUpdate(ctx, turnID,
 		"SET #st = :final, #post = :post, #ptype = :ptype, #pbody = :pbody, #pat = :pat, #pedit = :pedit", "#deadline > :now",
 		map[string]string{"#post": "post", "#ptype": "post_type", "#pbody": "post_body", "#pat": "post_at", "#pedit": "post_edit", "#deadline": "deadline"},
-		ddb.Item{
+		attrs{
 			":final": str(string(store.AwaitFinal)), ":post": str(post.ID), ":ptype": str(post.ContentType),
-			":pbody": ddb.B(post.Body), ":pat": num(millis(post.At)), ":pedit": str(post.Replaces), ":now": num(millis(now)),
+			":pbody": &types.AttributeValueMemberB{Value: post.Body}, ":pat": num(millis(post.At)), ":pedit": str(post.Replaces), ":now": num(millis(now)),
 		})
 }
 
@@ -123,7 +130,7 @@ func (s *Store) AddAwaitPost(ctx context.Context, turnID, postID string, bubbles
 	return s.awaitUpdate(ctx, turnID,
 		"SET #bubbles = :bubbles, #posts.#post = :n", "#deadline > :now AND #bubbles = :prev AND attribute_not_exists(#posts.#post)",
 		map[string]string{"#bubbles": "bubbles", "#posts": "posts", "#post": postID, "#deadline": "deadline"},
-		ddb.Item{
+		attrs{
 			":bubbles": num(int64(prevBubbles + bubbles)), ":n": num(int64(bubbles)), ":prev": num(int64(prevBubbles)), ":now": num(millis(now)),
 		})
 }
@@ -131,26 +138,28 @@ func (s *Store) AddAwaitPost(ctx context.Context, turnID, postID string, bubbles
 // ExpireAwait ends an open record whose turn stopped waiting.
 func (s *Store) ExpireAwait(ctx context.Context, turnID string) (store.Await, error) {
 	return s.awaitUpdate(ctx, turnID, "SET #st = :expired", "", nil,
-		ddb.Item{":expired": str(string(store.AwaitExpired))})
+		attrs{":expired": str(string(store.AwaitExpired))})
 }
 
 // awaitUpdate applies update to an open record (and extra, when set).
-func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, names map[string]string, values ddb.Item) (store.Await, error) {
-	n := map[string]string{"#pk": "pk", "#st": "st"}
+func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, names map[string]string, values attrs) (store.Await, error) {
+	n := map[string]string{"#pk": "pk", "#st": "st", "#wt": tokenAttr}
 	for k, v := range names {
 		n[k] = v
 	}
+	tok := newToken()
 	values[":open"] = str(string(store.AwaitOpen))
+	values[":wt"] = str(tok)
 	cond := "attribute_exists(#pk) AND #st = :open"
 	if extra != "" {
 		cond += " AND " + extra
 	}
-	out, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: s.table, Key: s.key(store.AwaitKey(turnID)),
-		UpdateExpression: update, ConditionExpression: cond,
+		UpdateExpression: aws.String(stamp(update)), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: n, ExpressionAttributeValues: values,
-		ReturnValues:                        ddb.ReturnAllNew,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
 		if len(old) == 0 {
@@ -159,6 +168,9 @@ func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, n
 		cur, err := awaitFrom(old)
 		if err != nil {
 			return store.Await{}, err
+		}
+		if ownWrite(old, tokenAttr, tok) {
+			return cur, nil
 		}
 		return store.Await{}, &store.AwaitConflictError{Current: cur}
 	}

@@ -4,14 +4,23 @@ import (
 	"context"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
 
 // Claim attributes, besides pk: st, owner, lease_until (ms), expires_at (s),
 // claimed_at (ms), attempts, reason, note, body (a deferred event), due (ms),
-// and sw / sw_at while the claim is on the sweeper's list.
+// wt (the write token of the last write by its owner), and sw / sw_at while
+// the claim is on the sweeper's list.
+//
+// A claim's owner is a token unique to the attempt that claims it
+// (store.ClaimSpec), so Claim's write token is its owner: a failed
+// condition on a claim that holds spec.Owner is this call's own earlier
+// success. Its owner's later writes (settle, release, defer) stamp wt.
 
 // Claim takes key for spec.Owner, unless it is live: settled and not expired,
 // or pending under a lease that has not ended. A live key gives a
@@ -27,7 +36,7 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		"#pk": "pk", "#st": "st", "#owner": "owner", "#lease": "lease_until", "#exp": "expires_at",
 		"#claimed": "claimed_at", "#attempts": "attempts", "#reason": "reason",
 	}
-	values := ddb.Item{
+	values := attrs{
 		":state":   str(string(store.ClaimPending)),
 		":pending": str(string(store.ClaimPending)),
 		":owner":   str(spec.Owner),
@@ -44,16 +53,19 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		values[":sw"] = str(resources.SweepShard)
 		values[":swat"] = num(millis(now.Add(spec.Lease + store.SweepGrace)))
 	}
-	out, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    update + " REMOVE #reason",
-		ConditionExpression:                 claimWhen,
+		UpdateExpression:                    aws.String(update + " REMOVE #reason"),
+		ConditionExpression:                 aws.String(claimWhen),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValues:                        ddb.ReturnAllNew,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
+	if item, ok := conflictItem(err); ok && ownWrite(item, "owner", spec.Owner) {
+		return claimFrom(key, item), nil
+	}
 	if err != nil {
 		return store.Claim{}, claimErr(key, "claim", err)
 	}
@@ -64,7 +76,17 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 // *store.ClaimHeldError holding the claim as it is when the write's
 // condition failed, else err wrapped as op (nil stays nil).
 func claimErr(key, op string, err error) error {
+	return ownClaimErr(key, op, tokenAttr, "", err)
+}
+
+// ownClaimErr is claimErr for a write that left tok in attribute name: a
+// failed condition on an item that holds it is the write's own success
+// (nil).
+func ownClaimErr(key, op, name, tok string, err error) error {
 	if item, ok := conflictItem(err); ok {
+		if ownWrite(item, name, tok) {
+			return nil
+		}
 		return &store.ClaimHeldError{Current: claimFrom(key, item)}
 	}
 	if err != nil {
@@ -84,35 +106,39 @@ const claimWhen = "attribute_not_exists(#pk) OR #exp <= :nowsec OR (#st = :pendi
 // write that every message waits for.
 func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
 	now := spec.Now
-	item := ddb.Item{
+	item := attrs{
 		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner),
 		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1),
 	}
-	_, err := s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                s.table,
 		Item:                     item,
-		ConditionExpression:      claimWhen,
+		ConditionExpression:      aws.String(claimWhen),
 		ExpressionAttributeNames: map[string]string{"#pk": "pk", "#exp": "expires_at", "#st": "st", "#lease": "lease_until"},
-		ExpressionAttributeValues: ddb.Item{
+		ExpressionAttributeValues: attrs{
 			":nowsec": num(now.Unix()), ":now": num(millis(now)), ":pending": str(string(store.ClaimPending)),
 		},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if err != nil {
-		return store.Claim{}, claimErr(key, "claim", err)
+	if err := ownClaimErr(key, "claim", "owner", spec.Owner, err); err != nil {
+		return store.Claim{}, err
 	}
 	return claimFrom(key, item), nil
 }
 
-// Forget deletes owner's claim, whatever its state.
+// Forget deletes owner's claim, whatever its state. A claim already absent
+// is forgotten (a retried delete meets its own earlier success so).
 func (s *Store) Forget(ctx context.Context, key, owner string) error {
-	_, err := s.db.DeleteItem(ctx, &ddb.DeleteItemInput{
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: s.table, Key: s.key(key),
-		ConditionExpression:                 "#owner = :owner",
+		ConditionExpression:                 aws.String("#owner = :owner"),
 		ExpressionAttributeNames:            map[string]string{"#owner": "owner"},
-		ExpressionAttributeValues:           ddb.Item{":owner": str(owner)},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ExpressionAttributeValues:           attrs{":owner": str(owner)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
+	if item, ok := conflictItem(err); ok && len(item) == 0 {
+		return nil
+	}
 	return claimErr(key, "forget claim", err)
 }
 
@@ -121,7 +147,7 @@ func (s *Store) Forget(ctx context.Context, key, owner string) error {
 // pending under owner gives a *store.ClaimHeldError.
 func (s *Store) Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error {
 	return s.settle(ctx, key, owner, now, ttl, "SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now REMOVE #sw, #swat", false,
-		ddb.Item{":state": str(string(state)), ":reason": str(reason)})
+		attrs{":state": str(string(state)), ":reason": str(reason)})
 }
 
 // Defer settles owner's pending claim as store.ClaimDeferred: it keeps body
@@ -130,16 +156,16 @@ func (s *Store) Settle(ctx context.Context, key, owner string, state store.Claim
 func (s *Store) Defer(ctx context.Context, key, owner string, body []byte, due, now time.Time, ttl time.Duration) error {
 	return s.settle(ctx, key, owner, now, ttl,
 		"SET #st = :state, #reason = :reason, #exp = :exp, #settled = :now, #body = :body, #due = :due, #sw = :sw, #swat = :due", true,
-		ddb.Item{
+		attrs{
 			":state": str(string(store.ClaimDeferred)), ":reason": str("quiet_hours"),
-			":body": ddb.B(body), ":due": num(millis(due)), ":sw": str(resources.SweepShard),
+			":body": &types.AttributeValueMemberB{Value: body}, ":due": num(millis(due)), ":sw": str(resources.SweepShard),
 		})
 }
 
-func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, ttl time.Duration, update string, body bool, values ddb.Item) error {
+func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, ttl time.Duration, update string, body bool, values attrs) error {
 	names := map[string]string{
 		"#st": "st", "#reason": "reason", "#exp": "expires_at", "#settled": "settled_at", "#owner": "owner",
-		"#sw": "sw", "#swat": "sw_at",
+		"#sw": "sw", "#swat": "sw_at", "#wt": tokenAttr,
 	}
 	if body {
 		names["#body"], names["#due"] = "body", "due"
@@ -148,16 +174,18 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 	values[":now"] = num(millis(now))
 	values[":owner"] = str(owner)
 	values[":pending"] = str(string(store.ClaimPending))
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	tok := newToken()
+	values[":wt"] = str(tok)
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    update,
-		ConditionExpression:                 "#owner = :owner AND #st = :pending",
+		UpdateExpression:                    aws.String(stamp(update)),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return claimErr(key, "settle claim", err)
+	return ownClaimErr(key, "settle claim", tokenAttr, tok, err)
 }
 
 // Undefer moves a deferred claim, due at due, to store.ClaimEnqueued once
@@ -165,18 +193,20 @@ func (s *Store) settle(ctx context.Context, key, owner string, now time.Time, tt
 // off the sweeper's list. A claim that is no longer that deferred claim gives
 // a *store.ClaimHeldError.
 func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	tok := newToken()
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                s.table,
 		Key:                      s.key(key),
-		UpdateExpression:         "SET #st = :enqueued REMOVE #body, #sw, #swat",
-		ConditionExpression:      "#st = :deferred AND #due = :due",
-		ExpressionAttributeNames: map[string]string{"#st": "st", "#body": "body", "#due": "due", "#sw": "sw", "#swat": "sw_at"},
-		ExpressionAttributeValues: ddb.Item{
+		UpdateExpression:         aws.String("SET #st = :enqueued, #wt = :wt REMOVE #body, #sw, #swat"),
+		ConditionExpression:      aws.String("#st = :deferred AND #due = :due"),
+		ExpressionAttributeNames: map[string]string{"#st": "st", "#body": "body", "#due": "due", "#sw": "sw", "#swat": "sw_at", "#wt": tokenAttr},
+		ExpressionAttributeValues: attrs{
 			":enqueued": str(string(store.ClaimEnqueued)), ":deferred": str(string(store.ClaimDeferred)), ":due": num(millis(due)),
+			":wt": str(tok),
 		},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return claimErr(key, "undefer claim", err)
+	return ownClaimErr(key, "undefer claim", tokenAttr, tok, err)
 }
 
 // Release ends owner's pending claim, so a retry can claim the key: at once,
@@ -188,13 +218,15 @@ func (s *Store) Undefer(ctx context.Context, key string, due time.Time) error {
 // once leaves it until it is claimed again. A claim no longer pending under
 // owner gives a *store.ClaimHeldError.
 func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseSpec) error {
-	names := map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until", "#swat": "sw_at"}
-	values := ddb.Item{
+	tok := newToken()
+	names := map[string]string{"#owner": "owner", "#st": "st", "#lease": "lease_until", "#swat": "sw_at", "#wt": tokenAttr}
+	values := attrs{
+		":wt":      str(tok),
 		":owner":   str(owner),
 		":pending": str(string(store.ClaimPending)),
 		":until":   num(millis(r.Until)),
 	}
-	update := "SET #lease = :until"
+	update := "SET #lease = :until, #wt = :wt"
 	if r.Note != "" {
 		update += ", #note = :note"
 		names["#note"] = "note"
@@ -209,24 +241,24 @@ func (s *Store) Release(ctx context.Context, key, owner string, r store.ReleaseS
 		update += ", #swat = :swat"
 		values[":swat"] = num(millis(r.Until.Add(store.SweepGrace)))
 	}
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(key),
-		UpdateExpression:                    update,
-		ConditionExpression:                 "#owner = :owner AND #st = :pending",
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return claimErr(key, "release claim", err)
+	return ownClaimErr(key, "release claim", tokenAttr, tok, err)
 }
 
 // GetClaim reads a claim. An absent or expired claim gives store.ErrNotFound.
 func (s *Store) GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      s.table,
 		Key:            s.key(key),
-		ConsistentRead: true,
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return store.Claim{}, wrap("get claim", err)
@@ -241,7 +273,7 @@ func (s *Store) GetClaim(ctx context.Context, key string, now time.Time) (store.
 	return c, nil
 }
 
-func claimFrom(key string, item ddb.Item) store.Claim {
+func claimFrom(key string, item attrs) store.Claim {
 	c := store.Claim{Key: key}
 	if len(item) == 0 {
 		return c
@@ -256,8 +288,8 @@ func claimFrom(key string, item ddb.Item) store.Claim {
 	c.Attempts = int(getN(item, "attempts"))
 	c.Reason = getS(item, "reason")
 	c.Note = getS(item, "note")
-	if b, ok := item["body"].AsB(); ok {
-		c.Body = b
+	if b, ok := item["body"].(*types.AttributeValueMemberB); ok {
+		c.Body = b.Value
 	}
 	c.DueAt = fromMillis(getN(item, "due"))
 	return c

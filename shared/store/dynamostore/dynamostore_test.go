@@ -14,6 +14,6 @@ func TestMain(m *testing.M) { emulatortest.Main(m) }
 func TestConformance(t *testing.T) {
 	storetest.Exercise(t, func(t *testing.T) storetest.Store {
 		env := emulatortest.New(t)
-		return dynamostore.New(env.DDB, env.Resources.Table)
+		return dynamostore.New(env.DynamoDB, env.Resources.Table)
 	})
 }

@@ -9,7 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/resources"
@@ -44,6 +48,9 @@ type intentItem struct {
 	// Sweep and SweepAt put an open intent on the sweeper's list.
 	Sweep   string `dynamodbav:"sw,omitempty"`
 	SweepAt int64  `dynamodbav:"sw_at,omitempty"`
+	// Token is the write token of the write that created the item
+	// (tokenAttr): set by the write, never read into an intent.
+	Token string `dynamodbav:"wt,omitempty"`
 }
 
 // unitItem is a unit as stored. Short attribute names: an intent holds many.
@@ -70,6 +77,8 @@ type unitItem struct {
 	Resends    int      `dynamodbav:"rsn,omitempty"`
 	Reported   string   `dynamodbav:"rep,omitempty"`
 	UpdatedAt  int64    `dynamodbav:"upd"`
+	// Token is the write token of the unit's last transition (tokenAttr).
+	Token string `dynamodbav:"wt,omitempty"`
 }
 
 // replyItem is a stored message.ReplyContext.
@@ -128,9 +137,9 @@ func (u unitItem) content() message.Content {
 	return message.Content{}
 }
 
-func fromItem(item ddb.Item) (intent.Intent, error) {
+func fromItem(item attrs) (intent.Intent, error) {
 	var it intentItem
-	if err := ddb.UnmarshalItem(item, &it); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return intent.Intent{}, fmt.Errorf("decode intent item: %w", err)
 	}
 	in := intent.Intent{
@@ -162,32 +171,39 @@ func (s *Store) CreateIntent(ctx context.Context, in intent.Intent) (intent.Inte
 	if err != nil {
 		return intent.Intent{}, false, err
 	}
-	_, err = s.db.PutItem(ctx, &ddb.PutItemInput{
+	tok := newToken()
+	item[tokenAttr] = str(tok)
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           s.table,
 		Item:                                item,
-		ConditionExpression:                 "attribute_not_exists(pk)",
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return written(in, err, "create intent")
+	return written(in, tok, err, "create intent")
 }
 
-func encodeIntent(in intent.Intent) (ddb.Item, error) {
+func encodeIntent(in intent.Intent) (attrs, error) {
 	it, err := toItem(in)
 	if err != nil {
 		return nil, err
 	}
-	item, err := ddb.MarshalItem(it)
+	item, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return nil, fmt.Errorf("encode intent: %w", err)
 	}
 	return item, nil
 }
 
-// written is the outcome of a conditional write of in: created; or the
-// intent an earlier write left, when the item holds one; or the claim that
-// holds the key, when it holds none.
-func written(in intent.Intent, err error, op string) (intent.Intent, bool, error) {
+// written is the outcome of a conditional write of in, stamped with tok:
+// created (also when the item found holds tok: this write's own earlier
+// attempt created it); or the intent an earlier write left, when the item
+// holds one; or the claim that holds the key, when it holds none.
+func written(in intent.Intent, tok string, err error, op string) (intent.Intent, bool, error) {
 	if old, ok := conflictItem(err); ok {
+		if ownWrite(old, tokenAttr, tok) {
+			cur, derr := fromItem(old)
+			return cur, derr == nil, derr
+		}
 		if !isIntent(old) {
 			return intent.Intent{}, false, &store.ClaimHeldError{Current: claimFrom(intentPK(in.ID), old)}
 		}
@@ -213,11 +229,13 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		return intent.Intent{}, false, err
 	}
 	delete(item, "pk")
+	tok := newToken()
+	item[tokenAttr] = str(tok)
 	item["st"] = str(string(store.ClaimDone))
 	item["reason"] = str(outcome)
 	item["settled_at"] = num(millis(now))
 	names := map[string]string{"#owner": "owner", "#st": "st"}
-	values := ddb.Item{":owner": str(owner), ":pending": str(string(store.ClaimPending))}
+	values := attrs{":owner": str(owner), ":pending": str(string(store.ClaimPending))}
 	set := make([]string, 0, len(item))
 	for _, k := range slices.Sorted(maps.Keys(item)) {
 		n := "#c_" + k
@@ -241,24 +259,24 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		names["#sw"], names["#swat"] = "sw", "sw_at"
 		update += " REMOVE #sw, #swat"
 	}
-	_, err = s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(intentPK(in.ID)),
-		UpdateExpression:                    update,
-		ConditionExpression:                 "#owner = :owner AND #st = :pending",
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String("#owner = :owner AND #st = :pending"),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return written(in, err, "commit intent")
+	return written(in, tok, err, "commit intent")
 }
 
 // GetIntent reads an intent with a strongly consistent read.
 func (s *Store) GetIntent(ctx context.Context, id string) (intent.Intent, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      s.table,
 		Key:            s.key(intentPK(id)),
-		ConsistentRead: true,
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return intent.Intent{}, wrap("get intent", err)
@@ -271,7 +289,7 @@ func (s *Store) GetIntent(ctx context.Context, id string) (intent.Intent, error)
 
 // isIntent reports whether item holds an intent: absent, or a turn's claim
 // whose plan is not committed yet, it does not.
-func isIntent(item ddb.Item) bool {
+func isIntent(item attrs) bool {
 	return getS(item, "kind") == "intent"
 }
 
@@ -279,14 +297,15 @@ func isIntent(item ddb.Item) bool {
 // intent after it. When t's condition does not hold it returns a
 // *store.IntentConflictError holding the intent as it is.
 func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error) {
-	in, err := buildTransition(t)
+	tok := newToken()
+	in, err := buildTransition(t, tok)
 	if err != nil {
 		return intent.Intent{}, err
 	}
 	in.TableName = s.table
 	in.Key = s.key(intentPK(id))
-	in.ReturnValues = ddb.ReturnAllNew
-	in.ReturnValuesOnConditionCheckFailure = ddb.ReturnAllOld
+	in.ReturnValues = types.ReturnValueAllNew
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	out, err := s.db.UpdateItem(ctx, in)
 	if old, ok := conflictItem(err); ok {
 		if !isIntent(old) {
@@ -296,6 +315,10 @@ func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (inte
 		if derr != nil {
 			return intent.Intent{}, derr
 		}
+		if unitToken(old, t.Unit) == tok {
+			// This transition's own earlier attempt moved the unit.
+			return cur, nil
+		}
 		return intent.Intent{}, &store.IntentConflictError{Transition: t.Name, Current: cur}
 	}
 	if err != nil {
@@ -304,9 +327,23 @@ func (s *Store) Apply(ctx context.Context, id string, t intent.Transition) (inte
 	return fromItem(out.Attributes)
 }
 
+// unitToken is the write token of unit i's last transition in item.
+func unitToken(item attrs, i int) string {
+	units, _ := item["units"].(*types.AttributeValueMemberL)
+	if units == nil || i < 0 || i >= len(units.Value) {
+		return ""
+	}
+	u, _ := units.Value[i].(*types.AttributeValueMemberM)
+	if u == nil {
+		return ""
+	}
+	return getS(u.Value, tokenAttr)
+}
+
 // buildTransition renders t as an UpdateItem input: the condition on the
-// unit's state, attempt, lease and predecessors, and every field of the unit.
-func buildTransition(t intent.Transition) (*ddb.UpdateItemInput, error) {
+// unit's state, attempt, lease and predecessors, and every field of the
+// unit, stamped with the write token tok.
+func buildTransition(t intent.Transition, tok string) (*dynamodb.UpdateItemInput, error) {
 	if t.Unit < 0 || len(t.From) == 0 {
 		return nil, fmt.Errorf("transition %s: invalid unit %d or no source state", t.Name, t.Unit)
 	}
@@ -314,20 +351,22 @@ func buildTransition(t intent.Transition) (*ddb.UpdateItemInput, error) {
 	names := map[string]string{
 		"#pk": "pk", "#units": "units", "#st": "st", "#att": "att", "#lease": "lease", "#rcpt": "rcpt",
 		"#sent": "sent", "#fc": "fc", "#fr": "fr", "#next": "next", "#resent": "resent", "#rsn": "rsn", "#rep": "rep", "#upd": "upd",
+		"#wt": tokenAttr,
 	}
 	receipt := []string{}
 	if t.Receipt != nil {
 		receipt = t.Receipt
 	}
-	rc, err := ddb.Marshal(receipt)
+	rc, err := attributevalue.Marshal(receipt)
 	if err != nil {
 		return nil, fmt.Errorf("encode receipt: %w", err)
 	}
-	values := ddb.Item{
+	values := attrs{
 		":att": num(int64(t.Attempt)), ":to": str(string(t.To)), ":natt": num(int64(t.NextAttempt)),
 		":lease": num(millis(t.LeaseUntil)), ":rcpt": rc, ":sent": num(millis(t.SentAt)),
 		":fc": str(string(t.FailureClass)), ":fr": str(t.FailureReason), ":next": num(millis(t.NextAt)),
-		":resent": ddb.Bool(t.Resent), ":rsn": num(int64(t.Resends)), ":rep": str(t.Reported), ":upd": num(millis(t.At)),
+		":resent": &types.AttributeValueMemberBOOL{Value: t.Resent}, ":rsn": num(int64(t.Resends)), ":rep": str(t.Reported), ":upd": num(millis(t.At)),
+		":wt": str(tok),
 	}
 
 	var from []string
@@ -366,6 +405,7 @@ func buildTransition(t intent.Transition) (*ddb.UpdateItemInput, error) {
 	set := []string{
 		u + ".#st = :to", u + ".#att = :natt", u + ".#lease = :lease", u + ".#rcpt = :rcpt",
 		u + ".#sent = :sent", u + ".#fc = :fc", u + ".#fr = :fr", u + ".#next = :next", u + ".#resent = :resent", u + ".#rsn = :rsn", u + ".#rep = :rep", u + ".#upd = :upd",
+		u + ".#wt = :wt",
 	}
 	if t.Attention {
 		names["#attn"], names["#attnat"] = "attn", "attn_at"
@@ -384,9 +424,9 @@ func buildTransition(t intent.Transition) (*ddb.UpdateItemInput, error) {
 		values[":swat"] = num(millis(t.SweepAt))
 		update += ", #swat = :swat"
 	}
-	return &ddb.UpdateItemInput{
-		UpdateExpression:          update,
-		ConditionExpression:       strings.Join(cond, " AND "),
+	return &dynamodb.UpdateItemInput{
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}, nil

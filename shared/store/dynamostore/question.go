@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
@@ -38,9 +42,11 @@ type questionItem struct {
 	ExpiresAt int64          `dynamodbav:"expires_at"`
 	Sweep     string         `dynamodbav:"sw,omitempty"`
 	SweepAt   int64          `dynamodbav:"sw_at,omitempty"`
+	// Token is the write token of the write that left the record.
+	Token string `dynamodbav:"wt,omitempty"`
 }
 
-func questionToItem(q store.Question) (ddb.Item, error) {
+func questionToItem(q store.Question, tok string) (attrs, error) {
 	form, err := json.Marshal(q.Form)
 	if err != nil {
 		return nil, fmt.Errorf("encode question form: %w", err)
@@ -49,7 +55,7 @@ func questionToItem(q store.Question) (ddb.Item, error) {
 		PK: store.QuestionKey(q.Thread), Kind: "question", Thread: q.Thread, ID: q.ID, Short: q.Short, Origin: q.Origin,
 		Owner: q.Owner, Form: string(form), IntentID: q.IntentID, UnitID: q.UnitID, State: string(q.State), Reason: q.Reason,
 		Field: q.Field, Selected: q.Selected, ClosedBy: q.ClosedBy, Version: q.Version,
-		CreatedAt: millis(q.CreatedAt), DueAt: millis(q.DueAt), ExpiresAt: q.ExpiresAt.Unix(),
+		CreatedAt: millis(q.CreatedAt), DueAt: millis(q.DueAt), ExpiresAt: q.ExpiresAt.Unix(), Token: tok,
 	}
 	if len(q.Answers) > 0 {
 		a, err := json.Marshal(q.Answers)
@@ -61,12 +67,12 @@ func questionToItem(q store.Question) (ddb.Item, error) {
 	if q.Sweep {
 		it.Sweep, it.SweepAt = resources.SweepShard, millis(q.DueAt)
 	}
-	return ddb.MarshalItem(it)
+	return attributevalue.MarshalMap(it)
 }
 
-func questionFrom(item ddb.Item) (store.Question, error) {
+func questionFrom(item attrs) (store.Question, error) {
 	var it questionItem
-	if err := ddb.UnmarshalItem(item, &it); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return store.Question{}, fmt.Errorf("decode question item: %w", err)
 	}
 	q := store.Question{
@@ -91,7 +97,7 @@ func questionFrom(item ddb.Item) (store.Question, error) {
 // GetQuestion reads a thread's current question by its key (QuestionKey),
 // consistently. store.ErrNotFound when there is none.
 func (s *Store) GetQuestion(ctx context.Context, key string) (store.Question, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{TableName: s.table, Key: s.key(key), ConsistentRead: true})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: s.table, Key: s.key(key), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return store.Question{}, wrap("get question", err)
 	}
@@ -109,22 +115,26 @@ func (s *Store) GetQuestion(ctx context.Context, key string) (store.Question, er
 // created is false.
 func (s *Store) AskQuestion(ctx context.Context, q store.Question) (store.Question, bool, error) {
 	q.Version = 1
-	item, err := questionToItem(q)
+	tok := newToken()
+	item, err := questionToItem(q, tok)
 	if err != nil {
 		return store.Question{}, false, err
 	}
-	_, err = s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           s.table,
 		Item:                                item,
-		ConditionExpression:                 "attribute_not_exists(#pk) OR (#id <> :id AND #st <> :open AND attribute_not_exists(#sw))",
+		ConditionExpression:                 aws.String("attribute_not_exists(#pk) OR (#id <> :id AND #st <> :open AND attribute_not_exists(#sw))"),
 		ExpressionAttributeNames:            map[string]string{"#pk": "pk", "#id": "id", "#st": "st", "#sw": "sw"},
-		ExpressionAttributeValues:           ddb.Item{":id": str(q.ID), ":open": str(string(store.QuestionOpen))},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ExpressionAttributeValues:           attrs{":id": str(q.ID), ":open": str(string(store.QuestionOpen))},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
 		cur, derr := questionFrom(old)
 		if derr != nil {
 			return store.Question{}, false, derr
+		}
+		if ownWrite(old, tokenAttr, tok) {
+			return cur, true, nil
 		}
 		if cur.ID == q.ID {
 			return cur, false, nil
@@ -143,19 +153,23 @@ func (s *Store) AskQuestion(ctx context.Context, q store.Question) (store.Questi
 func (s *Store) UpdateQuestion(ctx context.Context, q store.Question) (store.Question, error) {
 	expected := q.Version
 	q.Version++
-	item, err := questionToItem(q)
+	tok := newToken()
+	item, err := questionToItem(q, tok)
 	if err != nil {
 		return store.Question{}, err
 	}
-	_, err = s.db.PutItem(ctx, &ddb.PutItemInput{
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           s.table,
 		Item:                                item,
-		ConditionExpression:                 "#id = :id AND #v = :v",
+		ConditionExpression:                 aws.String("#id = :id AND #v = :v"),
 		ExpressionAttributeNames:            map[string]string{"#id": "id", "#v": "v"},
-		ExpressionAttributeValues:           ddb.Item{":id": str(q.ID), ":v": num(int64(expected))},
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ExpressionAttributeValues:           attrs{":id": str(q.ID), ":v": num(int64(expected))},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conflictItem(err); ok {
+		if ownWrite(old, tokenAttr, tok) {
+			return q, nil
+		}
 		var cur store.Question
 		if len(old) > 0 {
 			if cur, err = questionFrom(old); err != nil {

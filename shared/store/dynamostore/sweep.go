@@ -4,7 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -14,15 +17,15 @@ import (
 // items that may need mending. The index is eventually consistent: read the
 // item itself before acting on it.
 func (s *Store) DueForSweep(ctx context.Context, now time.Time, limit int) ([]store.SweepEntry, error) {
-	out, err := s.db.Query(ctx, &ddb.QueryInput{
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
 		TableName:                s.table,
-		IndexName:                resources.Sweep.Name,
-		KeyConditionExpression:   "#sw = :sw AND #swat <= :now",
+		IndexName:                aws.String(resources.Sweep.Name),
+		KeyConditionExpression:   aws.String("#sw = :sw AND #swat <= :now"),
 		ExpressionAttributeNames: map[string]string{"#sw": "sw", "#swat": "sw_at"},
-		ExpressionAttributeValues: ddb.Item{
+		ExpressionAttributeValues: attrs{
 			":sw": str(resources.SweepShard), ":now": num(millis(now)),
 		},
-		Limit: limit,
+		Limit: aws.Int32(int32(limit)),
 	})
 	if err != nil {
 		return nil, wrap("query sweep index", err)
@@ -37,7 +40,7 @@ func (s *Store) DueForSweep(ctx context.Context, now time.Time, limit int) ([]st
 // Reschedule moves an item's sweep time from from to to, unless someone
 // moved it meanwhile (store.ErrConflict: their schedule stands).
 func (s *Store) Reschedule(ctx context.Context, key string, from, to time.Time) error {
-	return s.sweepUpdate(ctx, key, from, "SET #swat = :to", ddb.Item{":to": num(millis(to))})
+	return s.sweepUpdate(ctx, key, from, "SET #swat = :to", attrs{":to": num(millis(to))})
 }
 
 // Unsweep takes an item off the sweeper's list, unless its sweep time moved
@@ -46,20 +49,28 @@ func (s *Store) Unsweep(ctx context.Context, key string, from time.Time) error {
 	return s.sweepUpdate(ctx, key, from, "REMOVE #sw, #swat", nil)
 }
 
-func (s *Store) sweepUpdate(ctx context.Context, key string, from time.Time, update string, values ddb.Item) error {
+func (s *Store) sweepUpdate(ctx context.Context, key string, from time.Time, update string, values attrs) error {
 	if values == nil {
-		values = ddb.Item{}
+		values = attrs{}
 	}
+	tok := newToken()
 	values[":from"] = num(millis(from))
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	values[":swt"] = str(tok)
+	update = stampAs(update, "#swt", ":swt")
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 s.table,
 		Key:                       s.key(key),
-		UpdateExpression:          update,
-		ConditionExpression:       "attribute_exists(#sw) AND #swat = :from",
-		ExpressionAttributeNames:  map[string]string{"#sw": "sw", "#swat": "sw_at"},
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("attribute_exists(#sw) AND #swat = :from"),
+		ExpressionAttributeNames:  map[string]string{"#sw": "sw", "#swat": "sw_at", "#swt": sweepTokenAttr},
 		ExpressionAttributeValues: values,
+
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if _, ok := conflictItem(err); ok {
+	if old, ok := conflictItem(err); ok {
+		if ownWrite(old, sweepTokenAttr, tok) {
+			return nil
+		}
 		return store.ErrConflict
 	}
 	if err != nil {

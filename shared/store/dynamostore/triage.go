@@ -7,7 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/shared/ddb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/triage"
 )
@@ -17,8 +20,15 @@ import (
 //
 //	last        N  Unix ms of the last accepted proactive event
 //	acc         S  the token of the take that set last
+//	pl, pt      N, S  last and acc as that take found them (0, "": none)
+//	gb          S  the write token of the last give-back
 //	d_<day>     N  the count of local day <day> (2026-11-29)
 //	expires_at  N  epoch seconds; refreshed by every take
+//
+// A take's token is its write token too: a take whose condition fails on a
+// record that holds its own token was applied by an earlier attempt of the
+// same call (a retry after a lost answer), and pl and pt give back what it
+// displaced, as its answer would have.
 //
 // A count lives in an attribute named by its day, so the one conditional
 // UpdateItem of Take can start a new day's count at zero
@@ -26,6 +36,9 @@ import (
 const (
 	attrLast      = "last"
 	attrToken     = "acc"
+	attrPrevLast  = "pl"
+	attrPrevToken = "pt"
+	attrGivenBack = "gb"
 	dayAttrPrefix = "d_"
 )
 
@@ -39,12 +52,16 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 	if t.Key == "" || t.Day == "" || t.Token == "" {
 		return triage.Taken{}, errors.New("dynamostore: take needs a key, a day and a token")
 	}
-	names := map[string]string{"#day": dayAttrPrefix + t.Day, "#last": attrLast, "#acc": attrToken, "#exp": "expires_at"}
-	values := ddb.Item{
-		":zero": num(0), ":one": num(1),
+	names := map[string]string{
+		"#day": dayAttrPrefix + t.Day, "#last": attrLast, "#acc": attrToken, "#exp": "expires_at",
+		"#pl": attrPrevLast, "#pt": attrPrevToken,
+	}
+	values := attrs{
+		":zero": num(0), ":one": num(1), ":none": str(""),
 		":at": num(t.At.UnixMilli()), ":tok": str(t.Token), ":exp": num(t.At.Add(t.TTL).Unix()),
 	}
-	update := "SET #day = if_not_exists(#day, :zero) + :one, #last = :at, #acc = :tok, #exp = :exp"
+	update := "SET #day = if_not_exists(#day, :zero) + :one, #last = :at, #acc = :tok, #exp = :exp, " +
+		"#pl = if_not_exists(#last, :zero), #pt = if_not_exists(#acc, :none)"
 	var forget []string
 	for i, day := range t.Forget {
 		if day == t.Day || day == "" {
@@ -66,20 +83,26 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 		conds = append(conds, "(attribute_not_exists(#day) OR #day < :cap)")
 		values[":cap"] = num(int64(t.Cap))
 	}
-	in := &ddb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(t.Key),
-		UpdateExpression:                    update,
+		UpdateExpression:                    aws.String(update),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValues:                        ddb.ReturnUpdatedOld,
-		ReturnValuesOnConditionCheckFailure: ddb.ReturnAllOld,
+		ReturnValues:                        types.ReturnValueUpdatedOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	if len(conds) > 0 {
-		in.ConditionExpression = strings.Join(conds, " AND ")
+		in.ConditionExpression = aws.String(strings.Join(conds, " AND "))
 	}
 	out, err := s.db.UpdateItem(ctx, in)
 	if item, ok := conflictItem(err); ok {
+		if ownWrite(item, attrToken, t.Token) {
+			return triage.Taken{
+				Key: t.Key, Day: t.Day, At: t.At, Token: t.Token, Count: int(getN(item, dayAttrPrefix+t.Day)),
+				PrevLast: fromMillis(getN(item, attrPrevLast)), PrevToken: getS(item, attrPrevToken),
+			}, nil
+		}
 		return triage.Taken{}, limitFrom(t, item)
 	}
 	if err != nil {
@@ -94,7 +117,7 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 }
 
 // limitFrom names the rule a failed Take broke, from the record as it was.
-func limitFrom(t triage.Take, item ddb.Item) error {
+func limitFrom(t triage.Take, item attrs) error {
 	e := &triage.LimitError{Count: int(getN(item, dayAttrPrefix+t.Day)), Last: fromMillis(getN(item, attrLast))}
 	switch {
 	case t.Cooldown > 0 && getN(item, attrLast) > t.At.Add(-t.Cooldown).UnixMilli():
@@ -112,9 +135,10 @@ func limitFrom(t triage.Take, item ddb.Item) error {
 // nothing was taken since. It takes one off the day's count and restores the
 // previous last accepted time and token.
 func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
-	names := map[string]string{"#day": dayAttrPrefix + t.Day, "#last": attrLast, "#acc": attrToken}
-	values := ddb.Item{":one": num(1), ":tok": str(t.Token)}
-	set := []string{"#day = #day - :one"}
+	names := map[string]string{"#day": dayAttrPrefix + t.Day, "#last": attrLast, "#acc": attrToken, "#gb": attrGivenBack}
+	gb := newToken()
+	values := attrs{":one": num(1), ":tok": str(t.Token), ":gb": str(gb)}
+	set := []string{"#day = #day - :one", "#gb = :gb"}
 	var remove []string
 	if t.PrevLast.IsZero() {
 		remove = append(remove, "#last")
@@ -132,15 +156,20 @@ func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
 	if len(remove) > 0 {
 		update += " REMOVE " + strings.Join(remove, ", ")
 	}
-	_, err := s.db.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 s.table,
 		Key:                       s.key(t.Key),
-		UpdateExpression:          update,
-		ConditionExpression:       "#acc = :tok AND #day >= :one",
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("#acc = :tok AND #day >= :one"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
+
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if _, ok := conflictItem(err); ok {
+	if item, ok := conflictItem(err); ok {
+		if ownWrite(item, attrGivenBack, gb) {
+			return nil // an earlier attempt of this call gave it back
+		}
 		return triage.ErrMovedOn
 	}
 	if err != nil {
@@ -153,10 +182,10 @@ func (s *Store) GiveBack(ctx context.Context, t triage.Taken) error {
 // store.ErrNotFound. Expiry is not checked: an expired record only holds
 // counts of past days and a last time older than any cooldown.
 func (s *Store) GetCounter(ctx context.Context, key string) (triage.Counter, error) {
-	out, err := s.db.GetItem(ctx, &ddb.GetItemInput{
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      s.table,
 		Key:            s.key(key),
-		ConsistentRead: true,
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return triage.Counter{}, wrap("get triage counters", err)
