@@ -227,8 +227,10 @@ func (p *Pipeline) encode(ev message.Event, now time.Time) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", platform.ErrMalformed, err)
 	}
 	limit := cmp.Or(p.MaxMessage, resources.MaxMessageBytes)
-	if len(b)+triageRoom > limit {
-		return nil, fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", platform.ErrTooLarge, ev.EventID, len(b), limit-triageRoom)
+	// Measured as the queue takes it: characters SQS refuses are escaped
+	// (queue.Body), up to three times their size.
+	if n := len(queue.Body(b)); n+triageRoom > limit {
+		return nil, fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", platform.ErrTooLarge, ev.EventID, n, limit-triageRoom)
 	}
 	return b, nil
 }

@@ -71,7 +71,7 @@ func (q *Queue) URL() string { return q.url }
 func (q *Queue) Send(ctx context.Context, m Message) error {
 	err := q.client.Call(ctx, "SendMessage", sendInput{
 		QueueUrl:               q.url,
-		MessageBody:            string(m.Body),
+		MessageBody:            string(Body(m.Body)),
 		MessageGroupId:         message.GroupID(m.Group),
 		MessageDeduplicationId: message.DedupID(m.Dedup),
 	}, nil)
@@ -92,7 +92,7 @@ func (q *Queue) SendBatch(ctx context.Context, msgs []Message) error {
 		for i, m := range chunk {
 			entries[i] = batchEntry{
 				Id:                     strconv.Itoa(i),
-				MessageBody:            string(m.Body),
+				MessageBody:            string(Body(m.Body)),
 				MessageGroupId:         message.GroupID(m.Group),
 				MessageDeduplicationId: message.DedupID(m.Dedup),
 			}
