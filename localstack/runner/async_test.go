@@ -222,7 +222,7 @@ func TestSend(t *testing.T) {
 	code, body := h.postSend("msg_send_1", sendBody(thread, "reminder-1", "time to stretch", nil))
 	var ack sendAck
 	_ = json.Unmarshal([]byte(body), &ack)
-	if code != http.StatusAccepted || len(ack.Events) != 1 || ack.Events[0].Result != "enqueued" || ack.Events[0].IntentID != intent.IDFor("evt#parley#agent#reminder-1") {
+	if code != http.StatusAccepted || len(ack.Events) != 1 || ack.Events[0].Result != "enqueued" || ack.Events[0].IntentID != intent.IDFor("evt#parley#"+thread+"#reminder-1") {
 		t.Fatalf("send: %d %s", code, body)
 	}
 	// The same send again (a new post, the same idempotency key): one

@@ -2,6 +2,8 @@ package agentapi
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +16,9 @@ import (
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
-// SendAccount is the account of every send's event: its EventID (the
-// idempotency key) is unique per agent.
-const SendAccount = "agent"
+// A send's event names its thread as its account: the idempotency key (its
+// EventID) is unique per thread, so one key used in two threads is two
+// sends, and the same key and thread is the same send.
 
 // Relations a send may name; the first is the default.
 var relations = []string{"followup", "broadcast", "system"}
@@ -180,11 +182,29 @@ func (r *SendReceiver) Parse(req *platform.Request) (platform.Parsed, error) {
 		return platform.Parsed{}, fmt.Errorf("%w: %w", platform.ErrUnprocessable, plan.Problem)
 	}
 	ev := message.Event{
-		Platform: message.Parley, Account: SendAccount, EventID: s.IdempotencyKey, Kind: message.KindSend,
+		Platform: message.Parley, Account: t.Key(), EventID: s.IdempotencyKey, Kind: message.KindSend,
 		Thread: t, Time: r.now(),
 		Send: &message.Send{ContentType: s.ContentType, Body: string(s.Body), Relation: s.Relation, Triage: s.Triage},
 	}
 	return platform.Parsed{Events: []message.Event{ev}, Intents: true}, nil
+}
+
+var _ platform.Digester = (*SendReceiver)(nil)
+
+// Digest fingerprints what a send's idempotency key stands for: its
+// content, its relation, whether it is triaged, and who owns a question it
+// asks. The same key with any of them changed is another send, refused
+// (409), never answered as a duplicate.
+func (r *SendReceiver) Digest(ev message.Event) string {
+	if ev.Send == nil {
+		return ""
+	}
+	b, _ := json.Marshal(struct {
+		Send  message.Send `json:"send"`
+		Owner string       `json:"owner"`
+	}{*ev.Send, ev.Owner})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 func (r *SendReceiver) now() time.Time {

@@ -83,6 +83,8 @@ type Claim struct {
 	// Body is a deferred claim's inbound message, and DueAt when it is due.
 	Body  []byte
 	DueAt time.Time
+	// Digest is ClaimSpec.Digest as the claim was written.
+	Digest string
 }
 
 // Live reports whether the claim still answers for its key at now.
@@ -112,6 +114,10 @@ type ClaimSpec struct {
 	// beside its enqueue, and forgets it if the enqueue fails. Empty:
 	// ClaimPending under Lease.
 	State ClaimState
+	// Digest, when set, is kept on the claim: a fingerprint of what the
+	// key protects, so a later use of the key with other content can be
+	// told from a retry (platform.Digester).
+	Digest string
 }
 
 // DedupeTTL is how long event keys and turn claims are remembered unless

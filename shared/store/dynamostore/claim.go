@@ -11,7 +11,8 @@ import (
 
 // Claim attributes, besides pk: st, owner, lease_until (ms), expires_at (s),
 // claimed_at (ms), attempts, reason, note, body (a deferred event), due (ms),
-// and sw / sw_at while the claim is on the sweeper's list.
+// fp (ClaimSpec.Digest), and sw / sw_at while the claim is on the sweeper's
+// list.
 
 // Claim takes key for spec.Owner, unless it is live: settled and not expired,
 // or pending under a lease that has not ended. A live key gives a
@@ -37,6 +38,10 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		":nowsec":  num(now.Unix()),
 		":zero":    num(0),
 		":one":     num(1),
+	}
+	if spec.Digest != "" {
+		update += ", #fp = :fp"
+		names["#fp"], values[":fp"] = "fp", str(spec.Digest)
 	}
 	if spec.Sweep {
 		update += ", #sw = :sw, #swat = :swat"
@@ -87,6 +92,9 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 	item := ddb.Item{
 		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner),
 		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1),
+	}
+	if spec.Digest != "" {
+		item["fp"] = str(spec.Digest)
 	}
 	_, err := s.db.PutItem(ctx, &ddb.PutItemInput{
 		TableName:                s.table,
@@ -260,5 +268,6 @@ func claimFrom(key string, item ddb.Item) store.Claim {
 		c.Body = b
 	}
 	c.DueAt = fromMillis(getN(item, "due"))
+	c.Digest = getS(item, "fp")
 	return c
 }

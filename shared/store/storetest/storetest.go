@@ -50,6 +50,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Claims", func(t *testing.T) { t.Parallel(); claims(t, newStore(t)) })
 	t.Run("ClaimRace", func(t *testing.T) { t.Parallel(); claimRace(t, newStore(t)) })
 	t.Run("ClaimSettledAtOnce", func(t *testing.T) { t.Parallel(); claimSettled(t, newStore(t)) })
+	t.Run("ClaimKeepsItsDigest", func(t *testing.T) { t.Parallel(); claimDigest(t, newStore(t)) })
 	t.Run("Intents", func(t *testing.T) { t.Parallel(); intents(t, newStore(t)) })
 	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
 	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
@@ -105,6 +106,29 @@ func claimSettled(t *testing.T, s Store) {
 	}
 	if c, err := s.Claim(ctx, key, later); err != nil || c.Owner != "b" || c.State != store.ClaimPending {
 		t.Fatalf("claim after forget: %+v, %v", c, err)
+	}
+}
+
+// claimDigest: a claim keeps the digest it was written with, in either
+// form, and a refused claim answers with it, so the caller can tell a retry
+// from another payload under the same key.
+func claimDigest(t *testing.T, s Store) {
+	ctx := context.Background()
+	for _, state := range []store.ClaimState{store.ClaimEnqueued, ""} {
+		key := "evt#test#acct#digest-" + string(state)
+		sp := spec("a", t0)
+		sp.State, sp.Digest = state, "d1"
+		if _, err := s.Claim(ctx, key, sp); err != nil {
+			t.Fatal(err)
+		}
+		again := spec("b", t0)
+		again.State, again.Digest = state, "d2"
+		if cur := held(t, func() error { _, err := s.Claim(ctx, key, again); return err }()); cur.Digest != "d1" {
+			t.Errorf("state %q: held claim's digest %q, want d1", state, cur.Digest)
+		}
+		if c, err := s.GetClaim(ctx, key, t0); err != nil || c.Digest != "d1" {
+			t.Errorf("state %q: read %+v, %v; want digest d1", state, c, err)
+		}
 	}
 }
 
