@@ -27,9 +27,9 @@
 //     enqueued on the thread's group, so the agent hears it.
 //
 // An item a run cannot mend (the queue refuses its message, its record does
-// not read) is logged and set back five minutes, behind the items due now:
-// one that keeps failing never keeps the items after it from being looked
-// at.
+// not read) is logged and set back behind the items due now, to be tried
+// again at the next run, after them: one that keeps failing never keeps the
+// items after it from being looked at.
 //
 // # Guarantees
 //

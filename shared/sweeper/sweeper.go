@@ -103,12 +103,14 @@ func (p *Processor) Run(ctx context.Context) (Report, error) {
 	return r, errors.Join(errs...)
 }
 
-// setBackBy is how far a run moves an item it could not mend. The query takes
-// the oldest items first, so an item that keeps failing (a body the queue
-// refuses for good, a record that no longer reads) would otherwise come
-// first on every run and, once Limit of them piled up, keep everything
-// behind them from ever being looked at.
-const setBackBy = 5 * time.Minute
+// setBackBy is how far past the run's time a run moves an item it could not
+// mend. The query takes the oldest items first, so an item that keeps
+// failing (a body the queue refuses for good, a record that no longer
+// reads) would otherwise come first on every run and, once Limit of them
+// piled up, keep everything behind them from ever being looked at. Behind
+// everything due now, it is tried again at the next run, after them: a
+// failure that passes (a crash, an outage) costs no more than a run.
+const setBackBy = time.Second
 
 // setBack moves an item that failed behind the items due now, and is the
 // run's error for it.
