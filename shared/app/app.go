@@ -184,7 +184,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	}
 	channels := map[message.Platform]turn.Channel{}
 	for _, a := range registry.Chat() {
-		ch := turn.Channel{Capabilities: a.Capabilities()}
+		ch := turn.Channel{Capabilities: a.Capabilities(), Private: registry.Private}
 		s := senders[a.Platform()]
 		ch.Typer, _ = s.(platform.Typer)
 		ch.Editor, _ = s.(platform.Editor)

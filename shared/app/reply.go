@@ -51,7 +51,8 @@ func Reply(d Deps) (http.Handler, error) {
 		return nil, fmt.Errorf("PARLEY_SEND_TARGETS: %w", err)
 	}
 	sends, err := d.pipeline(&agentapi.SendReceiver{
-		Verifier: verifier, Targets: targets, Canon: canon, Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now,
+		Verifier: verifier, Targets: targets, Canon: canon, Envelope: d.Config.Envelope, Capabilities: caps,
+		Private: registry.Private, Now: d.Now,
 	})
 	if err != nil {
 		return nil, err

@@ -37,6 +37,10 @@ const (
 	ReasonExpired    = "expired"
 	ReasonSuperseded = "superseded"
 	ReasonOff        = "off"
+	// ReasonNoOwner: asked into a group with nobody named to answer it
+	// (a proactive event's or a send's owner), it would be an approval
+	// anyone there could give; it is never shown.
+	ReasonNoOwner = "no_owner"
 )
 
 // Notices a person sees, in answer to a press or a message.
@@ -56,7 +60,8 @@ const shortLen = 10
 // person's message or press; for Parley's cancel of a question, that
 // question's owner, which the cancel carries (a question asked again keeps
 // its owner); else the owner the event names (a proactive event's source,
-// an agent's send; empty: anyone in the chat).
+// an agent's send; empty: anyone in the chat, which the turn allows only
+// in a one-to-one chat).
 func New(form message.Question, id string, ev message.Event, intentID, unitID string, now time.Time, cfg Config) store.Question {
 	cfg = cfg.WithDefaults()
 	owner := ev.Owner

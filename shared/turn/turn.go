@@ -51,6 +51,10 @@ type Channel struct {
 	Editor Editor
 	// Acknowledger answers presses of controls; nil when none is needed.
 	Acknowledger Acknowledger
+	// Private tells a one-to-one chat from a group by its thread, and
+	// names the person in it (registry.Private), for an event that does
+	// not say (a proactive event, an agent's send). Nil: a group.
+	Private func(message.Thread) (person string, private bool)
 }
 
 // Editor changes a message Parley sent (platform.Editor).
@@ -404,7 +408,7 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 	if n := plan.Next; n.Type == envelope.NextAsk && n.Ask != nil {
 		// Recorded before anything of it is sent; the question message
 		// goes last, after the reply's bubbles.
-		ask, err := p.ask(ctx, log, cfg, ev, intentID, n.Ask.Question)
+		ask, err := p.ask(ctx, log, cfg, ev, ch, intentID, n.Ask.Question)
 		if err != nil {
 			return nil, "", err
 		}
