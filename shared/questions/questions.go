@@ -48,6 +48,8 @@ const (
 	NoticeNotOwner = "Only the person who was asked can answer."
 	NoticeClosed   = "This question is closed."
 	NoticeAnswered = "That is already answered."
+	// NoticeTooLong answers an answer too long to keep with the question.
+	NoticeTooLong = "That answer is too long. Please reply with a shorter one."
 )
 
 // shortLen is how much of a question's id its controls carry: enough to

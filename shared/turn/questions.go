@@ -94,6 +94,13 @@ func (p *Processor) hear(ctx context.Context, log *slog.Logger, cfg Config, ev m
 			if errors.As(err, &conflict) {
 				continue
 			}
+			if errors.Is(err, store.ErrInvalid) {
+				// The record would be over the store's item limit with
+				// this answer, on every try: not taken, the question
+				// stays open, and the person is told.
+				log.Warn("answer not taken: the question's record would be too large", "outcome", "answer_too_large")
+				return p.after(ctx, log, ch, ev, q, questions.Outcome{Notice: questions.NoticeTooLong}), nil
+			}
 			if err != nil {
 				return heard{}, fmt.Errorf("record the answer: %w", err)
 			}

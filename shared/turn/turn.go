@@ -375,14 +375,9 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 	plan, err := envelope.Build(envelope.Reply{Body: reply.Body, ContentType: reply.ContentType}, cfg.Envelope, ch.Capabilities)
 	var limit *envelope.LimitError
 	if errors.As(err, &limit) {
-		// Over a limit: the plan is rejected whole, never truncated. The
-		// person still hears back (the configured error line) unless the
-		// policy is silent.
+		// Over a limit: the plan is rejected whole, never truncated.
 		log.Error("agent reply rejected", "outcome", "rejected", "limit", limit.Limit, "max", limit.Max, "got", limit.Got)
-		if cfg.Envelope.OnParseError == envelope.PolicySilent {
-			return nil, "rejected", nil
-		}
-		return []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}}, "rejected_error_message", nil
+		return rejected(cfg)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("plan reply: %w", permanent(err))
@@ -409,6 +404,12 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 		// Recorded before anything of it is sent; the question message
 		// goes last, after the reply's bubbles.
 		ask, err := p.ask(ctx, log, cfg, ev, ch, intentID, n.Ask.Question)
+		if errors.Is(err, store.ErrInvalid) {
+			// The store refuses the question on every try: rejected
+			// like a reply over a limit, never asked of the agent again.
+			log.Error("agent reply rejected: its question cannot be stored", "outcome", "rejected", "error", err)
+			return rejected(cfg)
+		}
 		if err != nil {
 			return nil, "", err
 		}
@@ -418,6 +419,15 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 		units[0].ReplyTo = ev.MessageID
 	}
 	return units, string(plan.Outcome), nil
+}
+
+// rejected is what a turn sends for a reply it rejected whole: the person
+// still hears back (the configured error line) unless the policy is silent.
+func rejected(cfg Config) ([]intent.Unit, string, error) {
+	if cfg.Envelope.OnParseError == envelope.PolicySilent {
+		return nil, "rejected", nil
+	}
+	return []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}}, "rejected_error_message", nil
 }
 
 // retryLater hands a turn whose agent call failed retryably back to the

@@ -399,8 +399,8 @@ func deferred(t *testing.T, s Store) {
 	}
 }
 
-// oversized: an intent over the store's item limit (DynamoDB: 400 KB) is
-// refused as store.ErrInvalid, which callers never retry, and writes nothing.
+// oversized: an intent or a question over the store's item limit (DynamoDB:
+// 400 KB) is refused as store.ErrInvalid, which callers never retry, and writes nothing.
 func oversized(t *testing.T, s Store) {
 	ctx := context.Background()
 	in := newIntent("big", 1)
@@ -410,6 +410,16 @@ func oversized(t *testing.T, s Store) {
 	}
 	if _, err := s.GetIntent(ctx, "big"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("GetIntent after the refusal = %v, want ErrNotFound", err)
+	}
+	// A question too: its form is stored as JSON, each '<' six bytes.
+	th := message.Thread{Platform: message.Telegram, Account: "1", Chat: "big"}
+	q := store.Question{Thread: th, ID: "big", Short: "big", State: store.QuestionOpen, CreatedAt: t0, DueAt: t0.Add(time.Hour), ExpiresAt: t0.Add(48 * time.Hour),
+		Form: message.Question{Message: "?", Fields: []message.Field{{ID: "q0", Key: "k", Kind: message.FieldText, Description: strings.Repeat("<", 70_000)}}}}
+	if _, _, err := s.AskQuestion(ctx, q); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("AskQuestion of a 420 KB question = %v, want store.ErrInvalid", err)
+	}
+	if _, err := s.GetQuestion(ctx, store.QuestionKey(th)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetQuestion after the refusal = %v, want ErrNotFound", err)
 	}
 }
 
