@@ -168,7 +168,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try again")
 		return
 	}
-	h.wake(r.Context(), log, a)
+	if !h.wake(r.Context(), log, a) {
+		refuse(w, log, http.StatusServiceUnavailable, "unavailable", "recorded, but the waiting turn was not woken: post the same again (same webhook-id)")
+		return
+	}
 	acc := h.accepted(a, plan, true)
 	log.Info("reply recorded", "outcome", "accepted", "bubbles", acc.Bubbles, "cut", acc.Cut, "final", true)
 	respond(w, http.StatusOK, acc)
@@ -325,7 +328,10 @@ func (h *Handler) abandoned(ctx context.Context, log *slog.Logger, a store.Await
 func (h *Handler) closed(w http.ResponseWriter, r *http.Request, log *slog.Logger, a store.Await, postID string, now time.Time) {
 	switch {
 	case a.State == store.AwaitFinal && a.Post.ID == postID:
-		h.wake(r.Context(), log, a)
+		if !h.wake(r.Context(), log, a) {
+			refuse(w, log, http.StatusServiceUnavailable, "unavailable", "recorded, but the waiting turn was not woken: post the same again (same webhook-id)")
+			return
+		}
 		log.Info("reply already recorded", "outcome", "duplicate")
 		acc := Accepted{TurnID: a.TurnID, Final: true}
 		if caps, ok := h.Capabilities(a.Thread.Platform); ok {
@@ -342,14 +348,21 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, log *slog.Logge
 }
 
 // wake makes the waiting turn's message visible, so it plans the post now
-// rather than at its next poll. Best effort: the poll finds it anyway.
-func (h *Handler) wake(ctx context.Context, log *slog.Logger, a store.Await) {
+// rather than at its next look, up to an hour away (ADR 0014). It reports
+// false when the wake failed and should be tried again: a handle that is
+// gone is no failure (the message was received again, and its turn reads
+// the record), and a record with no handle has no message parked yet (its
+// turn reads the record when its 202 lands).
+func (h *Handler) wake(ctx context.Context, log *slog.Logger, a store.Await) bool {
 	if h.Waker == nil || a.Handle == "" {
-		return
+		return true
 	}
-	if err := h.Waker.ChangeVisibility(ctx, a.Handle, 0); err != nil {
-		log.Warn("wake the waiting turn failed; it finds the reply at its next poll", "error", err)
+	err := h.Waker.ChangeVisibility(ctx, a.Handle, 0)
+	if err != nil && !errors.Is(err, queue.ErrReceiptGone) {
+		log.Warn("wake the waiting turn failed", "error", err)
+		return false
 	}
+	return true
 }
 
 type problem struct {

@@ -195,7 +195,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
 		Channels: channels, Questions: st, Inbox: queue.New(d.SQS, d.Config.InboundQueueURL),
-		Reports: st, Awaits: st,
+		Reports: st, Awaits: st, Park: queue.New(d.SQS, d.Config.InboundQueueURL),
 		Config: d.turnConfig(),
 		Now:    d.Now,
 		Log:    d.Log.With("function", "turn"),

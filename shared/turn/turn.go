@@ -110,13 +110,15 @@ type Config struct {
 	// wait behind it. Defaults to 15 minutes; at most MaxAsyncTimeout.
 	AsyncTimeout time.Duration
 	// AwaitPoll is how often a waiting turn looks at its record when no
-	// post woke it. Defaults to 30 seconds.
+	// post woke it: a safety net, since a post wakes it. Each look returns
+	// the thread's queued messages with it, a receive each, so it is rare.
+	// Defaults to 1 hour.
 	AwaitPoll time.Duration
 }
 
-// MaxAsyncTimeout bounds Config.AsyncTimeout: a waiting turn's message is
-// received about once per AwaitPoll, and SQS keeps a message invisible at
-// most 12 hours from its receive.
+// MaxAsyncTimeout bounds Config.AsyncTimeout. A waiting turn's message is
+// parked at most until its deadline, well within SQS's 12 hours from a
+// receive, and received about once per AwaitPoll (ADR 0014).
 const MaxAsyncTimeout = 6 * time.Hour
 
 // MaxMaxAge bounds Config.MaxAge. Within it, a waiting message stays well
@@ -133,7 +135,7 @@ func (c Config) WithDefaults() Config {
 	c.MaxAge = cmp.Or(c.MaxAge, 6*time.Hour)
 	c.Questions = c.Questions.WithDefaults()
 	c.AsyncTimeout = cmp.Or(c.AsyncTimeout, 15*time.Minute)
-	c.AwaitPoll = cmp.Or(c.AwaitPoll, 30*time.Second)
+	c.AwaitPoll = cmp.Or(c.AwaitPoll, time.Hour)
 	return c
 }
 
@@ -170,6 +172,12 @@ type Processor struct {
 	// Awaits records turns waiting for their agent's posted reply; nil
 	// makes a 202 end the turn with nothing sent.
 	Awaits Awaits
+	// Park parks a waiting turn's message on inbound.fifo
+	// (ChangeMessageVisibility), before the turn reads its record once
+	// more, so that a post's wake, which comes after, stands (ADR 0014).
+	// Nil: the consumer parks it, and a post that arrives while the turn
+	// runs may wait until the next poll.
+	Park   consumer.Visibility
 	Config Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
@@ -252,7 +260,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		return p.retryLater(ctx, log, cfg, rec, in, key, owner, claim, err)
 	}
 	if outcome == outcomeAsync && len(units) == 0 && p.Awaits != nil {
-		return p.await(ctx, log, cfg, rec, ev, key, owner, intentID)
+		return p.await(ctx, log, cfg, rec, ev, ch, key, owner, intentID)
 	}
 	return p.commit(ctx, log, cfg, ev, key, owner, intentID, units, outcome)
 }

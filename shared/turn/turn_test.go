@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,8 +24,8 @@ import (
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
-	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/questions"
+	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
 	"github.com/parleyhq/parley/shared/turn"
@@ -872,4 +873,69 @@ func TestAnswerTooLargeToKeepIsRefusedOnce(t *testing.T) {
 	if n := s.agent.count(); n != 1 {
 		t.Fatalf("agent asked %d times, want once (the question)", n)
 	}
+}
+
+// racingPark is a waiting turn's Park that runs before first, as if a post
+// arrived just as the turn parked its message, and records each park.
+type racingPark struct {
+	mu     sync.Mutex
+	before func()
+	parks  []time.Duration
+}
+
+func (p *racingPark) ChangeVisibility(_ context.Context, _ string, d time.Duration) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.before != nil {
+		p.before()
+		p.before = nil
+	}
+	p.parks = append(p.parks, d)
+	return nil
+}
+
+// TestWaitingTurnParksItselfThenLooksAgain (ADR 0014): a turn whose agent
+// answered 202 parks its own message until its next look (the deadline, or
+// an hour) and leaves it parked (consumer.Parked, so the consumer does not
+// change it again); a post recorded as it parked, whose wake the park may
+// have undone, is planned in the same invocation.
+func TestWaitingTurnParksItselfThenLooksAgain(t *testing.T) {
+	t.Parallel()
+	accepted := func(agent.TurnRequest) (agent.Reply, error) {
+		return agent.Reply{Status: http.StatusAccepted, Accepted: true}, nil
+	}
+	t.Run("NoPostYet", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, accepted)
+		park := &racingPark{}
+		s.p.Awaits, s.p.Park = s.store, park
+		s.p.Config.AsyncTimeout = 3 * time.Hour
+		err := s.handle(intent.Inbound{Event: event("p1")})
+		var parked *consumer.ParkedError
+		if !errors.As(err, &parked) {
+			t.Fatalf("Handle = %v, want the message left parked", err)
+		}
+		if !slices.Equal(park.parks, []time.Duration{time.Hour}) {
+			t.Fatalf("parked %v, want once for an hour", park.parks)
+		}
+	})
+	t.Run("PostWhileParking", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, accepted)
+		ev := event("p2")
+		turnID := intent.IDFor(ev.Key())
+		park := &racingPark{before: func() {
+			if _, err := s.store.FinishAwait(t.Context(), turnID, store.AwaitPost{ID: "msg_1", ContentType: "text/plain", Body: []byte("found it"), At: t0}, t0); err != nil {
+				t.Error(err)
+			}
+		}}
+		s.p.Awaits, s.p.Park = s.store, park
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+			t.Fatalf("Handle = %v, want the post planned now", err)
+		}
+		in, err := s.intent(ev)
+		if err != nil || len(in.Units) != 1 || in.Units[0].Content.Text != "found it" {
+			t.Fatalf("intent = %+v, %v; want the posted reply", in.Units, err)
+		}
+	})
 }
