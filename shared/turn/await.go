@@ -23,6 +23,7 @@ type Awaits interface {
 	OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error)
 	GetAwait(ctx context.Context, turnID string) (store.Await, error)
 	SetAwaitHandle(ctx context.Context, turnID, handle string) error
+	AdoptAwait(ctx context.Context, turnID, owner, handle string) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 }
 
@@ -37,16 +38,34 @@ var errAwaiting = errors.New("waiting for the agent's posted reply")
 // deadline, and holds the turn's claim (and so its message, and its
 // thread's later turns) until then. Nothing waits in memory: the message is
 // parked until the deadline (AwaitPoll at most), and a post wakes it.
+//
+// The agent may have posted before this turn read its 202: the post then
+// opened the record itself (package agentapi), and this turn takes it over,
+// or plans the post at once when it was final.
 func (p *Processor) await(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, ev message.Event, ch Channel, key, owner, intentID string) error {
 	now := p.now()
-	a, _, err := p.Awaits.OpenAwait(ctx, store.Await{
+	a, created, err := p.Awaits.OpenAwait(ctx, store.Await{
 		TurnID: intentID, Thread: ev.Thread, EventKey: ev.Key(), ClaimKey: key, ClaimOwner: owner,
 		Deadline: now.Add(cfg.AsyncTimeout), Handle: rec.ReceiptHandle, CreatedAt: now,
 		ExpiresAt: now.Add(cfg.AsyncTimeout + cfg.ClaimTTL),
 	})
+	if err == nil && !created && a.State == store.AwaitOpen {
+		// Opened by an early post, or by an earlier run of this turn:
+		// this run's claim and message wait on it now.
+		a, err = p.Awaits.AdoptAwait(ctx, intentID, owner, rec.ReceiptHandle)
+		var conflict *store.AwaitConflictError
+		if errors.As(err, &conflict) {
+			a, err = conflict.Current, nil // a post finished it meanwhile
+		}
+	}
 	if err != nil {
 		p.release(ctx, log, key, owner, time.Time{})
 		return fmt.Errorf("record the wait: %w", err)
+	}
+	if a.State != store.AwaitOpen {
+		log.Info("the agent posted before its 202 was read; the post is taken now", "outcome", "async_early")
+		a.ClaimKey, a.ClaimOwner = key, owner
+		return p.closedWait(ctx, log, cfg, ev, ch, a)
 	}
 	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner, store.ReleaseSpec{Until: a.Deadline, Note: awaitNote}); err != nil {
 		// The claim's lease still holds the thread; the next receive

@@ -44,5 +44,7 @@
 // turn records that it waits (an await record), holds its claim until the
 // deadline, parks its own message until then (an hour at most per look) and
 // reads the record once more, returning consumer.Parked: a post wakes the
-// parked message, and the record says what came (ADR 0014).
+// parked message, and the record says what came. A post that came before the
+// 202 was read has opened the record already: the turn adopts it, or plans a
+// final post at once (ADR 0014).
 package turn

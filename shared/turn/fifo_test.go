@@ -232,7 +232,7 @@ func longWaitReply(t *testing.T, st *dynamostore.Store, outbound, inbound *queue
 	}
 	return &agentapi.Handler{
 		Verifier: standardwebhooks.Verifier{Secrets: []standardwebhooks.Secret{secret}},
-		Awaits:   st, Intents: st, Outbox: outbound, Waker: inbound,
+		Awaits:   st, Intents: st, Outbox: outbound, Waker: inbound, Claims: st, AsyncTimeout: turn.MaxAsyncTimeout,
 		Capabilities: func(message.Platform) (message.Capabilities, bool) { return channel.Capabilities, true },
 		Now:          clock.Now, Log: log,
 	}, secret

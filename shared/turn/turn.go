@@ -211,8 +211,10 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	key := store.IntentKey(intentID)
 	owner := store.NewOwner()
 	// On the sweeper's list while it runs: a turn cut off and never taken
-	// over is reported.
-	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL, Sweep: true})
+	// over is reported. The claim names the turn's thread, so an agent's
+	// post that comes before its 202 is read finds where the turn goes.
+	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL, Sweep: true,
+		Thread: ev.Thread, Origin: ev.Key()})
 	log = log.With("intent_id", intentID)
 	var held *store.ClaimHeldError
 	if errors.As(err, &held) {

@@ -11,8 +11,9 @@ import (
 
 // Claim attributes, besides pk: st, owner, lease_until (ms), expires_at (s),
 // claimed_at (ms), attempts, reason, note, body (a deferred event), due (ms),
-// fp (ClaimSpec.Digest), and sw / sw_at while the claim is on the sweeper's
-// list.
+// fp (ClaimSpec.Digest), thread and origin (ClaimSpec's: a turn claim's, the
+// same attributes its intent holds), and sw / sw_at while the claim is on the
+// sweeper's list.
 
 // Claim takes key for spec.Owner, unless it is live: settled and not expired,
 // or pending under a lease that has not ended. A live key gives a
@@ -43,6 +44,7 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		update += ", #fp = :fp"
 		names["#fp"], values[":fp"] = "fp", str(spec.Digest)
 	}
+	update += turnOf(spec, names, values)
 	if spec.Sweep {
 		update += ", #sw = :sw, #swat = :swat"
 		names["#sw"], names["#swat"] = "sw", "sw_at"
@@ -269,5 +271,6 @@ func claimFrom(key string, item ddb.Item) store.Claim {
 	}
 	c.DueAt = fromMillis(getN(item, "due"))
 	c.Digest = getS(item, "fp")
+	c.Thread, c.Origin = turnFrom(item)
 	return c
 }
