@@ -41,11 +41,7 @@ import (
 func TestAgentOutageOnTheFIFOModel(t *testing.T) {
 	t.Parallel()
 	env := emulatortest.New(t)
-	clock := queuetest.NewClock(t0)
-	dlq := queuetest.New(queuetest.Options{Now: clock.Now})
-	inbound := queuetest.New(queuetest.Options{Now: clock.Now, VisibilityTimeout: resources.Inbound.VisibilityTimeout,
-		MaxReceiveCount: resources.Inbound.MaxReceiveCount, DLQ: dlq})
-	outbound := queuetest.New(queuetest.Options{Now: clock.Now})
+	clock, inbound, dlq, outbound := modelQueues()
 	recovery := t0.Add(time.Hour)
 	var mu sync.Mutex
 	var answered []string
@@ -104,11 +100,7 @@ func TestLongAsyncWaitLosesNothingBehindIt_Finding3(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	env := emulatortest.New(t)
-	clock := queuetest.NewClock(t0)
-	dlq := queuetest.New(queuetest.Options{Now: clock.Now})
-	inbound := queuetest.New(queuetest.Options{Now: clock.Now, VisibilityTimeout: resources.Inbound.VisibilityTimeout,
-		MaxReceiveCount: resources.Inbound.MaxReceiveCount, DLQ: dlq})
-	outbound := queuetest.New(queuetest.Options{Now: clock.Now})
+	clock, inbound, dlq, outbound := modelQueues()
 	st := dynamostore.New(env.DDB, env.Resources.Table)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var mu sync.Mutex
@@ -236,4 +228,14 @@ func longWaitReply(t *testing.T, st *dynamostore.Store, outbound, inbound *queue
 		Capabilities: func(message.Platform) (message.Capabilities, bool) { return channel.Capabilities, true },
 		Now:          clock.Now, Log: log,
 	}, secret
+}
+
+// modelQueues are inbound.fifo with the stack's own settings, its DLQ, and
+// outbound.fifo, on the FIFO model, with the clock they run on.
+func modelQueues() (clock *queuetest.Clock, inbound, dlq, outbound *queuetest.FIFO) {
+	clock = queuetest.NewClock(t0)
+	dlq = queuetest.New(queuetest.Options{Now: clock.Now})
+	inbound = queuetest.New(queuetest.Options{Now: clock.Now, VisibilityTimeout: resources.Inbound.VisibilityTimeout,
+		MaxReceiveCount: resources.Inbound.MaxReceiveCount, DLQ: dlq})
+	return clock, inbound, dlq, queuetest.New(queuetest.Options{Now: clock.Now})
 }
