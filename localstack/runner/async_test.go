@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -232,7 +233,7 @@ func TestSend(t *testing.T) {
 	code, body := h.postSend("msg_send_1", sendBody(thread, "reminder-1", "time to stretch", nil))
 	var ack sendAck
 	_ = json.Unmarshal([]byte(body), &ack)
-	if code != http.StatusAccepted || len(ack.Events) != 1 || ack.Events[0].Result != "enqueued" || ack.Events[0].IntentID != intent.IDFor("evt#parley#agent#reminder-1") {
+	if code != http.StatusAccepted || len(ack.Events) != 1 || ack.Events[0].Result != "enqueued" || ack.Events[0].IntentID != intent.IDFor("evt#parley#"+thread+"#reminder-1") {
 		t.Fatalf("send: %d %s", code, body)
 	}
 	// The same send again (a new post, the same idempotency key): one
@@ -451,5 +452,57 @@ func TestAsyncReplace(t *testing.T) {
 	got := texts(h.waitDelivered(3, 20*time.Second))
 	if strings.Join(got[1:], "|") != "thinking…|the answer is 42" {
 		t.Fatalf("LINE delivered %q", got)
+	}
+}
+
+// TestReplyPostedBeforeThe202IsHeld_Finding2: an agent that posts its
+// reply from a background task can post before Parley has read its 202;
+// that post was refused 404 unknown_turn and the turn timed out with
+// nothing sent. A post for a turn Parley has sent and not settled is held
+// now, and honoured when the 202 lands: here the agent posts a sequential
+// bubble and its final reply, then answers the turn request 202.
+func TestReplyPostedBeforeThe202IsHeld_Finding2(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#8301")
+	var mu sync.Mutex
+	var answers []string
+	h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+		if !strings.HasPrefix(req.Event.Text, "early") {
+			return 0, false
+		}
+		for _, post := range []struct {
+			id   string
+			body []byte
+		}{
+			{"msg_early_1", seqBody(req.TurnID, false, "on it")},
+			{"msg_early_2", replyBody(req.TurnID, "here it is")},
+		} {
+			code, body := h.postReply(post.id, post.body)
+			mu.Lock()
+			answers = append(answers, fmt.Sprint(code, " ", strings.TrimSpace(body)))
+			mu.Unlock()
+		}
+		return http.StatusAccepted, true
+	}
+	if code, _ := h.postTelegram(telegramUpdate(8301, 49, "early bird")); code != http.StatusOK {
+		t.Fatalf("webhook: %d", code)
+	}
+	h.postTelegram(telegramUpdate(8302, 49, "hello"))
+	got := texts(h.waitDelivered(4, 30*time.Second))
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"on it", "here it is", "echo: hello", "5 characters, via telegram"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("delivered %q, want %q; the agent's posts were answered %q", got, want, answers)
+	}
+	for _, a := range answers {
+		if !strings.HasPrefix(a, "200 ") {
+			t.Errorf("an early post was answered %s, want 200", a)
+		}
+	}
+	h.quiesce(30 * time.Second)
+	if c, err := h.store.GetClaim(t.Context(), store.IntentKey(turnID), time.Now()); err != nil || c.State != store.ClaimDone {
+		t.Fatalf("turn claim %+v, %v; want done", c, err)
 	}
 }

@@ -1,6 +1,7 @@
 package agentapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 
 // Awaits is the await store as the handler uses it.
 type Awaits interface {
+	OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error)
 	GetAwait(ctx context.Context, turnID string) (store.Await, error)
 	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
 	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
@@ -44,6 +46,11 @@ type Waker interface {
 	ChangeVisibility(ctx context.Context, receiptHandle string, d time.Duration) error
 }
 
+// Claims reads a turn's claim (store.IntentKey of its id).
+type Claims interface {
+	GetClaim(ctx context.Context, key string, now time.Time) (store.Claim, error)
+}
+
 // Handler serves POST /reply.
 type Handler struct {
 	// Verifier checks the agent's signature (PARLEY_AGENT_SECRET).
@@ -55,6 +62,14 @@ type Handler struct {
 	// Waker, when set, wakes the waiting turn; without it the turn finds
 	// the post at its next poll.
 	Waker Waker
+	// Claims, when set, lets a post arrive before Parley has read the
+	// agent's 202: a turn with no await record whose claim is pending
+	// (sent, not settled) gets one, opened by the post, and the turn takes
+	// the post when the 202 lands. Without it such a post is 404.
+	Claims Claims
+	// AsyncTimeout is PARLEY_ASYNC_TIMEOUT: the deadline of a record an
+	// early post opens. Defaults to 15 minutes.
+	AsyncTimeout time.Duration
 	// Envelope and Capabilities check a post the way the turn plans it:
 	// the envelope's limits, for the thread's platform.
 	Envelope     envelope.Config
@@ -108,6 +123,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	log = log.With("turn_id", post.TurnID)
 	a, err := h.Awaits.GetAwait(r.Context(), post.TurnID)
+	// early: the turn was sent and its 202 not read yet; its record is
+	// opened once the post is found good, so a refused post writes nothing.
+	var early *store.Await
+	if errors.Is(err, store.ErrNotFound) {
+		if a, err = h.early(r.Context(), post.TurnID, now); err == nil {
+			early = &a
+		}
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		refuse(w, log, http.StatusNotFound, "unknown_turn", "no turn with this turn_id is waiting for a reply")
@@ -153,6 +176,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if early != nil {
+		// The turn may have opened it meanwhile: then its record stands.
+		if a, _, err = h.Awaits.OpenAwait(r.Context(), *early); err != nil {
+			log.Error("hold the early post failed", "error", err)
+			refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try again")
+			return
+		}
+		log.Info("post arrived before the turn's 202 was read; held for it", "outcome", "early")
+		if a.State != store.AwaitOpen {
+			h.closed(w, r, log, a, postID, now)
+			return
+		}
+	}
 	if !post.Final {
 		h.sequential(w, r, log, a, postID, plan, replaces, now)
 		return
@@ -168,10 +204,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try again")
 		return
 	}
-	h.wake(r.Context(), log, a)
+	if !h.wake(r.Context(), log, a) {
+		refuse(w, log, http.StatusServiceUnavailable, "unavailable", "recorded, but the waiting turn was not woken: post the same again (same webhook-id)")
+		return
+	}
 	acc := h.accepted(a, plan, true)
 	log.Info("reply recorded", "outcome", "accepted", "bubbles", acc.Bubbles, "cut", acc.Cut, "final", true)
 	respond(w, http.StatusOK, acc)
+}
+
+// early is the await record a post opens for a turn that has none yet but
+// was sent and not settled (its claim is pending, and names its thread):
+// the agent posted before Parley read its 202. The turn takes the record
+// over when the 202 lands, and plans a final post at once. store.ErrNotFound
+// when no such turn is in flight.
+func (h *Handler) early(ctx context.Context, turnID string, now time.Time) (store.Await, error) {
+	if h.Claims == nil {
+		return store.Await{}, fmt.Errorf("await %s: %w", turnID, store.ErrNotFound)
+	}
+	key := store.IntentKey(turnID)
+	c, err := h.Claims.GetClaim(ctx, key, now)
+	if err != nil {
+		return store.Await{}, err
+	}
+	if c.State != store.ClaimPending || c.Thread.Platform == "" {
+		return store.Await{}, fmt.Errorf("turn %s is %s: %w", turnID, c.State, store.ErrNotFound)
+	}
+	timeout := cmp.Or(h.AsyncTimeout, 15*time.Minute)
+	return store.Await{
+		TurnID: turnID, Thread: c.Thread, EventKey: c.Origin, ClaimKey: key, ClaimOwner: c.Owner,
+		Deadline: now.Add(timeout), CreatedAt: now, ExpiresAt: now.Add(timeout + store.DedupeTTL), State: store.AwaitOpen,
+		Posts: map[string]int{},
+	}, nil
 }
 
 // emptyEnvelope is a final post that only ends the turn.
@@ -325,7 +389,10 @@ func (h *Handler) abandoned(ctx context.Context, log *slog.Logger, a store.Await
 func (h *Handler) closed(w http.ResponseWriter, r *http.Request, log *slog.Logger, a store.Await, postID string, now time.Time) {
 	switch {
 	case a.State == store.AwaitFinal && a.Post.ID == postID:
-		h.wake(r.Context(), log, a)
+		if !h.wake(r.Context(), log, a) {
+			refuse(w, log, http.StatusServiceUnavailable, "unavailable", "recorded, but the waiting turn was not woken: post the same again (same webhook-id)")
+			return
+		}
 		log.Info("reply already recorded", "outcome", "duplicate")
 		acc := Accepted{TurnID: a.TurnID, Final: true}
 		if caps, ok := h.Capabilities(a.Thread.Platform); ok {
@@ -342,14 +409,21 @@ func (h *Handler) closed(w http.ResponseWriter, r *http.Request, log *slog.Logge
 }
 
 // wake makes the waiting turn's message visible, so it plans the post now
-// rather than at its next poll. Best effort: the poll finds it anyway.
-func (h *Handler) wake(ctx context.Context, log *slog.Logger, a store.Await) {
+// rather than at its next look, up to an hour away (ADR 0014). It reports
+// false when the wake failed and should be tried again: a handle that is
+// gone is no failure (the message was received again, and its turn reads
+// the record), and a record with no handle has no message parked yet (its
+// turn reads the record when its 202 lands).
+func (h *Handler) wake(ctx context.Context, log *slog.Logger, a store.Await) bool {
 	if h.Waker == nil || a.Handle == "" {
-		return
+		return true
 	}
-	if err := h.Waker.ChangeVisibility(ctx, a.Handle, 0); err != nil {
-		log.Warn("wake the waiting turn failed; it finds the reply at its next poll", "error", err)
+	err := h.Waker.ChangeVisibility(ctx, a.Handle, 0)
+	if err != nil && !errors.Is(err, queue.ErrReceiptGone) {
+		log.Warn("wake the waiting turn failed", "error", err)
+		return false
 	}
+	return true
 }
 
 type problem struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/shared/agentapi"
+	"github.com/parleyhq/parley/shared/platform/events"
 )
 
 const id = "0123456789abcdef0123456789abcdef"
@@ -104,7 +105,8 @@ func TestParseSend(t *testing.T) {
 }
 
 // FuzzParseSend: any body is parsed or refused with ErrBadPost, never a
-// panic, and what is accepted names a thread, a key and content.
+// panic, and what is accepted names a thread, a key and content, and an
+// owner that is none or a valid one.
 func FuzzParseSend(f *testing.F) {
 	f.Add([]byte(`{"thread_key":"telegram:1:2","idempotency_key":"k-1","text":"hi","relation":"system","triage":true}`))
 	f.Add([]byte(`{"thread_key":"slack:T1:C1:1.2","idempotency_key":"k","envelope":{"schema":"openab.turn.v1","messages":[]}}`))
@@ -119,6 +121,9 @@ func FuzzParseSend(f *testing.F) {
 		}
 		if s.ThreadKey == "" || s.IdempotencyKey == "" || len(s.Body) == 0 || s.Relation == "" {
 			t.Fatalf("accepted an incomplete send: %+v", s)
+		}
+		if s.Owner != "" && !events.ValidOwner(s.Owner) {
+			t.Fatalf("accepted owner %q", s.Owner)
 		}
 	})
 }

@@ -50,6 +50,11 @@ func TestSchemasAgreeWithParsers(t *testing.T) {
 			`{"thread_key":"telegram:1:2","idempotency_key":"k","text":"hi","relation":"spam"}`,
 			`{"thread_key":"telegram:1:2","idempotency_key":"k","text":"hi","to":"x"}`,
 			`{"idempotency_key":"k","text":"hi"}`,
+			`{"thread_key":"telegram:1:2","idempotency_key":"k","text":"hi","owner":"42"}`,
+			`{"thread_key":"telegram:1:2","idempotency_key":"k","text":"hi","owner":""}`,
+			`{"thread_key":"telegram:1:2","idempotency_key":"k","text":"hi","owner":"a b"}`,
+			`{"thread_key":"telegram:1:2","idempotency_key":"k","text":"hi","owner":"` + strings.Repeat("u", 65) + `"}`,
+			`{"thread_key":"telegram:1:2","idempotency_key":"k","text":"hi","owner":42}`,
 		}},
 	}
 	for _, tc := range cases {

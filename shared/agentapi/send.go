@@ -2,6 +2,8 @@ package agentapi
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +16,9 @@ import (
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
-// SendAccount is the account of every send's event: its EventID (the
-// idempotency key) is unique per agent.
-const SendAccount = "agent"
+// A send's event names its thread as its account: the idempotency key (its
+// EventID) is unique per thread, so one key used in two threads is two
+// sends, and the same key and thread is the same send.
 
 // Relations a send may name; the first is the default.
 var relations = []string{"followup", "broadcast", "system"}
@@ -50,7 +52,12 @@ type SendReceiver struct {
 	Canon        map[message.Platform]platform.Canonicalizer
 	Envelope     envelope.Config
 	Capabilities func(message.Platform) (message.Capabilities, bool)
-	Now          func() time.Time
+	// Private tells a one-to-one chat from a group by its thread, and names
+	// the person in it (registry.Private). A question into a group needs an
+	// owner; in a private chat the person owns it. Nil: every thread is a
+	// group.
+	Private func(message.Thread) (person string, private bool)
+	Now     func() time.Time
 }
 
 // Platform is Parley: a send is Parley's own event on the thread it names.
@@ -73,14 +80,16 @@ type SendBody struct {
 	IdempotencyKey string
 	Relation       string
 	Triage         bool
+	// Owner is who may answer a question the send asks.
+	Owner string
 	// ContentType and Body are the reply: an envelope or text.
 	ContentType string
 	Body        []byte
 }
 
 // ParseSend decodes a POST /send body: thread_key, idempotency_key, exactly
-// one of envelope (an object) and text, and optionally relation and
-// triage. Unknown fields are refused.
+// one of envelope (an object) and text, and optionally relation, triage and
+// owner. Unknown fields are refused.
 func ParseSend(body []byte) (SendBody, error) {
 	var raw struct {
 		ThreadKey      *string         `json:"thread_key"`
@@ -89,6 +98,7 @@ func ParseSend(body []byte) (SendBody, error) {
 		Text           *string         `json:"text"`
 		Relation       *string         `json:"relation"`
 		Triage         *bool           `json:"triage"`
+		Owner          *string         `json:"owner"`
 	}
 	if err := decodeStrict(body, &raw); err != nil {
 		return SendBody{}, err
@@ -101,6 +111,11 @@ func ParseSend(body []byte) (SendBody, error) {
 		return SendBody{}, fmt.Errorf("%w: idempotency_key is required: 1-128 of A-Z a-z 0-9 . _ : -", ErrBadPost)
 	case raw.Relation != nil && !contains(relations, *raw.Relation):
 		return SendBody{}, fmt.Errorf("%w: relation must be followup, broadcast or system", ErrBadPost)
+	case raw.Owner != nil && !events.ValidOwner(*raw.Owner):
+		return SendBody{}, fmt.Errorf("%w: owner must be 1-%d visible ASCII characters, a user id on the thread's platform", ErrBadPost, events.MaxOwnerLen)
+	}
+	if raw.Owner != nil {
+		s.Owner = *raw.Owner
 	}
 	s.ThreadKey, s.IdempotencyKey = *raw.ThreadKey, *raw.IdempotencyKey
 	if raw.Relation != nil {
@@ -179,12 +194,42 @@ func (r *SendReceiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	case plan.Problem != nil:
 		return platform.Parsed{}, fmt.Errorf("%w: %w", platform.ErrUnprocessable, plan.Problem)
 	}
+	owner := s.Owner
+	if plan.Next.Type == envelope.NextAsk && owner == "" {
+		// A question nobody owns is an approval anyone in a group can give.
+		person, private := "", false
+		if r.Private != nil {
+			person, private = r.Private(t)
+		}
+		if !private {
+			return platform.Parsed{}, fmt.Errorf("%w: a question into a group chat needs an owner: name who may answer it in owner", platform.ErrUnprocessable)
+		}
+		owner = person // the one person in the chat; unnamed: whoever is in it
+	}
 	ev := message.Event{
-		Platform: message.Parley, Account: SendAccount, EventID: s.IdempotencyKey, Kind: message.KindSend,
-		Thread: t, Time: r.now(),
+		Platform: message.Parley, Account: t.Key(), EventID: s.IdempotencyKey, Kind: message.KindSend,
+		Thread: t, Time: r.now(), Owner: owner,
 		Send: &message.Send{ContentType: s.ContentType, Body: string(s.Body), Relation: s.Relation, Triage: s.Triage},
 	}
 	return platform.Parsed{Events: []message.Event{ev}, Intents: true}, nil
+}
+
+var _ platform.Digester = (*SendReceiver)(nil)
+
+// Digest fingerprints what a send's idempotency key stands for: its
+// content, its relation, whether it is triaged, and who owns a question it
+// asks. The same key with any of them changed is another send, refused
+// (409), never answered as a duplicate.
+func (r *SendReceiver) Digest(ev message.Event) string {
+	if ev.Send == nil {
+		return ""
+	}
+	b, _ := json.Marshal(struct {
+		Send  message.Send `json:"send"`
+		Owner string       `json:"owner"`
+	}{*ev.Send, ev.Owner})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 func (r *SendReceiver) now() time.Time {

@@ -200,7 +200,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	}
 	channels := map[message.Platform]turn.Channel{}
 	for _, a := range registry.Chat() {
-		ch := turn.Channel{Capabilities: a.Capabilities()}
+		ch := turn.Channel{Capabilities: a.Capabilities(), Private: registry.Private}
 		s := senders[a.Platform()]
 		ch.Typer, _ = s.(platform.Typer)
 		ch.Editor, _ = s.(platform.Editor)
@@ -211,7 +211,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
 		Channels: channels, Questions: st, Inbox: queue.New(d.SQS, d.Config.InboundQueueURL),
-		Reports: st, Awaits: st,
+		Reports: st, Awaits: st, Park: queue.New(d.SQS, d.Config.InboundQueueURL),
 		Config: d.turnConfig(),
 		Now:    d.Now,
 		Log:    d.Log.With("function", "turn"),

@@ -51,7 +51,8 @@ func Reply(d Deps) (http.Handler, error) {
 		return nil, fmt.Errorf("PARLEY_SEND_TARGETS: %w", err)
 	}
 	sends, err := d.pipeline(&agentapi.SendReceiver{
-		Verifier: verifier, Targets: targets, Canon: canon, Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now,
+		Verifier: verifier, Targets: targets, Canon: canon, Envelope: d.Config.Envelope, Capabilities: caps,
+		Private: registry.Private, Now: d.Now,
 	})
 	if err != nil {
 		return nil, err
@@ -64,7 +65,8 @@ func Reply(d Deps) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/reply", &agentapi.Handler{
 		Verifier: verifier, Awaits: d.store(), Intents: d.store(), Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL),
-		Waker:    queue.New(d.SQS, d.Config.InboundQueueURL),
+		Waker:  queue.New(d.SQS, d.Config.InboundQueueURL),
+		Claims: d.store(), AsyncTimeout: d.Config.AsyncTimeout,
 		Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now, Log: log,
 	})
 	mux.Handle("/send", sends)

@@ -55,6 +55,22 @@ func (e *RetryError) Unwrap() error { return e.Err }
 // its own state when the record comes back, and ask again.
 func Retry(err error, d time.Duration) error { return &RetryError{After: d, Err: err} }
 
+// ParkedError reports a record its handler parked itself: it set the
+// message's visibility on the queue before returning, and a change made
+// after that (a wake, ChangeMessageVisibility to zero from another
+// function) must stand. The consumer reports the record failed, so it is
+// not deleted, and leaves its visibility alone. The rest of its group in
+// the batch goes back visible at once: SQS FIFO serves none of them while
+// the parked message is in flight, and they must not be held past it.
+type ParkedError struct{ Err error }
+
+func (e *ParkedError) Error() string { return "parked: " + e.Err.Error() }
+
+func (e *ParkedError) Unwrap() error { return e.Err }
+
+// Parked wraps err for a record whose handler parked its message itself.
+func Parked(err error) error { return &ParkedError{Err: err} }
+
 // DeadLetterError asks for a record that can never be processed (it does
 // not decode, or its work has run out of time) to go to the dead-letter
 // queue now, alone.
@@ -129,6 +145,8 @@ func Backoff(receiveCount int) time.Duration {
 type outcome struct {
 	failed bool
 	after  time.Duration
+	// parked: the handler set the visibility itself (ParkedError).
+	parked bool
 }
 
 // HandleSQS processes a batch and reports its failures. It never returns an
@@ -191,6 +209,9 @@ func (c *Consumer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQ
 			continue
 		}
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: recs[i].MessageId})
+		if o.parked {
+			continue
+		}
 		after := o.after
 		if limit := MaxVisibility - receiveMargin - now().Sub(start); after > limit {
 			// The rest of a longer wait is the handler's to ask for again.
@@ -235,6 +256,16 @@ func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, minStart time
 		var re *RetryError
 		if errors.As(err, &re) {
 			after = re.After
+		}
+		var parked *ParkedError
+		if errors.As(err, &parked) {
+			log.Debug("record parked by its handler", "message_id", recs[i].MessageId, "group", recs[i].Group,
+				"receive_count", recs[i].ReceiveCount, "reason", err.Error())
+			outcomes[i] = outcome{failed: true, parked: true}
+			for _, j := range idx[k+1:] {
+				outcomes[j] = outcome{failed: true}
+			}
+			return
 		}
 		log.Warn("record failed", "message_id", recs[i].MessageId, "group", recs[i].Group,
 			"receive_count", recs[i].ReceiveCount, "retry_after_ms", after.Milliseconds(), "error", err)

@@ -634,3 +634,35 @@ func TestHandleSQSVisibilityLimit(t *testing.T) {
 		t.Fatalf("a 90m wait parked for %v, want exactly 90m", d)
 	}
 }
+
+// TestHandleSQSParked: a record whose handler parked its message itself is
+// reported failed (not deleted) and its visibility left alone, so a wake
+// after the handler's park stands; the rest of its group goes back at once
+// (nothing of the group is served while it is in flight); other groups go
+// on as ever.
+func TestHandleSQSParked(t *testing.T) {
+	t.Parallel()
+	vis := &recordingVisibility{}
+	h := &handled{}
+	c := &consumer.Consumer{Visibility: vis, Handle: func(_ context.Context, r consumer.Record) error {
+		h.add(r.MessageId)
+		if r.MessageId == "a1" {
+			return consumer.Parked(errors.New("waiting for the agent"))
+		}
+		return nil
+	}}
+	resp := run(t, t.Context(), c, batch(rec("a1", "A", 3), rec("a2", "A", 3), rec("b1", "B", 1)))
+	if got := failedIDs(resp); !slices.Equal(got, []string{"a1", "a2"}) {
+		t.Fatalf("failed %v, want the parked record and the rest of its group", got)
+	}
+	if got := h.list(); slices.Contains(got, "a2") {
+		t.Fatalf("handled %v: a record behind a parked one ran", got)
+	}
+	got := vis.byHandle()
+	if _, ok := got["rh-a1"]; ok {
+		t.Fatalf("the parked record's visibility was changed to %v; its handler's stands", got["rh-a1"])
+	}
+	if d, ok := got["rh-a2"]; !ok || d != 0 {
+		t.Fatalf("the record behind it went back after %v (changed: %v), want at once", d, ok)
+	}
+}

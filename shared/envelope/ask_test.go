@@ -3,6 +3,7 @@ package envelope
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -158,5 +159,40 @@ func TestAskRejects(t *testing.T) {
 				t.Fatalf("got %v, want %s at %q", err, c.reason, c.path)
 			}
 		})
+	}
+}
+
+// TestQuestionFormIsBoundedAsStored_Finding4: the limits counted the
+// bubbles' text, not the form, so a form of 99 KB full of '<' (over 500 KB
+// once stored, each '<' six bytes) passed them. The form is measured as
+// stored: over MaxQuestionBytes the reply is rejected whole; a form of the
+// same shape with short labels fits.
+func TestQuestionFormIsBoundedAsStored_Finding4(t *testing.T) {
+	t.Parallel()
+	build := func(label string) (Plan, error) {
+		var props []string
+		for f := range 20 {
+			var opts []string
+			for o := range 25 {
+				opts = append(opts, fmt.Sprintf(`{"const":"%s%02d","title":"%s%02d"}`, label, o, label, o))
+			}
+			props = append(props, fmt.Sprintf(`"f%02d":{"type":"string","oneOf":[%s]}`, f, strings.Join(opts, ",")))
+		}
+		body := askBody(form(strings.Join(props, ",")))
+		if len(body) > 100_000 {
+			t.Fatalf("the reply is %d bytes, want under 100 KB", len(body))
+		}
+		return Build(Reply{Body: []byte(body), ContentType: "application/json"}, Config{}, message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16})
+	}
+	_, err := build(strings.Repeat("<", 84))
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != LimitMaxQuestionBytes || le.Max != MaxQuestionBytes || le.Got <= MaxQuestionBytes {
+		t.Fatalf("a 99 KB form of markup: %v, want a LimitError %s", err, LimitMaxQuestionBytes)
+	}
+	if !strings.Contains(le.Error(), "max_question_bytes") {
+		t.Errorf("error %q does not name the limit", le.Error())
+	}
+	if p, err := build("opt"); err != nil || p.Next.Ask == nil {
+		t.Fatalf("a form of short labels: %v, want it asked", err)
 	}
 }

@@ -92,6 +92,14 @@ func (c Config) WithDefaults() Config {
 // with room for the units' state.
 const maxReplyBytesCeiling = 256 << 10
 
+// MaxQuestionBytes bounds an ask's form as Parley stores it (JSON, where
+// each of < > & takes six bytes): the question's record holds it with the
+// answers given so far, and the reply's intent holds a field of it beside
+// up to maxReplyBytesCeiling of text, both within DynamoDB's 400 KB. The
+// form limits (fields, options, lengths) bound what the agent writes, not
+// what it becomes: a form of 99 KB full of '<' is over 500 KB stored.
+const MaxQuestionBytes = 64 << 10
+
 // maxErrorMessage bounds the configured error line, so it is one bubble on
 // every platform.
 const maxErrorMessage = 1000

@@ -94,17 +94,21 @@ const (
 	// messages and the bytes of text they hold.
 	LimitMaxUnits      = "max_units"
 	LimitMaxReplyBytes = "max_reply_bytes"
+	// LimitMaxQuestionBytes bounds an ask's form as Parley stores it
+	// (MaxQuestionBytes).
+	LimitMaxQuestionBytes = "max_question_bytes"
 )
 
 // LimitError rejects a whole plan that is over a configured limit. Parley
 // never truncates a reply to fit.
 type LimitError struct {
-	// Limit is LimitMaxBubbles, LimitMaxBubbleChars, LimitMaxUnits or
-	// LimitMaxReplyBytes.
+	// Limit is LimitMaxBubbles, LimitMaxBubbleChars, LimitMaxUnits,
+	// LimitMaxReplyBytes or LimitMaxQuestionBytes.
 	Limit string
 	// Max is the configured limit, Got what the reply had: its number of
-	// bubbles or units, its bytes of text, or the length in code points of
-	// the bubble named BubbleID.
+	// bubbles or units, its bytes of text, the length in code points of
+	// the bubble named BubbleID, or the bytes of its question's form as
+	// stored.
 	Max, Got int
 	// BubbleID names the over-long bubble for max_bubble_chars ("ask" for
 	// an ask request's message); empty for max_bubbles.
@@ -119,6 +123,8 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("envelope: the reply makes %d messages, over %s %d", e.Got, e.Limit, e.Max)
 	case LimitMaxReplyBytes:
 		return fmt.Sprintf("envelope: the reply holds %d bytes of text, over %s %d", e.Got, e.Limit, e.Max)
+	case LimitMaxQuestionBytes:
+		return fmt.Sprintf("envelope: the question's form is %d bytes as stored, over %s %d", e.Got, e.Limit, e.Max)
 	}
 	return fmt.Sprintf("envelope: %d bubbles, over %s %d", e.Got, e.Limit, e.Max)
 }

@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"mime"
 	"strconv"
@@ -169,6 +170,14 @@ func planEnvelope(env *Envelope, cfg Config, caps message.Capabilities) (Plan, e
 	if a := env.Next.Ask; a != nil {
 		if n := utf8.RuneCountInString(a.Message); n > cfg.MaxBubbleChars {
 			return Plan{}, &LimitError{Limit: LimitMaxBubbleChars, Max: cfg.MaxBubbleChars, Got: n, BubbleID: "ask"}
+		}
+		// Measured as the store writes it (json.Marshal, HTML-escaped).
+		form, err := json.Marshal(a.Question)
+		if err != nil {
+			return Plan{}, fmt.Errorf("envelope: encode the question: %w", err)
+		}
+		if len(form) > MaxQuestionBytes {
+			return Plan{}, &LimitError{Limit: LimitMaxQuestionBytes, Max: MaxQuestionBytes, Got: len(form)}
 		}
 	}
 	if len(env.Messages) > 0 {

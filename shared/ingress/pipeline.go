@@ -61,6 +61,10 @@ const (
 	// ResultInProgress: another request holds the event's claim right now;
 	// the platform is asked to retry (503).
 	ResultInProgress Result = "in_progress"
+	// ResultConflict: the event's key was used before for another payload
+	// (platform.Digester); nothing is enqueued, and the request is refused
+	// with 409.
+	ResultConflict Result = "conflict"
 )
 
 // Pipeline is the webhook core: an http.Handler for one platform.
@@ -176,6 +180,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ack.Events = append(ack.Events, eventResult{EventID: ig.ID, Result: ResultIgnored, Reason: ig.Reason})
 	}
 	retry := false
+	var conflict error
 	for i, a := range p.admitAll(ctx, log, parsed.Events, bodies, now) {
 		if a.err != nil {
 			// What was admitted is durable and will be a duplicate on the
@@ -189,11 +194,18 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ev := parsed.Events[i]
 		retry = retry || a.result == ResultInProgress
+		if a.result == ResultConflict {
+			conflict = fmt.Errorf("%w: idempotency key %q was used before, for another payload; use a new key for a new message", platform.ErrConflict, ev.EventID)
+		}
 		er := eventResult{EventID: ev.EventID, Result: a.result, Reason: a.reason}
 		if parsed.Intents && a.result != ResultSuppressed {
 			er.IntentID = intent.IDFor(ev.Key())
 		}
 		ack.Events = append(ack.Events, er)
+	}
+	if conflict != nil {
+		p.refuse(w, log, conflict)
+		return
 	}
 	if retry {
 		if parsed.Unavailable != nil {
@@ -227,8 +239,10 @@ func (p *Pipeline) encode(ev message.Event, now time.Time) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", platform.ErrMalformed, err)
 	}
 	limit := cmp.Or(p.MaxMessage, resources.MaxMessageBytes)
-	if len(b)+triageRoom > limit {
-		return nil, fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", platform.ErrTooLarge, ev.EventID, len(b), limit-triageRoom)
+	// Measured as the queue takes it: characters SQS refuses are escaped
+	// (queue.Body), up to three times their size.
+	if n := len(queue.Body(b)); n+triageRoom > limit {
+		return nil, fmt.Errorf("%w: event %s encodes to %d bytes; the queue carries at most %d", platform.ErrTooLarge, ev.EventID, n, limit-triageRoom)
 	}
 	return b, nil
 }
@@ -324,14 +338,25 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 	}
 	ttl := cmp.Or(p.DedupeTTL, store.DedupeTTL)
 	owner := store.NewOwner()
+	digest := ""
+	if d, ok := p.Receiver.(platform.Digester); ok {
+		digest = d.Digest(ev)
+	}
 	if !ev.Proactive() {
+		if digest != "" {
+			return p.admitKeyed(ctx, log, ev, body, owner, digest, now, ttl)
+		}
 		return p.admitDirect(ctx, log, ev, body, owner, now, ttl)
 	}
 	claim, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{
-		Owner: owner, Now: now, Lease: cmp.Or(p.ClaimLease, 30*time.Second), TTL: ttl,
+		Owner: owner, Now: now, Lease: cmp.Or(p.ClaimLease, 30*time.Second), TTL: ttl, Digest: digest,
 	})
 	var held *store.ClaimHeldError
 	if errors.As(err, &held) {
+		if held.Current.Digest != digest {
+			log.Warn("event refused: its key was used before for another payload", "decision", ResultConflict)
+			return ResultConflict, "", nil
+		}
 		if held.Current.State == store.ClaimPending {
 			log.Info("event in progress elsewhere", "decision", ResultInProgress)
 			return ResultInProgress, "", nil
@@ -434,6 +459,45 @@ func (p *Pipeline) admitDirect(ctx context.Context, log *slog.Logger, ev message
 		// Durable without its key: a redelivery is enqueued again, and SQS
 		// and the turn's own claim absorb it, as they absorb any duplicate.
 		log.Warn("event key not written; the event is queued, and a redelivery is absorbed downstream", "error", err)
+	}
+	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", slog.String("result", string(ResultEnqueued)))
+	return ResultEnqueued, "", nil
+}
+
+// admitKeyed takes an event whose key its sender chose (platform.Digester)
+// and no triage decides: the key is written first, with the event's digest,
+// and the event is enqueued only when the key is new, or holds this very
+// payload, enqueued before (sent again, as admitDirect sends a duplicate,
+// for an attempt that died between its key and its send). A key that holds
+// another payload, or this one suppressed or deferred by triage, enqueues
+// nothing: a duplicate never delivers content its key did not stand for.
+func (p *Pipeline) admitKeyed(ctx context.Context, log *slog.Logger, ev message.Event, body []byte, owner, digest string, now time.Time, ttl time.Duration) (Result, string, error) {
+	_, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued, Digest: digest})
+	var held *store.ClaimHeldError
+	switch {
+	case errors.As(err, &held) && held.Current.Digest != digest:
+		log.Warn("event refused: its key was used before for another payload", "decision", ResultConflict)
+		return ResultConflict, "", nil
+	case errors.As(err, &held) && held.Current.State == store.ClaimPending:
+		log.Info("event in progress elsewhere", "decision", ResultInProgress)
+		return ResultInProgress, "", nil
+	case errors.As(err, &held) && held.Current.State != store.ClaimEnqueued:
+		logDecision(ctx, log, ev, now, "event suppressed", "suppressed", "duplicate", slog.String("previous", string(held.Current.State)))
+		return ResultDuplicate, "duplicate", nil
+	case err != nil && held == nil:
+		return "", "", fmt.Errorf("claim event: %w", err)
+	}
+	if err := p.Queue.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body}); err != nil {
+		if held == nil {
+			if ferr := p.Claims.Forget(context.WithoutCancel(ctx), ev.Key(), owner); ferr != nil {
+				log.Warn("forget event claim failed; the retry enqueues it as a duplicate", "error", ferr)
+			}
+		}
+		return "", "", fmt.Errorf("enqueue event: %w", err)
+	}
+	if held != nil {
+		logDecision(ctx, log, ev, now, "event suppressed", "suppressed", "duplicate", slog.String("previous", string(held.Current.State)))
+		return ResultDuplicate, "duplicate", nil
 	}
 	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", slog.String("result", string(ResultEnqueued)))
 	return ResultEnqueued, "", nil

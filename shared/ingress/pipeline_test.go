@@ -707,6 +707,12 @@ func TestPipelineRefusesWhatTheQueueCannotCarry(t *testing.T) {
 	if a := decodeAck(t, b.postScript(script{Events: []message.Event{markup}})); a.results() != "3=enqueued" {
 		t.Fatalf("ack = %s", a.results())
 	}
+	// Emoji are measured as the queue takes them, escaped (finding 1).
+	emoji := humanEvent("4")
+	emoji.Text = strings.Repeat("😀", 768) // 3 KiB; 9 KiB escaped
+	if w := b.postScript(script{Events: []message.Event{emoji}}); w.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("emoji over the limit once escaped: answer %d %q, want 413", w.Code, w.Body)
+	}
 }
 
 func TestPipelineRefusesOtherMethods(t *testing.T) {

@@ -27,7 +27,8 @@ type Inbound struct {
 
 // EncodeInbound renders an inbound.fifo message body. HTML escaping is off:
 // json.Marshal writes each < > & as a six-byte \u escape, which can grow a
-// body of markup sixfold, past the queue's message size limit.
+// body of markup sixfold, past the queue's message size limit. The queue
+// escapes what SQS refuses itself (queue.Body).
 func EncodeInbound(in Inbound) ([]byte, error) {
 	in.Version = InboundVersion
 	var buf bytes.Buffer

@@ -88,7 +88,7 @@ type Status struct {
 type Cancel struct {
 	// QuestionID is the question's id, as the agent knows it.
 	QuestionID string `json:"question_id"`
-	// Reason is why: expired, superseded, off.
+	// Reason is why: expired, superseded, off, no_owner.
 	Reason string `json:"reason"`
 	// IntentID and UnitID locate the question's message, to edit it to
 	// Text, its closed form; empty when it was never sent.

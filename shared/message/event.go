@@ -130,9 +130,11 @@ type Event struct {
 	Status *Status `json:"status,omitempty"`
 	// Cancel is what a KindAnswer event of Parley's own closed.
 	Cancel *Cancel `json:"cancel,omitempty"`
-	// Owner, for a proactive event, is who may answer a question its turn
-	// asks (a user id on the target platform), as its source named them;
-	// empty: anyone in the chat. A person's message is owned by its sender.
+	// Owner is who may answer a question the event's turn asks (a user id
+	// on the thread's platform): for a proactive event or an agent's send,
+	// as its source named them; for Parley's cancel of a question, that
+	// question's owner, so a question asked again keeps it. A person's
+	// message or press is owned by its sender.
 	Owner string `json:"owner,omitempty"`
 	// ReplyContext, when the platform issued one, lets the reply answer
 	// this event directly (LINE's reply token, Discord's interaction).

@@ -21,7 +21,7 @@ const (
 	// (redriven|stuck_claim|held_unknown|undeferred).
 	Sweep = "Sweep"
 	// Question counts one step of a question, with the dimension outcome
-	// (asked|answered|declined|expired|superseded|off).
+	// (asked|answered|declined|expired|superseded|off|no_owner).
 	Question = "Question"
 )
 

@@ -37,6 +37,18 @@ type Adapter interface {
 	Targets(env Env) Canonicalizer
 }
 
+// PrivateChats is an adapter that can tell from a thread alone (a thread
+// named from outside: a send's, an events target's) whether it is a
+// one-to-one chat with the bot. A question asked there with no owner is the
+// person's; in a group it would be anyone's, so Parley refuses it. An
+// adapter without it (or a thread it cannot tell) is taken for a group.
+type PrivateChats interface {
+	// Private reports whether t is a one-to-one chat with the bot, and the
+	// person in it as their own events name them (Sender.ID), when the
+	// thread says (empty: private, the person unnamed).
+	Private(t message.Thread) (person string, private bool)
+}
+
 // Canonicalizer puts a thread named from outside in its platform's
 // canonical form, so that cosmetic variations of one conversation are one
 // thread key. chatless checks only the account (a pattern "<platform>:

@@ -52,6 +52,16 @@ type Handshaker interface {
 	Handshake(r *Request) (reply *Reply, ok bool)
 }
 
+// Digester is a receiver whose events' ids are idempotency keys its
+// callers choose (POST /send), which a caller may reuse by mistake for
+// another payload. Digest fingerprints what an event's key protects: the
+// core keeps it with the key, answers a later event under the same key
+// and another digest 409 (ErrConflict), and never enqueues it. An event
+// whose digest matches is a duplicate, as for any receiver.
+type Digester interface {
+	Digest(ev message.Event) string
+}
+
 // DefaultMaxBody is the largest webhook body the core accepts from a
 // receiver that is not a BodyLimiter.
 const DefaultMaxBody = 1 << 20
@@ -138,6 +148,9 @@ var (
 	// ErrForbidden: authentic, but asks for what its sender may not do (a
 	// target outside the ones its secret was configured for). 403.
 	ErrForbidden = errors.New("forbidden")
+	// ErrConflict: an idempotency key seen before with another payload
+	// (Digester). 409.
+	ErrConflict = errors.New("conflict")
 )
 
 // StatusOf maps a refusal to its HTTP status, and an error that wraps none
@@ -158,6 +171,8 @@ func StatusOf(err error) int {
 		return http.StatusUnprocessableEntity
 	case errors.Is(err, ErrForbidden):
 		return http.StatusForbidden
+	case errors.Is(err, ErrConflict):
+		return http.StatusConflict
 	}
 	return 0
 }

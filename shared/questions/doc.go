@@ -12,7 +12,9 @@
 //	   └─ expiry (sweeper), a newer question, questions off ─► Cancel ──► agent: cancel
 //
 // Only the owner answers (the sender of the message whose turn asked; for a
-// proactive turn the owner its source named, else anyone in the chat); the
+// proactive turn or a send the owner its source named, else, in a
+// one-to-one chat, the person there: a turn never asks a group a question
+// nobody owns; for Parley's cancel, the closed question's owner); the
 // first valid answer wins, and a press or reply after it changes nothing.
 // Every control carries Parley's own short data, never the agent's field
 // names or values: "<short id>:<field>:<option>" and the like, at most 16

@@ -37,6 +37,10 @@ const (
 	ReasonExpired    = "expired"
 	ReasonSuperseded = "superseded"
 	ReasonOff        = "off"
+	// ReasonNoOwner: asked into a group with nobody named to answer it
+	// (a proactive event's or a send's owner), it would be an approval
+	// anyone there could give; it is never shown.
+	ReasonNoOwner = "no_owner"
 )
 
 // Notices a person sees, in answer to a press or a message.
@@ -44,6 +48,8 @@ const (
 	NoticeNotOwner = "Only the person who was asked can answer."
 	NoticeClosed   = "This question is closed."
 	NoticeAnswered = "That is already answered."
+	// NoticeTooLong answers an answer too long to keep with the question.
+	NoticeTooLong = "That answer is too long. Please reply with a shorter one."
 )
 
 // shortLen is how much of a question's id its controls carry: enough to
@@ -53,12 +59,15 @@ const shortLen = 10
 // New is the record of the question form the agent asked in the turn of ev,
 // whose reply is intent intentID and whose question message is unit unitID.
 // id is the question's id (the intent id). The owner is the sender of a
-// person's message, or the owner a proactive event's source named (empty:
-// anyone in the chat).
+// person's message or press; for Parley's cancel of a question, that
+// question's owner, which the cancel carries (a question asked again keeps
+// its owner); else the owner the event names (a proactive event's source,
+// an agent's send; empty: anyone in the chat, which the turn allows only
+// in a one-to-one chat).
 func New(form message.Question, id string, ev message.Event, intentID, unitID string, now time.Time, cfg Config) store.Question {
 	cfg = cfg.WithDefaults()
 	owner := ev.Owner
-	if ev.Kind == message.KindMessage || ev.Kind == message.KindAnswer {
+	if (ev.Kind == message.KindMessage || ev.Kind == message.KindAnswer) && ev.Cancel == nil {
 		owner = ev.Sender.ID
 	}
 	return store.Question{
@@ -439,11 +448,12 @@ func answerOf(q store.Question) *agent.Answer {
 
 // CancelEvent is the event that tells the agent, in order with the thread's
 // turns, that q closed without an answer: a KindAnswer from Parley itself.
+// It carries q's owner, who owns a question the agent asks in its turn.
 func CancelEvent(q store.Question, now time.Time) message.Event {
 	closed := Closed(q)
 	return message.Event{
 		Platform: message.Parley, Account: "questions", EventID: "cancel:" + q.ID, Kind: message.KindAnswer,
-		Thread: q.Thread, Time: now,
+		Thread: q.Thread, Time: now, Owner: q.Owner,
 		Cancel: &message.Cancel{QuestionID: q.ID, Reason: q.Reason, IntentID: q.IntentID, UnitID: q.UnitID, Text: closed.Text},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/store"
@@ -206,5 +207,33 @@ func TestTextAnswers(t *testing.T) {
 	want := map[string]any{"n": int64(3), "ok": true, "seat": "12A", "mail": "ada@example.com"}
 	if q.State != store.QuestionAnswered || !reflect.DeepEqual(q.Answers, want) {
 		t.Fatalf("answers %+v (%s)", q.Answers, q.State)
+	}
+}
+
+// TestReaskedQuestionKeepsItsOwner_Finding6: when a question closed without
+// an answer (it expired, a newer one replaced it), the agent hears it in a
+// turn of Parley's own cancel event, which has no sender; a question it
+// asked again there had no owner, and anyone in the chat could answer it.
+// The cancel carries the closed question's owner (through the queue, as
+// the turn receives it), and a question asked in its turn keeps it.
+func TestReaskedQuestionKeepsItsOwner_Finding6(t *testing.T) {
+	for _, reason := range []string{questions.ReasonExpired, questions.ReasonSuperseded} {
+		first := asked(form())
+		closed := questions.Cancel(first, reason, "cancel:"+first.ID).Next
+		body, err := intent.EncodeInbound(intent.Inbound{Event: questions.CancelEvent(closed, t0), ReceivedAt: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := intent.DecodeInbound(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := questions.New(form(), "fedcba9876543210fedcba9876543210", in.Event, "fedcba9876543210fedcba9876543210", "ask#1", t0, questions.Config{})
+		if again.Owner != "42" {
+			t.Fatalf("%s: the question asked again is owned by %q, want 42, the owner of the one it replaces", reason, again.Owner)
+		}
+		if o := press(t, again, "Aisle", "43", "e1"); o.Write || o.Notice != questions.NoticeNotOwner {
+			t.Fatalf("%s: another person's press: %+v", reason, o)
+		}
 	}
 }

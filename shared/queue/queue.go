@@ -43,7 +43,7 @@ func (q *Queue) URL() string { return q.url }
 func (q *Queue) Send(ctx context.Context, m Message) error {
 	_, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{
 		QueueUrl:               aws.String(q.url),
-		MessageBody:            aws.String(string(m.Body)),
+		MessageBody:            aws.String(string(Body(m.Body))),
 		MessageGroupId:         aws.String(message.GroupID(m.Group)),
 		MessageDeduplicationId: aws.String(message.DedupID(m.Dedup)),
 	})
@@ -64,7 +64,7 @@ func (q *Queue) SendBatch(ctx context.Context, msgs []Message) error {
 		for i, m := range chunk {
 			entries[i] = types.SendMessageBatchRequestEntry{
 				Id:                     aws.String(strconv.Itoa(i)),
-				MessageBody:            aws.String(string(m.Body)),
+				MessageBody:            aws.String(string(Body(m.Body))),
 				MessageGroupId:         aws.String(message.GroupID(m.Group)),
 				MessageDeduplicationId: aws.String(message.DedupID(m.Dedup)),
 			}

@@ -172,6 +172,8 @@ var Inbound = QueueSpec{
 // longest retry budget a consumer allows (24 hours) a waiting message is
 // received at most a few hundred times: waits grow to 5 minutes between
 // attempts, and each attempt of a group's head returns its group-mates once.
+// A turn waiting for its agent's post costs its group-mates a receive an
+// hour (ADR 0014).
 // Only a message that crashes its consumer every time (a timeout each
 // invocation) ever gets this far; the alarms on errors and on the oldest
 // message's age fire long before.

@@ -26,7 +26,7 @@ const (
 	// QuestionDeclined: the owner chose Skip. Terminal.
 	QuestionDeclined QuestionState = "declined"
 	// QuestionCancelled: closed without an answer; Reason says why
-	// (expired, superseded, off). Terminal.
+	// (expired, superseded, off, no_owner). Terminal.
 	QuestionCancelled QuestionState = "cancelled"
 )
 
@@ -40,7 +40,8 @@ type Question struct {
 	ID, Short string
 	// Origin is the event key of the turn that asked.
 	Origin string
-	// Owner is the sender id who may answer; empty: anyone in the chat.
+	// Owner is the sender id who may answer; empty: anyone in the chat,
+	// which the turn allows in a one-to-one chat only.
 	Owner string
 	// Form is the question as the agent asked it.
 	Form message.Question

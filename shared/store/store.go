@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
 )
 
 // ErrConflict is returned when a compare-and-set's condition does not hold.
@@ -83,6 +84,11 @@ type Claim struct {
 	// Body is a deferred claim's inbound message, and DueAt when it is due.
 	Body  []byte
 	DueAt time.Time
+	// Digest is ClaimSpec.Digest as the claim was written.
+	Digest string
+	// Thread and Origin are ClaimSpec's: whose turn a turn claim is.
+	Thread message.Thread
+	Origin string
 }
 
 // Live reports whether the claim still answers for its key at now.
@@ -112,6 +118,17 @@ type ClaimSpec struct {
 	// beside its enqueue, and forgets it if the enqueue fails. Empty:
 	// ClaimPending under Lease.
 	State ClaimState
+	// Digest, when set, is kept on the claim: a fingerprint of what the
+	// key protects, so a later use of the key with other content can be
+	// told from a retry (platform.Digester).
+	Digest string
+	// Thread and Origin, when set, are kept on the claim: a turn's thread
+	// and its event's key, which its intent will hold. A reader with only
+	// the turn's id learns where the turn goes before it has an intent or
+	// an await record (an agent's POST /reply that arrives before Parley
+	// read its 202). They cost no write of their own.
+	Thread message.Thread
+	Origin string
 }
 
 // DedupeTTL is how long event keys and turn claims are remembered unless

@@ -23,6 +23,13 @@
 //     its visibility timeout, or is in the DLQ), then taken off the list.
 //   - a deferred event that is due: enqueued on its thread's group, then its
 //     claim moves to enqueued.
+//   - a question left open past its expiry: cancelled, and its cancel
+//     enqueued on the thread's group, so the agent hears it.
+//
+// An item a run cannot mend (the queue refuses its message, its record does
+// not read) is logged and set back behind the items due now, to be tried
+// again at the next run, after them: one that keeps failing never keeps the
+// items after it from being looked at.
 //
 // # Guarantees
 //

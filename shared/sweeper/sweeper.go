@@ -97,11 +97,31 @@ func (p *Processor) Run(ctx context.Context) (Report, error) {
 			err = p.close(ctx, &r, e)
 		}
 		if err != nil {
-			p.log().Error("sweep item failed; the next run tries again", "key", e.Key, "error", err)
-			errs = append(errs, err)
+			errs = append(errs, p.setBack(ctx, &r, e, now, err))
 		}
 	}
 	return r, errors.Join(errs...)
+}
+
+// setBackBy is how far past the run's time a run moves an item it could not
+// mend. The query takes the oldest items first, so an item that keeps
+// failing (a body the queue refuses for good, a record that no longer
+// reads) would otherwise come first on every run and, once Limit of them
+// piled up, keep everything behind them from ever being looked at. Behind
+// everything due now, it is tried again at the next run, after them: a
+// failure that passes (a crash, an outage) costs no more than a run.
+const setBackBy = time.Second
+
+// setBack moves an item that failed behind the items due now, and is the
+// run's error for it.
+func (p *Processor) setBack(ctx context.Context, r *Report, e store.SweepEntry, now time.Time, err error) error {
+	log := p.log().With("key", e.Key, "error", err)
+	if rerr := p.reschedule(ctx, r, e, now.Add(setBackBy)); rerr != nil {
+		log.Error("sweep item failed, and setting it back failed too; the next run tries again", "reschedule_error", rerr)
+		return err
+	}
+	log.Error("sweep item failed; set back behind the items due now", "retry_at", now.Add(setBackBy))
+	return err
 }
 
 // intent mends one open send intent.

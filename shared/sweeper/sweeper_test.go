@@ -117,6 +117,24 @@ func (s *setup) intent(id string, units ...intent.Unit) intent.Intent {
 	return in
 }
 
+// deferred holds a proactive event with text on its claim until due, as
+// ingress does in quiet hours.
+func (s *setup) deferred(id, text string, due time.Time) message.Event {
+	s.t.Helper()
+	ev := message.Event{Platform: message.Events, Account: "cron", EventID: id, Kind: message.KindProactive, Thread: thread, Text: text}
+	body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: due})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := s.store.Claim(s.t.Context(), ev.Key(), store.ClaimSpec{Owner: "a", Now: t0, Lease: time.Minute, TTL: 7 * 24 * time.Hour}); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.store.Defer(s.t.Context(), ev.Key(), "a", body, due, t0, 7*24*time.Hour); err != nil {
+		s.t.Fatal(err)
+	}
+	return ev
+}
+
 func pending(id string) intent.Unit {
 	return intent.Unit{ID: id, Content: message.Text("text " + id), State: message.UnitPending}
 }
@@ -242,18 +260,8 @@ func TestStuckTurnClaimIsReportedOnce(t *testing.T) {
 func TestDeferredEventIsEnqueuedAtItsTimeOnce(t *testing.T) {
 	t.Parallel()
 	s := newSetup(t)
-	ev := message.Event{Platform: message.Events, Account: "cron", EventID: "d1", Kind: message.KindProactive, Thread: thread, Text: "wake up"}
 	due := t0.Add(14 * time.Hour)
-	body, err := intent.EncodeInbound(intent.Inbound{Event: ev, ReceivedAt: due})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.store.Claim(t.Context(), ev.Key(), store.ClaimSpec{Owner: "a", Now: t0, Lease: time.Minute, TTL: 7 * 24 * time.Hour}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.store.Defer(t.Context(), ev.Key(), "a", body, due, t0, 7*24*time.Hour); err != nil {
-		t.Fatal(err)
-	}
+	ev := s.deferred("d1", "wake up", due)
 	s.now = due.Add(-time.Second)
 	if r := s.run(); r.Undeferred != 0 {
 		t.Fatalf("report %+v before its time", r)
@@ -281,4 +289,28 @@ func TestDeferredEventIsEnqueuedAtItsTimeOnce(t *testing.T) {
 		t.Fatalf("reports %+v", reports)
 	}
 
+}
+
+// TestFailingItemNeverBlocksTheOnesBehind_Finding1: a deferred event the
+// queue refuses for good (here, over its maximum size) sat at the head of the
+// sweep index's bounded query on every run, so nothing due after it was ever
+// looked at. A run now sets an item it could not mend back, behind the
+// others, and the event after it is enqueued.
+func TestFailingItemNeverBlocksTheOnesBehind_Finding1(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t)
+	s.p.Limit = 1
+	s.deferred("poison", strings.Repeat("x", 300<<10), t0.Add(time.Minute)) // over the queue's 256 KiB
+	s.deferred("next", "wake up", t0.Add(2*time.Minute))
+	s.now = t0.Add(3 * time.Minute)
+	for range 3 {
+		_, _ = s.p.Run(t.Context()) // the poison's failure is reported; the run goes on
+	}
+	got := s.take(s.env.Resources.InboundURL)
+	if len(got) != 1 || !strings.Contains(got[0], `"event_id":"next"`) {
+		t.Fatalf("inbound = %.200q, want the event due after the one the queue refuses", got)
+	}
+	if !strings.Contains(s.logs.String(), "set back") {
+		t.Errorf("no line says the failing item was set back:\n%s", s.logs.String())
+	}
 }

@@ -23,6 +23,7 @@ type Awaits interface {
 	OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error)
 	GetAwait(ctx context.Context, turnID string) (store.Await, error)
 	SetAwaitHandle(ctx context.Context, turnID, handle string) error
+	AdoptAwait(ctx context.Context, turnID, owner, handle string) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 }
 
@@ -35,18 +36,36 @@ var errAwaiting = errors.New("waiting for the agent's posted reply")
 
 // await records that the turn waits for its agent's post until the
 // deadline, and holds the turn's claim (and so its message, and its
-// thread's later turns) until then. Nothing waits in memory: the message
-// comes back every AwaitPoll, or at once when a post wakes it.
-func (p *Processor) await(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, ev message.Event, key, owner, intentID string) error {
+// thread's later turns) until then. Nothing waits in memory: the message is
+// parked until the deadline (AwaitPoll at most), and a post wakes it.
+//
+// The agent may have posted before this turn read its 202: the post then
+// opened the record itself (package agentapi), and this turn takes it over,
+// or plans the post at once when it was final.
+func (p *Processor) await(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, ev message.Event, ch Channel, key, owner, intentID string) error {
 	now := p.now()
-	a, _, err := p.Awaits.OpenAwait(ctx, store.Await{
+	a, created, err := p.Awaits.OpenAwait(ctx, store.Await{
 		TurnID: intentID, Thread: ev.Thread, EventKey: ev.Key(), ClaimKey: key, ClaimOwner: owner,
 		Deadline: now.Add(cfg.AsyncTimeout), Handle: rec.ReceiptHandle, CreatedAt: now,
 		ExpiresAt: now.Add(cfg.AsyncTimeout + cfg.ClaimTTL),
 	})
+	if err == nil && !created && a.State == store.AwaitOpen {
+		// Opened by an early post, or by an earlier run of this turn:
+		// this run's claim and message wait on it now.
+		a, err = p.Awaits.AdoptAwait(ctx, intentID, owner, rec.ReceiptHandle)
+		var conflict *store.AwaitConflictError
+		if errors.As(err, &conflict) {
+			a, err = conflict.Current, nil // a post finished it meanwhile
+		}
+	}
 	if err != nil {
 		p.release(ctx, log, key, owner, time.Time{})
 		return fmt.Errorf("record the wait: %w", err)
+	}
+	if a.State != store.AwaitOpen {
+		log.Info("the agent posted before its 202 was read; the post is taken now", "outcome", "async_early")
+		a.ClaimKey, a.ClaimOwner = key, owner
+		return p.closedWait(ctx, log, cfg, ev, ch, a)
 	}
 	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner, store.ReleaseSpec{Until: a.Deadline, Note: awaitNote}); err != nil {
 		// The claim's lease still holds the thread; the next receive
@@ -54,7 +73,7 @@ func (p *Processor) await(ctx context.Context, log *slog.Logger, cfg Config, rec
 		log.Warn("hold turn claim for the wait failed", "error", err)
 	}
 	log.Info("turn waits for the agent's posted reply", "outcome", "awaiting", "deadline", a.Deadline.UTC().Format(time.RFC3339))
-	return consumer.Retry(errAwaiting, p.pollWait(cfg, a.Deadline, now))
+	return p.park(ctx, log, cfg, rec, ev, ch, a)
 }
 
 // awaiting is a waiting turn's message received again before the deadline.
@@ -63,24 +82,63 @@ func (p *Processor) awaiting(ctx context.Context, log *slog.Logger, cfg Config, 
 	if err != nil {
 		return fmt.Errorf("read the wait: %w", err)
 	}
-	switch a.State {
-	case store.AwaitFinal:
-		return p.awaited(ctx, log, cfg, ev, ch, a, a.ClaimKey, a.ClaimOwner)
-	case store.AwaitExpired:
-		// Before its deadline, only a failed bubble ends a wait this way.
-		log.Warn("turn done: a bubble of its posted reply failed for good; the rest was abandoned", "outcome", "async_abandoned")
-		p.settle(ctx, log, a.ClaimKey, a.ClaimOwner, store.ClaimFailed, "async_abandoned", cfg)
-		return nil
+	if a.State != store.AwaitOpen {
+		return p.closedWait(ctx, log, cfg, ev, ch, a)
 	}
 	if err := p.Awaits.SetAwaitHandle(ctx, intentID, rec.ReceiptHandle); err != nil {
 		var conflict *store.AwaitConflictError
 		if errors.As(err, &conflict) {
 			// The post arrived in between: take it now.
-			return p.awaiting(ctx, log, cfg, rec, ev, ch, intentID)
+			return p.closedWait(ctx, log, cfg, ev, ch, conflict.Current)
 		}
-		log.Warn("record the waiting message's handle failed; the next poll finds the post", "error", err)
+		// A post's wake would use the handle of an earlier receive and
+		// miss: look again soon rather than at the next poll.
+		log.Warn("record the waiting message's handle failed; looking again soon", "error", err)
+		return consumer.Retry(errAwaiting, min(shortLook, p.pollWait(cfg, a.Deadline, p.now())))
 	}
-	return consumer.Retry(errAwaiting, p.pollWait(cfg, a.Deadline, p.now()))
+	return p.park(ctx, log, cfg, rec, ev, ch, a)
+}
+
+// shortLook is how soon a waiting turn looks again when a post might not
+// wake it (its message's handle is not on the record).
+const shortLook = 30 * time.Second
+
+// park parks the waiting turn's message itself until its next look: the
+// deadline, or AwaitPoll when that is sooner. A post wakes it
+// (ChangeMessageVisibility to zero with the record's handle), and so must
+// come after the park to stand: the record is read once more after the
+// park, and a post that was recorded before it (its wake undone) is taken
+// now. The consumer leaves a parked message's visibility alone.
+func (p *Processor) park(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, ev message.Event, ch Channel, a store.Await) error {
+	wait := p.pollWait(cfg, a.Deadline, p.now())
+	if p.Park == nil {
+		return consumer.Retry(errAwaiting, wait)
+	}
+	if err := p.Park.ChangeVisibility(ctx, rec.ReceiptHandle, wait); err != nil {
+		log.Warn("park the waiting message failed; looking again soon", "error", err)
+		return consumer.Retry(errAwaiting, min(shortLook, wait))
+	}
+	now, err := p.Awaits.GetAwait(ctx, a.TurnID)
+	if err != nil {
+		log.Warn("read the wait after parking failed; the next look finds a post", "error", err)
+		return consumer.Parked(errAwaiting)
+	}
+	if now.State != store.AwaitOpen {
+		return p.closedWait(ctx, log, cfg, ev, ch, now)
+	}
+	return consumer.Parked(errAwaiting)
+}
+
+// closedWait ends a wait the record ended before the deadline: a final post
+// is planned; an expired record (only a bubble that failed for good expires
+// it early) settles the turn.
+func (p *Processor) closedWait(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, a store.Await) error {
+	if a.State == store.AwaitFinal {
+		return p.awaited(ctx, log, cfg, ev, ch, a, a.ClaimKey, a.ClaimOwner)
+	}
+	log.Warn("turn done: a bubble of its posted reply failed for good; the rest was abandoned", "outcome", "async_abandoned")
+	p.settle(ctx, log, a.ClaimKey, a.ClaimOwner, store.ClaimFailed, "async_abandoned", cfg)
+	return nil
 }
 
 // awaitDue is a waiting turn's message received once the deadline passed

@@ -37,4 +37,14 @@
 // configured error line, unless the policy is silent. A plan the store
 // refuses for its size is replaced by that line too: it is never retried, so
 // the agent is never asked twice for it.
+//
+// # Waiting for a posted reply
+//
+// An agent that answers 202 posts its reply later (package agentapi). The
+// turn records that it waits (an await record), holds its claim until the
+// deadline, parks its own message until then (an hour at most per look) and
+// reads the record once more, returning consumer.Parked: a post wakes the
+// parked message, and the record says what came. A post that came before the
+// 202 was read has opened the record already: the turn adopts it, or plans a
+// final post at once (ADR 0014).
 package turn

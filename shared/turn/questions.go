@@ -94,6 +94,13 @@ func (p *Processor) hear(ctx context.Context, log *slog.Logger, cfg Config, ev m
 			if errors.As(err, &conflict) {
 				continue
 			}
+			if errors.Is(err, store.ErrInvalid) {
+				// The record would be over the store's item limit with
+				// this answer, on every try: not taken, the question
+				// stays open, and the person is told.
+				log.Warn("answer not taken: the question's record would be too large", "outcome", "answer_too_large")
+				return p.after(ctx, log, ch, ev, q, questions.Outcome{Notice: questions.NoticeTooLong}), nil
+			}
 			if err != nil {
 				return heard{}, fmt.Errorf("record the answer: %w", err)
 			}
@@ -141,19 +148,33 @@ func outcomeOf(action string) string {
 
 // ask records the question the agent asked in the turn of ev (its reply is
 // intent intentID) before any of it is sent, superseding the thread's open
-// question, whose agent hears cancel. Under PARLEY_QUESTIONS=off the agent
-// hears cancel at once and nothing is rendered. It returns the question's
-// unit, or none.
-func (p *Processor) ask(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, intentID string, form message.Question) ([]intent.Unit, error) {
+// question, whose agent hears cancel. Under PARLEY_QUESTIONS=off, or when
+// nobody owns a question asked into a group, the agent hears cancel at once
+// and nothing is rendered. It returns the question's unit, or none.
+func (p *Processor) ask(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, intentID string, form message.Question) ([]intent.Unit, error) {
 	now := p.now()
 	q := questions.New(form, intentID, ev, intentID, askUnitID, now, cfg.Questions)
-	if p.Questions == nil || cfg.Questions.Off {
-		q.State, q.Reason = store.QuestionCancelled, questions.ReasonOff
+	reason := ""
+	switch {
+	case p.Questions == nil || cfg.Questions.Off:
+		reason = questions.ReasonOff
+	case q.Owner == "":
+		person, private := privateChat(ev, ch)
+		if !private {
+			// Anyone in a group could answer it: "deploy?" approved by
+			// whoever pressed first.
+			log.Warn("question not asked: asked into a group, nobody owns it", "outcome", questions.ReasonNoOwner)
+			reason = questions.ReasonNoOwner
+		}
+		q.Owner = person // the one person in the chat; unnamed: whoever is in it
+	}
+	if reason != "" {
+		q.State, q.Reason = store.QuestionCancelled, reason
 		q.IntentID, q.UnitID = "", ""
 		if err := p.enqueueCancel(ctx, q, now); err != nil {
 			return nil, err
 		}
-		p.questionMetric(ctx, log, now, q.ID, "off")
+		p.questionMetric(ctx, log, now, q.ID, reason)
 		return nil, nil
 	}
 	for range 3 {
@@ -174,6 +195,18 @@ func (p *Processor) ask(ctx context.Context, log *slog.Logger, cfg Config, ev me
 		return []intent.Unit{{ID: askUnitID, Content: message.Content{Prompt: ptr(questions.Prompt(stored))}, State: message.UnitPending}}, nil
 	}
 	return nil, errors.New("the thread's question kept changing under us")
+}
+
+// privateChat reports whether ev's chat is one-to-one with the bot, and the
+// person in it when known: as the event says, else as its thread says.
+func privateChat(ev message.Event, ch Channel) (string, bool) {
+	switch {
+	case ev.ChatType == message.ChatPrivate:
+		return "", true
+	case ev.ChatType == "" && ch.Private != nil:
+		return ch.Private(ev.Thread)
+	}
+	return "", false
 }
 
 // supersede closes the thread's current question for a newer one: an open

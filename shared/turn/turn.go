@@ -51,6 +51,10 @@ type Channel struct {
 	Editor Editor
 	// Acknowledger answers presses of controls; nil when none is needed.
 	Acknowledger Acknowledger
+	// Private tells a one-to-one chat from a group by its thread, and
+	// names the person in it (registry.Private), for an event that does
+	// not say (a proactive event, an agent's send). Nil: a group.
+	Private func(message.Thread) (person string, private bool)
 }
 
 // Editor changes a message Parley sent (platform.Editor).
@@ -106,13 +110,15 @@ type Config struct {
 	// wait behind it. Defaults to 15 minutes; at most MaxAsyncTimeout.
 	AsyncTimeout time.Duration
 	// AwaitPoll is how often a waiting turn looks at its record when no
-	// post woke it. Defaults to 30 seconds.
+	// post woke it: a safety net, since a post wakes it. Each look returns
+	// the thread's queued messages with it, a receive each, so it is rare.
+	// Defaults to 1 hour.
 	AwaitPoll time.Duration
 }
 
-// MaxAsyncTimeout bounds Config.AsyncTimeout: a waiting turn's message is
-// received about once per AwaitPoll, and SQS keeps a message invisible at
-// most 12 hours from its receive.
+// MaxAsyncTimeout bounds Config.AsyncTimeout. A waiting turn's message is
+// parked at most until its deadline, well within SQS's 12 hours from a
+// receive, and received about once per AwaitPoll (ADR 0014).
 const MaxAsyncTimeout = 6 * time.Hour
 
 // MaxMaxAge bounds Config.MaxAge. Within it, a waiting message stays well
@@ -129,7 +135,7 @@ func (c Config) WithDefaults() Config {
 	c.MaxAge = cmp.Or(c.MaxAge, 6*time.Hour)
 	c.Questions = c.Questions.WithDefaults()
 	c.AsyncTimeout = cmp.Or(c.AsyncTimeout, 15*time.Minute)
-	c.AwaitPoll = cmp.Or(c.AwaitPoll, 30*time.Second)
+	c.AwaitPoll = cmp.Or(c.AwaitPoll, time.Hour)
 	return c
 }
 
@@ -166,6 +172,12 @@ type Processor struct {
 	// Awaits records turns waiting for their agent's posted reply; nil
 	// makes a 202 end the turn with nothing sent.
 	Awaits Awaits
+	// Park parks a waiting turn's message on inbound.fifo
+	// (ChangeMessageVisibility), before the turn reads its record once
+	// more, so that a post's wake, which comes after, stands (ADR 0014).
+	// Nil: the consumer parks it, and a post that arrives while the turn
+	// runs may wait until the next poll.
+	Park   consumer.Visibility
 	Config Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
@@ -199,8 +211,10 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	key := store.IntentKey(intentID)
 	owner := store.NewOwner()
 	// On the sweeper's list while it runs: a turn cut off and never taken
-	// over is reported.
-	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL, Sweep: true})
+	// over is reported. The claim names the turn's thread, so an agent's
+	// post that comes before its 202 is read finds where the turn goes.
+	claim, err := p.Claims.Claim(ctx, key, store.ClaimSpec{Owner: owner, Now: now, Lease: cfg.ClaimLease, TTL: cfg.ClaimTTL, Sweep: true,
+		Thread: ev.Thread, Origin: ev.Key()})
 	log = log.With("intent_id", intentID)
 	var held *store.ClaimHeldError
 	if errors.As(err, &held) {
@@ -248,7 +262,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		return p.retryLater(ctx, log, cfg, rec, in, key, owner, claim, err)
 	}
 	if outcome == outcomeAsync && len(units) == 0 && p.Awaits != nil {
-		return p.await(ctx, log, cfg, rec, ev, key, owner, intentID)
+		return p.await(ctx, log, cfg, rec, ev, ch, key, owner, intentID)
 	}
 	return p.commit(ctx, log, cfg, ev, key, owner, intentID, units, outcome)
 }
@@ -371,14 +385,9 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 	plan, err := envelope.Build(envelope.Reply{Body: reply.Body, ContentType: reply.ContentType}, cfg.Envelope, ch.Capabilities)
 	var limit *envelope.LimitError
 	if errors.As(err, &limit) {
-		// Over a limit: the plan is rejected whole, never truncated. The
-		// person still hears back (the configured error line) unless the
-		// policy is silent.
+		// Over a limit: the plan is rejected whole, never truncated.
 		log.Error("agent reply rejected", "outcome", "rejected", "limit", limit.Limit, "max", limit.Max, "got", limit.Got)
-		if cfg.Envelope.OnParseError == envelope.PolicySilent {
-			return nil, "rejected", nil
-		}
-		return []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}}, "rejected_error_message", nil
+		return rejected(cfg)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("plan reply: %w", permanent(err))
@@ -404,7 +413,13 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 	if n := plan.Next; n.Type == envelope.NextAsk && n.Ask != nil {
 		// Recorded before anything of it is sent; the question message
 		// goes last, after the reply's bubbles.
-		ask, err := p.ask(ctx, log, cfg, ev, intentID, n.Ask.Question)
+		ask, err := p.ask(ctx, log, cfg, ev, ch, intentID, n.Ask.Question)
+		if errors.Is(err, store.ErrInvalid) {
+			// The store refuses the question on every try: rejected
+			// like a reply over a limit, never asked of the agent again.
+			log.Error("agent reply rejected: its question cannot be stored", "outcome", "rejected", "error", err)
+			return rejected(cfg)
+		}
 		if err != nil {
 			return nil, "", err
 		}
@@ -414,6 +429,15 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 		units[0].ReplyTo = ev.MessageID
 	}
 	return units, string(plan.Outcome), nil
+}
+
+// rejected is what a turn sends for a reply it rejected whole: the person
+// still hears back (the configured error line) unless the policy is silent.
+func rejected(cfg Config) ([]intent.Unit, string, error) {
+	if cfg.Envelope.OnParseError == envelope.PolicySilent {
+		return nil, "rejected", nil
+	}
+	return []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}}, "rejected_error_message", nil
 }
 
 // retryLater hands a turn whose agent call failed retryably back to the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
@@ -760,4 +762,180 @@ func (r *refusingIntents) CommitIntent(ctx context.Context, in intent.Intent, ow
 		return intent.Intent{}, false, fmt.Errorf("dynamodb create intent: %w: item size has exceeded the maximum allowed size", store.ErrInvalid)
 	}
 	return r.Store.CommitIntent(ctx, in, owner, outcome, now)
+}
+
+// bigForm is an ask envelope of 20 fields of 25 options each, every title
+// and value full of '<': about 99 KB as the agent writes it, far more once
+// encoded as stored (json.Marshal writes each '<' as six bytes).
+func bigForm() string {
+	var props []string
+	for f := range 20 {
+		var opts []string
+		for o := range 25 {
+			opts = append(opts, fmt.Sprintf(`{"const":"%s%02d","title":"%s%02d"}`, strings.Repeat("<", 80), o, strings.Repeat("<", 88), o))
+		}
+		props = append(props, fmt.Sprintf(`"f%02d":{"type":"string","oneOf":[%s]}`, f, strings.Join(opts, ",")))
+	}
+	return `{"schema":"openab.turn.v1","messages":[{"id":"b1","text":"pick"}],"next":{"type":"ask","request":{"message":"Pick",` +
+		`"requestedSchema":{"type":"object","properties":{` + strings.Join(props, ",") + `}}}}}`
+}
+
+// TestOversizedQuestionNeverAsksAgain_Finding4: the envelope's limits
+// counted the bubbles' text, not the question's form, so a form of 99 KB
+// whose record exceeds DynamoDB's 400 KB passed them; the store's refusal
+// was retried like an outage, and the agent was asked again and again
+// while the thread waited. The form is bounded, as stored, when the
+// envelope is checked (the error line, once); and a question the store
+// refuses all the same is permanent, never a second agent call.
+func TestOversizedQuestionNeverAsksAgain_Finding4(t *testing.T) {
+	t.Parallel()
+	withQuestions := func(s *setup) {
+		s.p.Questions = s.store
+		s.p.Inbox = queue.New(s.env.SQS, s.env.Resources.InboundURL)
+	}
+	if n := len(bigForm()); n > 100_000 {
+		t.Fatalf("the form is %d bytes, want about 99 KB", n)
+	}
+	t.Run("OverTheEnvelopesBound", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(bigForm()))
+		withQuestions(s)
+		ev := event("q1")
+		for range 2 { // the first delivery, then a redelivery
+			if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+				t.Fatalf("Handle = %v, want nil: nothing here gets better with a retry", err)
+			}
+		}
+		in, err := s.intent(ev)
+		if err != nil || len(in.Units) != 1 || in.Units[0].Content.Text != envelope.DefaultErrorMessage {
+			t.Fatalf("intent = %+v, %v; want the error line only", in.Units, err)
+		}
+		if n := s.agent.count(); n != 1 {
+			t.Fatalf("agent asked %d times, want once", n)
+		}
+	})
+	t.Run("RefusedByTheStore", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, envelopeReply(`{"schema":"openab.turn.v1","messages":[{"id":"b1","text":"pick"}],"next":{"type":"ask","request":{"message":"Pick",`+
+			`"requestedSchema":{"type":"object","properties":{"seat":{"type":"string","enum":["12A","12C"]}}}}}}`))
+		withQuestions(s)
+		s.p.Questions = refusingQuestions{s.store}
+		ev := event("q2")
+		for range 2 {
+			if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+				t.Fatalf("Handle = %v, want nil: a refused write is not retried", err)
+			}
+		}
+		in, err := s.intent(ev)
+		if err != nil || len(in.Units) != 1 || in.Units[0].Content.Text != envelope.DefaultErrorMessage {
+			t.Fatalf("intent = %+v, %v; want the error line in place of the refused plan", in.Units, err)
+		}
+		if n := s.agent.count(); n != 1 {
+			t.Fatalf("agent asked %d times, want once", n)
+		}
+	})
+}
+
+// refusingQuestions refuses every question as the store refuses an item
+// over its size limit.
+type refusingQuestions struct{ *dynamostore.Store }
+
+func (refusingQuestions) AskQuestion(context.Context, store.Question) (store.Question, bool, error) {
+	return store.Question{}, false, fmt.Errorf("dynamodb ask question: %w: item size has exceeded the maximum allowed size", store.ErrInvalid)
+}
+
+// TestAnswerTooLargeToKeepIsRefusedOnce (finding 4's other half): a free-text
+// answer that would take the question's record past DynamoDB's 400 KB was
+// retried like an outage, blocking the thread. It is not taken: the person
+// is told, the question stays open, and nothing is retried.
+func TestAnswerTooLargeToKeepIsRefusedOnce(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, envelopeReply(`{"schema":"openab.turn.v1","messages":[],"next":{"type":"ask","request":{"message":"Any note?",`+
+		`"requestedSchema":{"type":"object","properties":{"note":{"type":"string"}},"required":["note"]}}}}`))
+	s.p.Questions = s.store
+	s.p.Inbox = queue.New(s.env.SQS, s.env.Resources.InboundURL)
+	if err := s.handle(intent.Inbound{Event: event("n1")}); err != nil {
+		t.Fatal(err)
+	}
+	huge := event("n2")
+	huge.Text = strings.Repeat("<", 70_000) // 420 KB as stored
+	if err := s.handle(intent.Inbound{Event: huge}); err != nil {
+		t.Fatalf("Handle = %v, want nil: the answer is refused, not retried", err)
+	}
+	in, err := s.intent(huge)
+	if err != nil || len(in.Units) != 1 || in.Units[0].Content.Text != questions.NoticeTooLong {
+		t.Fatalf("intent = %+v, %v; want the notice", in.Units, err)
+	}
+	q, err := s.store.GetQuestion(t.Context(), store.QuestionKey(huge.Thread))
+	if err != nil || q.State != store.QuestionOpen {
+		t.Fatalf("question %+v, %v; want it open", q, err)
+	}
+	if n := s.agent.count(); n != 1 {
+		t.Fatalf("agent asked %d times, want once (the question)", n)
+	}
+}
+
+// racingPark is a waiting turn's Park that runs before first, as if a post
+// arrived just as the turn parked its message, and records each park.
+type racingPark struct {
+	mu     sync.Mutex
+	before func()
+	parks  []time.Duration
+}
+
+func (p *racingPark) ChangeVisibility(_ context.Context, _ string, d time.Duration) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.before != nil {
+		p.before()
+		p.before = nil
+	}
+	p.parks = append(p.parks, d)
+	return nil
+}
+
+// TestWaitingTurnParksItselfThenLooksAgain (ADR 0014): a turn whose agent
+// answered 202 parks its own message until its next look (the deadline, or
+// an hour) and leaves it parked (consumer.Parked, so the consumer does not
+// change it again); a post recorded as it parked, whose wake the park may
+// have undone, is planned in the same invocation.
+func TestWaitingTurnParksItselfThenLooksAgain(t *testing.T) {
+	t.Parallel()
+	accepted := func(agent.TurnRequest) (agent.Reply, error) {
+		return agent.Reply{Status: http.StatusAccepted, Accepted: true}, nil
+	}
+	t.Run("NoPostYet", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, accepted)
+		park := &racingPark{}
+		s.p.Awaits, s.p.Park = s.store, park
+		s.p.Config.AsyncTimeout = 3 * time.Hour
+		err := s.handle(intent.Inbound{Event: event("p1")})
+		var parked *consumer.ParkedError
+		if !errors.As(err, &parked) {
+			t.Fatalf("Handle = %v, want the message left parked", err)
+		}
+		if !slices.Equal(park.parks, []time.Duration{time.Hour}) {
+			t.Fatalf("parked %v, want once for an hour", park.parks)
+		}
+	})
+	t.Run("PostWhileParking", func(t *testing.T) {
+		t.Parallel()
+		s := newSetup(t, accepted)
+		ev := event("p2")
+		turnID := intent.IDFor(ev.Key())
+		park := &racingPark{before: func() {
+			if _, err := s.store.FinishAwait(t.Context(), turnID, store.AwaitPost{ID: "msg_1", ContentType: "text/plain", Body: []byte("found it"), At: t0}, t0); err != nil {
+				t.Error(err)
+			}
+		}}
+		s.p.Awaits, s.p.Park = s.store, park
+		if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+			t.Fatalf("Handle = %v, want the post planned now", err)
+		}
+		in, err := s.intent(ev)
+		if err != nil || len(in.Units) != 1 || in.Units[0].Content.Text != "found it" {
+			t.Fatalf("intent = %+v, %v; want the posted reply", in.Units, err)
+		}
+	})
 }

@@ -2,7 +2,6 @@ package events
 
 import (
 	"bytes"
-	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -258,7 +257,8 @@ type Payload struct {
 	Data json.RawMessage `json:"data,omitempty"`
 	// Owner, when set, is who may answer a question the agent asks in this
 	// turn: a user id on the target's platform (the Telegram user id, the
-	// Slack user id). Unset: anyone in the chat. At most MaxOwnerLen bytes.
+	// Slack user id). Unset: the person of a one-to-one chat; in a group
+	// the question is not asked (package turn). At most MaxOwnerLen bytes.
 	Owner string `json:"owner,omitempty"`
 }
 
@@ -320,7 +320,7 @@ func (r *Receiver) parseStandard(req *platform.Request, verified []*Source) (pla
 	if strings.TrimSpace(p.Text) == "" && len(data) == 0 {
 		return platform.Parsed{}, fmt.Errorf("%w: text or data is required", platform.ErrMalformed)
 	}
-	if len(p.Owner) > MaxOwnerLen || !validID(cmp.Or(p.Owner, "-")) {
+	if p.Owner != "" && !ValidOwner(p.Owner) {
 		return platform.Parsed{}, fmt.Errorf("%w: owner must be 1-%d visible ASCII characters", platform.ErrMalformed, MaxOwnerLen)
 	}
 	ts, _ := strconv.ParseInt(req.Header.Get(standardwebhooks.HeaderTimestamp), 10, 64) // verified
@@ -449,6 +449,10 @@ func ParseTarget(s string) (message.Thread, error) {
 	}
 	return t, nil
 }
+
+// ValidOwner reports whether s may name a question's owner: 1 to
+// MaxOwnerLen visible ASCII characters, a user id on the target platform.
+func ValidOwner(s string) bool { return len(s) <= MaxOwnerLen && validID(s) }
 
 func validID(s string) bool {
 	return len(s) >= 1 && len(s) <= MaxIDLen && visible(s)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // CanonicalTarget returns the function that puts a conversation named from
@@ -90,3 +91,14 @@ func chatID(s string) bool {
 
 // userChat reports whether chat is a one-to-one chat: a user id.
 func userChat(chat string) bool { return strings.HasPrefix(chat, "U") }
+
+var _ platform.PrivateChats = adapter{}
+
+// Private: a chat whose id is a user's (U…) is the one-to-one chat with that
+// user; C… and R… are groups and rooms.
+func (adapter) Private(t message.Thread) (string, bool) {
+	if !strings.HasPrefix(t.Chat, "U") {
+		return "", false
+	}
+	return t.Chat, true
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/resources"
@@ -114,6 +115,34 @@ func TestREADMEDocumentsEverySetting(t *testing.T) {
 	for _, s := range registry.Settings() {
 		if !strings.Contains(string(readme), "| `"+s.Key+"`") {
 			t.Errorf("README.md has no configuration row for %s", s.Key)
+		}
+	}
+}
+
+// TestPrivate: each platform tells its one-to-one chats from its groups by
+// the thread alone, and names the person where the thread does; a platform
+// that cannot tell (Discord: a channel id says neither) says group.
+func TestPrivate(t *testing.T) {
+	t.Parallel()
+	lineUser, lineGroup := "U"+strings.Repeat("a", 32), "C"+strings.Repeat("a", 32)
+	for _, tc := range []struct {
+		thread  message.Thread
+		person  string
+		private bool
+	}{
+		{message.Thread{Platform: message.Telegram, Account: "1", Chat: "42"}, "42", true},
+		{message.Thread{Platform: message.Telegram, Account: "1", Chat: "-1001234"}, "", false},
+		{message.Thread{Platform: message.Slack, Account: "T1", Chat: "D0ADA0001"}, "", true},
+		{message.Thread{Platform: message.Slack, Account: "T1", Chat: "C0CHAN001"}, "", false},
+		{message.Thread{Platform: message.Slack, Account: "T1", Chat: "G0GROUP01"}, "", false},
+		{message.Thread{Platform: message.LINE, Account: "Ubot", Chat: lineUser}, lineUser, true},
+		{message.Thread{Platform: message.LINE, Account: "Ubot", Chat: lineGroup}, "", false},
+		{message.Thread{Platform: message.WhatsApp, Account: "106", Chat: "15551234567"}, "15551234567", true},
+		{message.Thread{Platform: message.Discord, Account: "1", Chat: "123456789012345678"}, "", false},
+		{message.Thread{Platform: "nowhere", Account: "1", Chat: "2"}, "", false},
+	} {
+		if person, private := registry.Private(tc.thread); person != tc.person || private != tc.private {
+			t.Errorf("Private(%s) = %q, %v; want %q, %v", tc.thread.Key(), person, private, tc.person, tc.private)
 		}
 	}
 }

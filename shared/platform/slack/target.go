@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // CanonicalTarget returns the function that puts a conversation named from
@@ -74,4 +75,12 @@ func digits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+var _ platform.PrivateChats = adapter{}
+
+// Private: a D… channel is a direct message with one person, whom its id
+// does not name; C… and G… are channels and group conversations.
+func (adapter) Private(t message.Thread) (string, bool) {
+	return "", strings.HasPrefix(strings.ToUpper(t.Chat), "D")
 }

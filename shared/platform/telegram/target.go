@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // CanonicalTarget puts a conversation named from outside (an events target,
@@ -41,4 +42,15 @@ func canonicalInt(s string, negative bool) (string, error) {
 		return "", errors.New("not a non-zero integer")
 	}
 	return strconv.FormatInt(n, 10), nil
+}
+
+var _ platform.PrivateChats = adapter{}
+
+// Private: a chat with a positive id is a private chat with the user of
+// that id; groups, supergroups and channels have negative ids.
+func (adapter) Private(t message.Thread) (string, bool) {
+	if n, err := strconv.ParseInt(t.Chat, 10, 64); err != nil || n <= 0 {
+		return "", false
+	}
+	return t.Chat, true
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // maxWaID is the most digits a wa_id has: an E.164 number's 15.
@@ -63,3 +64,9 @@ func waID(s string) (string, bool) {
 	}
 	return id, true
 }
+
+var _ platform.PrivateChats = adapter{}
+
+// Private: every WhatsApp Cloud API chat is one-to-one, with the person
+// whose wa_id is the chat.
+func (adapter) Private(t message.Thread) (string, bool) { return t.Chat, t.Chat != "" }

@@ -20,7 +20,9 @@
 //     ErrVisibilityLimit and changes nothing;
 //   - deduplication lasts the deduplication window, measured on the model's
 //     clock, also after the original was deleted;
-//   - a body over the maximum message size is refused.
+//   - a body over the maximum message size is refused, and so is one that
+//     holds a character SQS refuses (InvalidMessageContents), checked on
+//     the body as queue.Queue sends it (queue.Body).
 //
 // Time comes from Options.Now, usually a Clock, and visibility is computed
 // from it at each call: nothing runs in the background, and a test moves

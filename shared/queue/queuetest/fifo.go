@@ -24,6 +24,14 @@ import (
 // send batch's bodies together are (SQS's BatchRequestTooLong).
 var ErrTooLarge = errors.New("message too large")
 
+// ErrInvalidContents means a message body holds a character SQS refuses
+// (InvalidMessageContents): anything but #x9, #xA, #xD, #x20–#xD7FF,
+// #xE000–#xFFFD and #x10000–#x10FFFF. The model checks the body as
+// queue.Queue sends it (queue.Body), so a sender that bypassed that
+// encoding, or a character it does not escape, is refused as SQS refuses
+// it.
+var ErrInvalidContents = errors.New("message body holds characters SQS refuses")
+
 // ErrVisibilityLimit means a visibility change would keep a message invisible
 // past 12 hours from when it was received, or asked for more than 43,200 s.
 // Real SQS answers InvalidParameterValue; queue.Queue clamps to 43,200 s but
@@ -167,16 +175,17 @@ func New(o Options) *FIFO {
 	return &FIFO{o: o.withDefaults(), seen: map[string]time.Time{}}
 }
 
-// Send enqueues one message, shaping its group and deduplication ids as
-// queue.Queue does. A duplicate within the deduplication window is accepted
-// and dropped, as SQS does.
+// Send enqueues one message, shaping its group and deduplication ids and
+// encoding its body as queue.Queue does. A duplicate within the
+// deduplication window is accepted and dropped, as SQS does.
 func (q *FIFO) Send(ctx context.Context, m queue.Message) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("queuetest send message: %w", err)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if err := q.checkSize(len(m.Body)); err != nil {
+	m.Body = queue.Body(m.Body)
+	if err := q.check(m.Body); err != nil {
 		return fmt.Errorf("queuetest send message: %w", err)
 	}
 	q.enqueue("", message.GroupID(m.Group), message.DedupID(m.Dedup), m.Body)
@@ -185,7 +194,9 @@ func (q *FIFO) Send(ctx context.Context, m queue.Message) error {
 
 // SendBatch enqueues messages in order, ten per request, with
 // queue.Queue.SendBatch's contract: it stops at the first request with a
-// failed entry and reports it as a *queue.BatchError. Within that request the
+// failed entry (a body over MaxMessageBytes, InvalidParameterValue, or with
+// a character SQS refuses, InvalidMessageContents) and reports it as a
+// *queue.BatchError. Within that request the
 // entries before the failed one are enqueued; the failed one and every later
 // one are not (Failed counts them), so a retry of the whole call, which
 // deduplication makes safe, leaves no gap in a group. A request whose bodies
@@ -207,12 +218,19 @@ func (q *FIFO) sendChunk(chunk []queue.Message) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	total := 0
-	for i, m := range chunk {
-		if q.checkSize(len(m.Body)) != nil {
+	chunk = slices.Clone(chunk)
+	for i := range chunk {
+		m := &chunk[i]
+		m.Body = queue.Body(m.Body)
+		if err := q.check(m.Body); err != nil {
 			for _, m := range chunk[:i] {
 				q.enqueue("", message.GroupID(m.Group), message.DedupID(m.Dedup), m.Body)
 			}
-			return &queue.BatchError{Failed: len(chunk) - i, Code: "InvalidParameterValue", SenderFault: true}
+			code := "InvalidParameterValue"
+			if errors.Is(err, ErrInvalidContents) {
+				code = "InvalidMessageContents"
+			}
+			return &queue.BatchError{Failed: len(chunk) - i, Code: code, SenderFault: true}
 		}
 		total += len(m.Body)
 	}
@@ -226,11 +244,24 @@ func (q *FIFO) sendChunk(chunk []queue.Message) error {
 	return nil
 }
 
-func (q *FIFO) checkSize(n int) error {
-	if n > q.o.MaxMessageBytes {
+// check refuses a body SQS would: over the size limit, or holding a
+// character outside SQS's set.
+func (q *FIFO) check(body []byte) error {
+	if n := len(body); n > q.o.MaxMessageBytes {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, n, q.o.MaxMessageBytes)
 	}
+	if i := bytes.IndexFunc(body, func(r rune) bool { return !sqsCharacter(r) }); i >= 0 {
+		return fmt.Errorf("%w: %q at byte %d (InvalidMessageContents)", ErrInvalidContents, []rune(string(body[i:]))[0], i)
+	}
 	return nil
+}
+
+// sqsCharacter reports whether SQS accepts r in a message body. bytes.IndexFunc
+// reads a byte that is not UTF-8 as U+FFFD, which SQS accepts: the model
+// leaves such bodies to the real queue's tests.
+func sqsCharacter(r rune) bool {
+	return r == 0x9 || r == 0xA || r == 0xD || (r >= 0x20 && r <= 0xD7FF) ||
+		(r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
 }
 
 // enqueue appends a message unless its deduplication id was accepted within

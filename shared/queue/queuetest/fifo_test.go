@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -729,6 +730,49 @@ func TestSizeLimit(t *testing.T) {
 			t.Errorf("Len = %d, want the first chunk's 10", got)
 		}
 	})
+}
+
+// TestCharacterRule_Finding1: SQS refuses a whole message whose body holds
+// a character outside its set. The model checks the body as queue.Queue
+// sends it: what queue.Body escapes (U+FFFE, U+FFFF, everything above
+// U+FFFF) goes through and decodes to the same text; what no JSON body
+// holds raw (a NUL) is refused, as SQS and fauxqs refuse it.
+func TestCharacterRule_Finding1(t *testing.T) {
+	t.Parallel()
+	b := setup(t, queuetest.Options{})
+	texts := []string{"😀 \uffff \ufffe", "\U0010ffff", "é 你好"}
+	for i, s := range texts {
+		body, _ := json.Marshal(map[string]string{"text": s})
+		if err := b.q.Send(t.Context(), queue.Message{Group: "a", Dedup: strconv.Itoa(i), Body: body}); err != nil {
+			t.Fatalf("send %q: %v", s, err)
+		}
+	}
+	for i, r := range b.q.Receive(10) {
+		var got struct{ Text string }
+		if err := json.Unmarshal([]byte(r.Body), &got); err != nil || got.Text != texts[i] {
+			t.Errorf("received %q, decoding to %q (%v); want %q", r.Body, got.Text, err, texts[i])
+		}
+		if strings.ContainsFunc(r.Body, func(r rune) bool { return r > 0xFFFD }) {
+			t.Errorf("received %q: a character above U+FFFD was not escaped", r.Body)
+		}
+	}
+
+	nul := []byte("{\"text\":\"nul \x00\"}")
+	if err := b.q.Send(t.Context(), queue.Message{Group: "b", Dedup: "nul", Body: nul}); !errors.Is(err, queuetest.ErrInvalidContents) {
+		t.Fatalf("send with a NUL: %v, want ErrInvalidContents", err)
+	}
+	err := b.q.SendBatch(t.Context(), []queue.Message{
+		{Group: "b", Dedup: "ok", Body: []byte(`{"text":"ok"}`)},
+		{Group: "b", Dedup: "nul", Body: nul},
+		{Group: "b", Dedup: "after", Body: []byte(`{"text":"after"}`)},
+	})
+	var be *queue.BatchError
+	if !errors.As(err, &be) || *be != (queue.BatchError{Failed: 2, Code: "InvalidMessageContents", SenderFault: true}) {
+		t.Fatalf("SendBatch with a NUL = %v, want a BatchError InvalidMessageContents for it and the entry after", err)
+	}
+	if got := b.q.Len(); got != len(texts)+1 {
+		t.Errorf("Len = %d, want %d: the entry before the refused one went in", got, len(texts)+1)
+	}
 }
 
 func TestSendWithDoneContext(t *testing.T) {

@@ -14,8 +14,9 @@ import (
 
 // Claim attributes, besides pk: st, owner, lease_until (ms), expires_at (s),
 // claimed_at (ms), attempts, reason, note, body (a deferred event), due (ms),
-// wt (the write token of the last write by its owner), and sw / sw_at while
-// the claim is on the sweeper's list.
+// wt (the write token of the last write by its owner), fp (ClaimSpec.Digest),
+// thread and origin (ClaimSpec's: a turn claim's, the same attributes its
+// intent holds), and sw / sw_at while the claim is on the sweeper's list.
 //
 // A claim's owner is a token unique to the attempt that claims it
 // (store.ClaimSpec), so Claim's write token is its owner: a failed
@@ -47,6 +48,11 @@ func (s *Store) Claim(ctx context.Context, key string, spec store.ClaimSpec) (st
 		":zero":    num(0),
 		":one":     num(1),
 	}
+	if spec.Digest != "" {
+		update += ", #fp = :fp"
+		names["#fp"], values[":fp"] = "fp", str(spec.Digest)
+	}
+	update += turnOf(spec, names, values)
 	if spec.Sweep {
 		update += ", #sw = :sw, #swat = :swat"
 		names["#sw"], names["#swat"] = "sw", "sw_at"
@@ -109,6 +115,9 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 	item := attrs{
 		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner),
 		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1),
+	}
+	if spec.Digest != "" {
+		item["fp"] = str(spec.Digest)
 	}
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                s.table,
@@ -292,5 +301,7 @@ func claimFrom(key string, item attrs) store.Claim {
 		c.Body = b.Value
 	}
 	c.DueAt = fromMillis(getN(item, "due"))
+	c.Digest = getS(item, "fp")
+	c.Thread, c.Origin = turnFrom(item)
 	return c
 }

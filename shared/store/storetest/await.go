@@ -34,6 +34,10 @@ func awaits(t *testing.T, s Store) {
 	if got, created, err = s.OpenAwait(ctx, again); err != nil || created || got.ClaimOwner != "o1" || !got.Deadline.Equal(a.Deadline) {
 		t.Fatalf("re-open: %+v, %v, %v; want the first record", got, created, err)
 	}
+	// The turn that holds it now adopts it: its owner, its handle.
+	if got, err := s.AdoptAwait(ctx, "turn1", "o3", "h0"); err != nil || got.ClaimOwner != "o3" || got.Handle != "h0" || got.State != store.AwaitOpen {
+		t.Fatalf("adopt: %+v, %v", got, err)
+	}
 	if err := s.SetAwaitHandle(ctx, "turn1", "h2"); err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +105,9 @@ func awaits(t *testing.T, s Store) {
 	}
 	if err := s.SetAwaitHandle(ctx, "turn1", "h3"); !errors.As(err, &conflict) {
 		t.Fatalf("set the handle of a final record: %v", err)
+	}
+	if _, err := s.AdoptAwait(ctx, "turn1", "o4", "h3"); !errors.As(err, &conflict) || conflict.Current.State != store.AwaitFinal {
+		t.Fatalf("adopt a final record: %v, want a conflict holding it", err)
 	}
 
 	// Expiry wins over a later post.

@@ -40,6 +40,7 @@ type Store interface {
 	OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error)
 	GetAwait(ctx context.Context, turnID string) (store.Await, error)
 	SetAwaitHandle(ctx context.Context, turnID, handle string) error
+	AdoptAwait(ctx context.Context, turnID, owner, handle string) (store.Await, error)
 	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
@@ -50,6 +51,8 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Claims", func(t *testing.T) { t.Parallel(); claims(t, newStore(t)) })
 	t.Run("ClaimRace", func(t *testing.T) { t.Parallel(); claimRace(t, newStore(t)) })
 	t.Run("ClaimSettledAtOnce", func(t *testing.T) { t.Parallel(); claimSettled(t, newStore(t)) })
+	t.Run("ClaimKeepsItsDigest", func(t *testing.T) { t.Parallel(); claimDigest(t, newStore(t)) })
+	t.Run("TurnClaimSaysWhoseTurn", func(t *testing.T) { t.Parallel(); turnClaim(t, newStore(t)) })
 	t.Run("Intents", func(t *testing.T) { t.Parallel(); intents(t, newStore(t)) })
 	t.Run("LeaseRace", func(t *testing.T) { t.Parallel(); leaseRace(t, newStore(t)) })
 	t.Run("TransitionsMatchModel", func(t *testing.T) { t.Parallel(); model(t, newStore(t)) })
@@ -105,6 +108,63 @@ func claimSettled(t *testing.T, s Store) {
 	}
 	if c, err := s.Claim(ctx, key, later); err != nil || c.Owner != "b" || c.State != store.ClaimPending {
 		t.Fatalf("claim after forget: %+v, %v", c, err)
+	}
+}
+
+// claimDigest: a claim keeps the digest it was written with, in either
+// form, and a refused claim answers with it, so the caller can tell a retry
+// from another payload under the same key.
+func claimDigest(t *testing.T, s Store) {
+	ctx := context.Background()
+	for _, state := range []store.ClaimState{store.ClaimEnqueued, ""} {
+		key := "evt#test#acct#digest-" + string(state)
+		sp := spec("a", t0)
+		sp.State, sp.Digest = state, "d1"
+		if _, err := s.Claim(ctx, key, sp); err != nil {
+			t.Fatal(err)
+		}
+		again := spec("b", t0)
+		again.State, again.Digest = state, "d2"
+		if cur := held(t, func() error { _, err := s.Claim(ctx, key, again); return err }()); cur.Digest != "d1" {
+			t.Errorf("state %q: held claim's digest %q, want d1", state, cur.Digest)
+		}
+		if c, err := s.GetClaim(ctx, key, t0); err != nil || c.Digest != "d1" {
+			t.Errorf("state %q: read %+v, %v; want digest d1", state, c, err)
+		}
+	}
+}
+
+// turnClaim: a turn's claim keeps its thread and origin, so its id alone
+// says where the turn goes; its intent, committed onto it, keeps them.
+func turnClaim(t *testing.T, s Store) {
+	ctx := context.Background()
+	th := message.Thread{Platform: message.Telegram, Account: "1", Chat: "42", Thread: "7"}
+	in := newIntent("turn-claim", 1)
+	in.Thread, in.Origin = th, "evt#telegram#1#9"
+	sp := spec("a", t0)
+	sp.Thread, sp.Origin = th, in.Origin
+	if _, err := s.Claim(ctx, store.IntentKey(in.ID), sp); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.GetClaim(ctx, store.IntentKey(in.ID), t0)
+	if err != nil || c.Thread != th || c.Origin != in.Origin || c.State != store.ClaimPending {
+		t.Fatalf("claim %+v, %v; want pending with its thread and origin", c, err)
+	}
+	if cur := held(t, func() error { _, err := s.Claim(ctx, store.IntentKey(in.ID), spec("b", t0)); return err }()); cur.Thread != th {
+		t.Fatalf("held claim %+v, want its thread", cur)
+	}
+	if _, _, err := s.CommitIntent(ctx, in, "a", "enqueued", t0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetIntent(ctx, in.ID); err != nil || got.Thread != th || got.Origin != in.Origin {
+		t.Fatalf("intent %+v, %v", got, err)
+	}
+	plain := "evt#test#acct#plain"
+	if _, err := s.Claim(ctx, plain, spec("a", t0)); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.GetClaim(ctx, plain, t0); err != nil || c.Thread != (message.Thread{}) || c.Origin != "" {
+		t.Fatalf("a claim that names no turn: %+v, %v", c, err)
 	}
 }
 
@@ -375,8 +435,8 @@ func deferred(t *testing.T, s Store) {
 	}
 }
 
-// oversized: an intent over the store's item limit (DynamoDB: 400 KB) is
-// refused as store.ErrInvalid, which callers never retry, and writes nothing.
+// oversized: an intent or a question over the store's item limit (DynamoDB:
+// 400 KB) is refused as store.ErrInvalid, which callers never retry, and writes nothing.
 func oversized(t *testing.T, s Store) {
 	ctx := context.Background()
 	in := newIntent("big", 1)
@@ -386,6 +446,16 @@ func oversized(t *testing.T, s Store) {
 	}
 	if _, err := s.GetIntent(ctx, "big"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("GetIntent after the refusal = %v, want ErrNotFound", err)
+	}
+	// A question too: its form is stored as JSON, each '<' six bytes.
+	th := message.Thread{Platform: message.Telegram, Account: "1", Chat: "big"}
+	q := store.Question{Thread: th, ID: "big", Short: "big", State: store.QuestionOpen, CreatedAt: t0, DueAt: t0.Add(time.Hour), ExpiresAt: t0.Add(48 * time.Hour),
+		Form: message.Question{Message: "?", Fields: []message.Field{{ID: "q0", Key: "k", Kind: message.FieldText, Description: strings.Repeat("<", 70_000)}}}}
+	if _, _, err := s.AskQuestion(ctx, q); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("AskQuestion of a 420 KB question = %v, want store.ErrInvalid", err)
+	}
+	if _, err := s.GetQuestion(ctx, store.QuestionKey(th)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetQuestion after the refusal = %v, want ErrNotFound", err)
 	}
 }
 
