@@ -36,7 +36,13 @@ const escaped = "\\*_~|`[<>"
 // be a link has its ":" escaped, since the backslashes after it could make
 // it one. Mentions never notify anyone either way (allowed_mentions). The
 // result is at most twice as long, in code points, as text.
+//
+// A line starts after "\n", "\r" or "\r\n": Discord's parser reads both
+// as "\n" (simple-markdown's preprocess), and drops every "\f" before it
+// parses, which could join "http" and "://" or a "#" to a line's start; so
+// Inert drops "\f" too, which Discord would not have shown.
 func Inert(text string) string {
+	text = strings.ReplaceAll(text, "\f", "")
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8)
 	lineStart, afterURL := true, false
@@ -89,7 +95,7 @@ func Inert(text string) string {
 		}
 		b.WriteByte(c)
 		afterURL = false
-		lineStart = c == '\n'
+		lineStart = c == '\n' || c == '\r'
 		i++
 	}
 	return b.String()
