@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,8 +30,13 @@ import (
 // post signs a sample webhook the way its platform would and posts it to the
 // runner. The platform is the file's parent folder under events/ unless given.
 func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
-	if len(args) < 1 || len(args) > 2 {
-		return fmt.Errorf("usage: parley-local post FILE [telegram|slack|discord|line|whatsapp|events]")
+	fs := flags("post", out)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if args = fs.Args(); len(args) < 1 || len(args) > 2 {
+		fs.Usage()
+		return errors.New("post takes FILE and, optionally, its platform")
 	}
 	file := args[0]
 	platform := filepath.Base(filepath.Dir(file))
