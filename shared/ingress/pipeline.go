@@ -184,7 +184,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				writeReply(w, parsed.Unavailable, "")
 				return
 			}
-			http.Error(w, "temporarily unable to accept the event; retry", http.StatusServiceUnavailable)
+			platform.WriteProblem(w, http.StatusServiceUnavailable, "unavailable", "temporarily unable to accept the event; retry")
 			return
 		}
 		ev := parsed.Events[i]
@@ -201,7 +201,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Retry-After", "30")
-		http.Error(w, "event is being processed by another request; retry", http.StatusServiceUnavailable)
+		platform.WriteProblem(w, http.StatusServiceUnavailable, string(ResultInProgress), "event is being processed by another request; retry")
 		return
 	}
 	if parsed.Ack != nil {
@@ -482,7 +482,7 @@ func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Eve
 }
 
 // refuse answers a request that fails verification or parsing: the status
-// for its sentinel, a reason, and no writes.
+// for its sentinel, a platform.Problem, and no writes.
 func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
 	status := platform.StatusOf(err)
 	if status == 0 {
@@ -492,7 +492,7 @@ func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
 	if status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", http.MethodPost)
 	}
-	http.Error(w, err.Error(), status)
+	platform.WriteProblem(w, status, platform.CodeOf(err), err.Error())
 }
 
 // answerMargin is what the core keeps of a platform's answer deadline

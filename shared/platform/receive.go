@@ -3,6 +3,7 @@ package platform
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -160,6 +161,63 @@ func StatusOf(err error) int {
 		return http.StatusForbidden
 	}
 	return 0
+}
+
+// Problem is the body of every refusal Parley answers, on every endpoint it
+// serves (each platform's webhook, /events, /send, /reply), as
+// application/json: a stable code a program branches on, and a reason for
+// the person reading it. It never holds a secret.
+type Problem struct {
+	// Error is the code: the refusal's sentinel's (CodeOf), or a more
+	// precise one (Refusal).
+	Error string `json:"error"`
+	// Reason says why, in a sentence.
+	Reason string `json:"reason"`
+}
+
+// WriteProblem answers a refusal with status and its Problem body.
+func WriteProblem(w http.ResponseWriter, status int, code, reason string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(Problem{Error: code, Reason: reason})
+}
+
+// Refusal is err with a Problem code more precise than its sentinel's
+// (an envelope over a limit: "over_limit", not "unprocessable"). err still
+// wraps its sentinel, which sets the status.
+func Refusal(code string, err error) error { return &refusal{code: code, err: err} }
+
+type refusal struct {
+	code string
+	err  error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+// CodeOf is err's Problem code: the one a Refusal named, else its
+// sentinel's (ErrUnauthorized and ErrStale: "unauthorized", ErrMalformed:
+// "malformed", ErrMethod: "method", ErrTooLarge: "too_large",
+// ErrUnprocessable: "unprocessable", ErrForbidden: "forbidden"), else
+// "malformed" (the core answers such an error 400, see StatusOf).
+func CodeOf(err error) string {
+	var r *refusal
+	switch {
+	case errors.As(err, &r):
+		return r.code
+	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrStale):
+		return "unauthorized"
+	case errors.Is(err, ErrMethod):
+		return "method"
+	case errors.Is(err, ErrTooLarge):
+		return "too_large"
+	case errors.Is(err, ErrUnprocessable):
+		return "unprocessable"
+	case errors.Is(err, ErrForbidden):
+		return "forbidden"
+	}
+	return "malformed"
 }
 
 // HMACSHA256 is HMAC-SHA256 under secret over parts, in order: the MAC that
