@@ -71,7 +71,7 @@ func NewReceiver(webhookSecret, botToken string) (*Receiver, error) {
 func (r *Receiver) Validate() error {
 	var errs []error
 	if !validSecret(r.WebhookSecret) {
-		errs = append(errs, errors.New("telegram: WebhookSecret must be 1-256 characters of A-Z a-z 0-9 _ -"))
+		errs = append(errs, errors.New("telegram: "+SettingWebhookSecret+" (the secret_token given to setWebhook) must be 1-256 characters of A-Z a-z 0-9 _ -"))
 	}
 	if !digits(r.BotID) {
 		errs = append(errs, errors.New("telegram: BotID must be the bot's numeric id"))
