@@ -122,7 +122,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, log, fmt.Errorf("%w: reading body: %v", platform.ErrMalformed, err))
 		return
 	}
-	req := &platform.Request{Method: r.Method, Header: r.Header, Query: r.URL.Query(), Body: body, Now: now}
+	req := &platform.Request{Method: r.Method, Header: r.Header, Query: r.URL.Query(), Body: body, Now: now, Oldest: p.oldest(now)}
 
 	if hs, ok := p.Receiver.(platform.Handshaker); ok {
 		if reply, ok := hs.Handshake(req); ok {
@@ -508,6 +508,19 @@ func writeReply(w http.ResponseWriter, r *platform.Reply, ack string) {
 	}
 	w.WriteHeader(cmp.Or(r.Status, http.StatusOK))
 	_, _ = w.Write(r.Body)
+}
+
+// replayMargin is what Request.Oldest keeps short of the dedupe window:
+// a platform's clock ahead of ours, a key written a little after its
+// event's time.
+const replayMargin = time.Hour
+
+// oldest is the earliest event time a receiver takes at now: within the
+// dedupe window less its margin (at most half of it), so an event it takes
+// is new or its key is still there.
+func (p *Pipeline) oldest(now time.Time) time.Time {
+	ttl := cmp.Or(p.DedupeTTL, store.DedupeTTL)
+	return now.Add(-(ttl - min(replayMargin, ttl/2)))
 }
 
 func (p *Pipeline) maxBody() int64 {

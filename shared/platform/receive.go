@@ -24,10 +24,25 @@ type Request struct {
 	// Now is the core's clock reading for this request (timestamp windows
 	// are checked against it).
 	Now time.Time
+	// Oldest is the earliest platform timestamp an event may carry: the
+	// dedupe window (PARLEY_DEDUPE_TTL) less a margin, before Now. An
+	// older event's key may be gone, so a replay of it would not be found
+	// a duplicate. A receiver whose platform does not sign a timestamp
+	// the core checks (LINE and WhatsApp sign only the body, Telegram
+	// nothing) ignores such an event (IgnoredStale), alone: the rest of
+	// its batch goes on. Zero: no bound.
+	Oldest time.Time
 	// Verified is what Verify learned about who signed the request (the
 	// events receiver: which sources' secrets verified it), for Parse.
 	// Parse must not trust anything Verify did not set here.
 	Verified any
+}
+
+// Stale reports whether an event the platform timestamped t is older than
+// Oldest: a replay past the dedupe window. An event without a timestamp
+// (t zero), or a request without a bound, is not.
+func (r *Request) Stale(t time.Time) bool {
+	return !r.Oldest.IsZero() && !t.IsZero() && t.Before(r.Oldest)
 }
 
 // Receiver is the receive half of an adapter.
@@ -108,6 +123,9 @@ const (
 	IgnoredDeleted     = "deleted"
 	IgnoredNoText      = "no_text"
 	IgnoredUnsupported = "unsupported"
+	// IgnoredStale: the event's own timestamp is older than
+	// Request.Oldest: a replay past the dedupe window.
+	IgnoredStale = "stale"
 )
 
 // Ignored is a dropped update.

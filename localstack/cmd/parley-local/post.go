@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
@@ -49,6 +50,7 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	}
 	env := func(k string) string { return cmp.Or(getenv(k), demo[k]) }
 	now := time.Now()
+	body = fakeplatform.Dated(message.Platform(platform), body, now)
 	var hdr http.Header
 	switch platform {
 	case "telegram":

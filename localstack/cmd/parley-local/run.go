@@ -370,11 +370,11 @@ Parley is running locally.
   platform APIs   %[1]s%[3]s/<platform> (fakes)
   function logs   %[4]s (JSON)
 
-Post a sample Telegram update (paste it in another terminal):
+Post a sample Telegram update, dated now (paste it in another terminal):
 
   curl -sS %[1]s/telegram -H 'Content-Type: application/json' \
     -H 'X-Telegram-Bot-Api-Secret-Token: %[5]s' \
-    --data-binary @events/telegram/message.json
+    --data-binary "$(sed "s/\"date\": [0-9]*/\"date\": $(date +%%s)/" events/telegram/message.json)"
 
 Post it twice: the second answer says "duplicate" and nothing more is sent.
 Slack and proactive events carry signatures with a 5-minute window; let Parley

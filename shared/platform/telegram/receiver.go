@@ -168,9 +168,16 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	case u.EditedMessage != nil, u.EditedChannelPost != nil:
 		return ignore(platform.IgnoredEdited)
 	case u.CallbackQuery != nil:
+		// A press has no date of its own (its message's is the question's),
+		// and it is bounded by its question instead: answered once, closed
+		// within PARLEY_QUESTION_TTL (at most 7 days).
 		return r.press(id, u.CallbackQuery, req.Now)
 	case m == nil, m.IsAutomaticForward:
 		return ignore(platform.IgnoredUnsupported)
+	case m.Date > 0 && req.Stale(time.Unix(m.Date, 0)):
+		// Telegram signs nothing: a message's date is what tells a replay
+		// past the dedupe window.
+		return ignore(platform.IgnoredStale)
 	case m.From != nil && m.From.IsBot:
 		return ignore(platform.IgnoredBot)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,10 @@ const (
 	testBotID  = "7000000001"
 	eventsDir  = "../../../events/telegram"
 )
+
+// window is how far before Now ingress sets Request.Oldest by default:
+// the dedupe window (8 days) less its margin (an hour).
+const window = 8*24*time.Hour - time.Hour
 
 func newTestReceiver(t testing.TB) *Receiver {
 	t.Helper()
@@ -241,10 +246,36 @@ func TestReceiverConfig(t *testing.T) {
 		t.Error("NewReceiver accepted a 257-character secret")
 	}
 	err := (&Receiver{}).Validate()
-	if err == nil || !strings.Contains(err.Error(), "WebhookSecret") || !strings.Contains(err.Error(), "BotID") {
+	if err == nil || !strings.Contains(err.Error(), SettingWebhookSecret) || !strings.Contains(err.Error(), "BotID") {
 		t.Errorf("Validate should report both problems, got %v", err)
 	}
 	if (&Receiver{}).Platform() != message.Telegram {
 		t.Error("wrong platform")
+	}
+}
+
+// TestStaleMessageIsIgnored_Finding11 (issue 23, finding 11): Telegram
+// signs nothing, so a message whose date is past Request.Oldest (the dedupe
+// window) is a replay the dedupe key may no longer catch: ignored. A press
+// is not dated (its message's date is the question's), and stays taken.
+func TestStaleMessageIsIgnored_Finding11(t *testing.T) {
+	t.Parallel()
+	r := newTestReceiver(t)
+	now := time.Unix(1764432000, 0)
+	stale := now.Add(-9 * 24 * time.Hour).Unix()
+	msg := `{"update_id":5,"message":{"message_id":9,"from":{"id":42,"is_bot":false,"first_name":"Ada"},"chat":{"id":42,"type":"private"},"date":` +
+		strconv.FormatInt(stale, 10) + `,"text":"hi"}}`
+	press := `{"update_id":6,"callback_query":{"id":"1","from":{"id":42,"is_bot":false,"first_name":"Ada"},"message":{"message_id":9,"chat":{"id":42,"type":"private"},"date":` +
+		strconv.FormatInt(stale, 10) + `},"chat_instance":"-1","data":"q0:yes"}}`
+	req := request([]byte(msg), testSecret)
+	req.Oldest = now.Add(-window)
+	p, err := r.Parse(req)
+	if err != nil || len(p.Events) != 0 || !reflect.DeepEqual(p.Ignored, []platform.Ignored{{Reason: platform.IgnoredStale, ID: "5"}}) {
+		t.Fatalf("a message of 9 days ago: %+v, %v", p, err)
+	}
+	req = request([]byte(press), testSecret)
+	req.Oldest = now.Add(-window)
+	if p, err := r.Parse(req); err != nil || len(p.Events) != 1 {
+		t.Fatalf("a press on a message of 9 days ago: %+v, %v", p, err)
 	}
 }
