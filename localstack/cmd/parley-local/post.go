@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
@@ -103,6 +104,15 @@ func send(ctx context.Context, out io.Writer, getenv config.Getenv, platform str
 	fmt.Fprintf(out, "%s %s\nParley-Ack: %s\n%s", resp.Proto, resp.Status, resp.Header.Get("Parley-Ack"), answer)
 	if resp.StatusCode >= 300 {
 		return fmt.Errorf("%s answered %s", url, resp.Status)
+	}
+	if platform == "telegram" {
+		// What Telegram does with the answer: a Bot API method in it (a
+		// press's answerCallbackQuery) is called for the bot.
+		env := func(k string) string { return cmp.Or(getenv(k), demo[k]) }
+		base := cmp.Or(getenv(telegram.SettingAPIBaseURL), "http://"+cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787")+fakeRoot+"/telegram")
+		if err := faketelegram.ActOnAnswer(ctx, http.DefaultClient, base, env(telegram.SettingBotToken), resp.StatusCode, resp.Header.Get("Content-Type"), answer); err != nil {
+			fmt.Fprintln(out, "(Telegram, acting on the answer:", err.Error()+")")
+		}
 	}
 	return nil
 }
