@@ -94,21 +94,29 @@ const (
 	// messages and the bytes of text they hold.
 	LimitMaxUnits      = "max_units"
 	LimitMaxReplyBytes = "max_reply_bytes"
+	// LimitPromptChars bounds a question's prompt, field by field: its
+	// platform's TextLimit, which no configuration changes (see
+	// checkPrompts).
+	LimitPromptChars = "prompt_chars"
 )
 
 // LimitError rejects a whole plan that is over a configured limit. Parley
 // never truncates a reply to fit.
 type LimitError struct {
-	// Limit is LimitMaxBubbles, LimitMaxBubbleChars, LimitMaxUnits or
-	// LimitMaxReplyBytes.
+	// Limit is LimitMaxBubbles, LimitMaxBubbleChars, LimitMaxUnits,
+	// LimitMaxReplyBytes or LimitPromptChars.
 	Limit string
 	// Max is the configured limit, Got what the reply had: its number of
 	// bubbles or units, its bytes of text, or the length in code points of
 	// the bubble named BubbleID.
 	Max, Got int
 	// BubbleID names the over-long bubble for max_bubble_chars ("ask" for
-	// an ask request's message); empty for max_bubbles.
+	// an ask request's message, and for prompt_chars); empty for
+	// max_bubbles.
 	BubbleID string
+	// Field is the question's field whose prompt is over prompt_chars
+	// ("q0", "q1", …).
+	Field string
 }
 
 func (e *LimitError) Error() string {
@@ -119,6 +127,8 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("envelope: the reply makes %d messages, over %s %d", e.Got, e.Limit, e.Max)
 	case LimitMaxReplyBytes:
 		return fmt.Sprintf("envelope: the reply holds %d bytes of text, over %s %d", e.Got, e.Limit, e.Max)
+	case LimitPromptChars:
+		return fmt.Sprintf("envelope: the question's field %s would show %d characters in one message, over the platform's %s %d", e.Field, e.Got, e.Limit, e.Max)
 	}
 	return fmt.Sprintf("envelope: %d bubbles, over %s %d", e.Got, e.Limit, e.Max)
 }

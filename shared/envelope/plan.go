@@ -170,6 +170,9 @@ func planEnvelope(env *Envelope, cfg Config, caps message.Capabilities) (Plan, e
 		if n := utf8.RuneCountInString(a.Message); n > cfg.MaxBubbleChars {
 			return Plan{}, &LimitError{Limit: LimitMaxBubbleChars, Max: cfg.MaxBubbleChars, Got: n, BubbleID: "ask"}
 		}
+		if err := checkPrompts(a, caps); err != nil {
+			return Plan{}, err
+		}
 	}
 	if len(env.Messages) > 0 {
 		plan.Units = make([]Unit, 0, len(env.Messages))

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // Limits of Discord's components, in code points where they are lengths.
@@ -324,7 +325,7 @@ func head(s string, n int) string {
 	for i > 0 && i < len(s) {
 		r, _ := utf8.DecodeRuneInString(s[i:])
 		prev, _ := utf8.DecodeLastRuneInString(s[:i])
-		if !joins(r) && prev != '\u200D' {
+		if !platform.Joins(r) && prev != '\u200D' {
 			break
 		}
 		_, size := utf8.DecodeLastRuneInString(s[:i])
@@ -343,19 +344,12 @@ func tail(s string, n int) string {
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		prev, _ := utf8.DecodeLastRuneInString(s[:i])
-		if !joins(r) && prev != '\u200D' {
+		if !platform.Joins(r) && prev != '\u200D' {
 			break
 		}
 		i += size
 	}
 	return strings.TrimLeftFunc(s[i:], unicode.IsSpace)
-}
-
-// joins reports whether r attaches to the character before it: a combining
-// mark, a zero-width joiner, a variation selector, an emoji modifier.
-func joins(r rune) bool {
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) || r == '\u200D' ||
-		(r >= '\uFE00' && r <= '\uFE0F') || (r >= 0x1F3FB && r <= 0x1F3FF) || (r >= 0xE0020 && r <= 0xE007F)
 }
 
 func ptr[T any](v T) *T { return &v }

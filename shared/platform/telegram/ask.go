@@ -58,6 +58,12 @@ func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, c
 			return fmt.Errorf("telegram editMessageText: %w", err)
 		}
 		args.Text = p.Text
+		if p.Closed() {
+			// A closed question's summary of its answers is Parley's own,
+			// as long as the answers: cut to fit. An open question's text
+			// fits already, or the planner refused it.
+			args.Text = platform.Fit(p.Text, TextLimit, message.CountUTF16)
+		}
 	}
 	if args.Text == "" {
 		return fmt.Errorf("telegram editMessageText: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "no text"})
