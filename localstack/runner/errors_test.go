@@ -3,7 +3,6 @@ package runner_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -54,23 +53,12 @@ func TestErrorBodiesHaveOneForm_Finding13(t *testing.T) {
 			if hdr == nil {
 				hdr = h.agentSigned("msg_"+c.name, c.body)
 			}
-			req, err := http.NewRequest(http.MethodPost, h.url+c.path, bytes.NewReader(c.body))
-			if err != nil {
-				t.Fatal(err)
+			status, ct, answer := h.postFull(c.path, hdr, c.body)
+			b := []byte(answer)
+			if status != c.status {
+				t.Fatalf("status %d (%s), want %d", status, b, c.status)
 			}
-			for k, v := range hdr {
-				req.Header[k] = v
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != c.status {
-				t.Fatalf("status %d (%s), want %d", resp.StatusCode, b, c.status)
-			}
-			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+			if ct != "application/json" {
 				t.Errorf("Content-Type %q, want application/json", ct)
 			}
 			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
