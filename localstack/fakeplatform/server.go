@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
@@ -163,6 +165,32 @@ func (s *Server) WaitFor(ctx context.Context, n int) ([]Delivery, error) {
 // (fakeslack.Sign): the v0 signature and the body's Content-Type.
 func SignSlack(secret string, ts time.Time, body []byte) http.Header {
 	return fakeslack.Sign(secret, ts, body)
+}
+
+// The timestamps of the platforms that sign none Parley checks: Telegram's
+// message dates (seconds), LINE's event timestamps (milliseconds),
+// WhatsApp's message and status timestamps (seconds, as strings).
+var (
+	telegramDate  = regexp.MustCompile(`"date"(\s*):(\s*)-?\d+`)
+	lineTimestamp = regexp.MustCompile(`"timestamp"(\s*):(\s*)-?\d+`)
+	waTimestamp   = regexp.MustCompile(`"timestamp"(\s*):(\s*)"\d*"`)
+)
+
+// Dated is a sample webhook body of platform as the platform would send it
+// at now: every Telegram date, LINE timestamp or WhatsApp timestamp set to
+// now, the rest byte for byte. Parley ignores an event of those platforms
+// whose own time is past the dedupe window (a replay), and the samples
+// under events/ are dated 2025-11-29.
+func Dated(p message.Platform, body []byte, now time.Time) []byte {
+	switch p {
+	case message.Telegram:
+		return telegramDate.ReplaceAll(body, []byte(`"date"${1}:${2}`+strconv.FormatInt(now.Unix(), 10)))
+	case message.LINE:
+		return lineTimestamp.ReplaceAll(body, []byte(`"timestamp"${1}:${2}`+strconv.FormatInt(now.UnixMilli(), 10)))
+	case message.WhatsApp:
+		return waTimestamp.ReplaceAll(body, []byte(`"timestamp"${1}:${2}"`+strconv.FormatInt(now.Unix(), 10)+`"`))
+	}
+	return body
 }
 
 // TelegramHeaders returns the headers Telegram sends with a webhook update

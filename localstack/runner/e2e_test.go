@@ -22,13 +22,23 @@ import (
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
 
+// readSample reads events/<path>, dated now as its platform (the folder)
+// would send it: an older LINE, WhatsApp or Telegram event is ignored as a
+// replay past the dedupe window.
 func readSample(t testing.TB, path string) []byte {
+	t.Helper()
+	return readSampleAt(t, path, time.Now())
+}
+
+// readSampleAt is readSample dated at.
+func readSampleAt(t testing.TB, path string, at time.Time) []byte {
 	t.Helper()
 	b, err := os.ReadFile("../../events/" + path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	dir, _, _ := strings.Cut(path, "/")
+	return fakeplatform.Dated(message.Platform(dir), b, at)
 }
 
 // TestTelegramUpdateBecomesPacedBubbles: a signed Telegram update comes out at

@@ -28,6 +28,7 @@ import (
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
@@ -174,6 +175,9 @@ type harness struct {
 	store  *dynamostore.Store
 	logs   *logBuffer
 	cfg    config.Config
+	// tgAPI is the fake Bot API's root, where Telegram acts on a
+	// webhook's answer.
+	tgAPI string
 	// release starts the pollers held back by options.
 	release func()
 	// lost records the conditional writes whose answer was lost, with
@@ -250,6 +254,7 @@ func start(t testing.TB, opt options) *harness {
 	for k, v := range fakeplatform.BaseURLs(fakeSrv.URL) {
 		vars[k] = v
 	}
+	h.tgAPI = vars[telegram.SettingAPIBaseURL]
 	for k, v := range opt.env {
 		vars[k] = v
 	}
@@ -317,6 +322,13 @@ func start(t testing.TB, opt options) *harness {
 // post sends a webhook and returns the status and body.
 func (h *harness) post(path string, hdr http.Header, body []byte) (int, string) {
 	h.t.Helper()
+	code, _, answer := h.postFull(path, hdr, body)
+	return code, answer
+}
+
+// postFull is post, with the answer's Content-Type.
+func (h *harness) postFull(path string, hdr http.Header, body []byte) (int, string, string) {
+	h.t.Helper()
 	req, err := http.NewRequest(http.MethodPost, h.url+path, bytes.NewReader(body))
 	if err != nil {
 		h.t.Fatal(err)
@@ -330,12 +342,21 @@ func (h *harness) post(path string, hdr http.Header, body []byte) (int, string) 
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
 }
 
-// postTelegram posts an update with the webhook secret.
+// postTelegram posts an update with the webhook secret, and does with the
+// answer what Telegram does: a Bot API method in it (a press's
+// answerCallbackQuery) is called on the fake, for the bot.
 func (h *harness) postTelegram(body []byte) (int, string) {
-	return h.post("/telegram", fakeplatform.TelegramHeaders(tgSecret), body)
+	h.t.Helper()
+	code, ct, answer := h.postFull("/telegram", fakeplatform.TelegramHeaders(tgSecret), body)
+	if err := faketelegram.ActOnAnswer(context.Background(), http.DefaultClient, h.tgAPI, tgToken, code, ct, []byte(answer)); err != nil {
+		// Telegram tells no one; a second answer to one press (a
+		// redelivered update) is refused, as Telegram refuses it.
+		h.t.Logf("Telegram acting on the webhook's answer: %v", err)
+	}
+	return code, answer
 }
 
 // postSlack posts an Events API body, signed now.

@@ -17,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
 )
@@ -70,7 +71,8 @@ func (h *harness) pressTelegramData(q fakeplatform.Delivery, data string, user i
 	chat, _ := strconv.ParseInt(q.Chat, 10, 64)
 	msg, _ := strconv.ParseInt(q.MessageID, 10, 64)
 	id := updateIDs.Add(1)
-	code, body := h.postTelegram(faketelegram.CallbackQuery(id, id*10, chat, user, msg, data))
+	tg, _ := h.fake.For(message.Telegram)
+	code, body := h.postTelegram(tg.(*faketelegram.API).Press(id, id*10, chat, user, msg, data))
 	if code != http.StatusOK {
 		h.t.Fatalf("press: %d %s", code, body)
 	}
@@ -101,6 +103,19 @@ func (h *harness) waitAnswers(n int) []agent.Answer {
 	}
 	h.t.Fatalf("the agent got %d answers, want %d: %+v", len(h.agent.gotAnswers()), n, h.agent.gotAnswers())
 	return nil
+}
+
+// lastReply is the text of the last message Parley sent in reply to the
+// question message q: a press's notice, on Telegram.
+func (h *harness) lastReply(q fakeplatform.Delivery) string {
+	h.t.Helper()
+	var last string
+	for _, d := range h.fake.Delivered() {
+		if d.Chat == q.Chat && d.ReplyTo == q.MessageID {
+			last = d.Text
+		}
+	}
+	return last
 }
 
 func (h *harness) lastEdit(q fakeplatform.Delivery) fakeapi.Edit {
@@ -157,8 +172,10 @@ func TestQuestionAnsweredByTheOwner(t *testing.T) {
 	if n := h.agent.calls(); n != calls {
 		t.Fatalf("another person's press reached the agent (%d calls)", n-calls)
 	}
-	if n := h.fake.Recorder().Notices(); len(n) != 1 || n[0].Text != "Only the person who was asked can answer." {
-		t.Fatalf("notices %+v", n)
+	// The press was answered by its webhook; the notice is a message
+	// replying to the question (Telegram shows one person nothing else).
+	if n := h.fake.Recorder().Notices(); len(n) != 1 || n[0].Text != "" || h.lastReply(q) != "Only the person who was asked can answer." {
+		t.Fatalf("notices %+v, reply %q", n, h.lastReply(q))
 	}
 	h.pressTelegram(q, "Aisle", ada)
 	got := h.waitAnswers(1)
@@ -174,13 +191,14 @@ func TestQuestionAnsweredByTheOwner(t *testing.T) {
 	if e := h.lastEdit(q); !strings.Contains(e.Text, "✓ Aisle") || len(e.Controls) != 0 {
 		t.Fatalf("the question message is %q with %+v", e.Text, e.Controls)
 	}
-	ds := h.fake.Delivered()
-	if last := ds[len(ds)-1].Text; !strings.HasPrefix(last, "answer accept to "+want.QuestionID+`: {"seat":"12C"}`) {
-		t.Fatalf("the agent's reply to the answer: %q", last)
+	if !slices.ContainsFunc(h.fake.Delivered(), func(d fakeplatform.Delivery) bool {
+		return strings.HasPrefix(d.Text, "answer accept to "+want.QuestionID+`: {"seat":"12C"}`)
+	}) {
+		t.Fatalf("no reply of the agent to the answer: %q", texts(h.fake.Delivered()))
 	}
 	notices := h.fake.Recorder().Notices()
-	if len(notices) != 3 || notices[1].Text != "" || notices[2].Text != "This question is closed." {
-		t.Fatalf("every press is acknowledged: %+v", notices)
+	if len(notices) != 3 || notices[1].Text != "" || notices[2].Text != "" || h.lastReply(q) != "This question is closed." {
+		t.Fatalf("every press is acknowledged: %+v, the last notice %q", notices, h.lastReply(q))
 	}
 }
 
@@ -209,8 +227,8 @@ func testQuestionFreeTextAndMultiSelect(t *testing.T, lost bool) *harness {
 	}
 	h.pressTelegram(q, "Extra bag", ada)
 	h.quiesce(20 * time.Second)
-	if n := h.fake.Recorder().Notices(); n[len(n)-1].Text != "Choose at most 2." {
-		t.Fatalf("a third extra: %+v", n[len(n)-1])
+	if r := h.lastReply(q); r != "Choose at most 2." {
+		t.Fatalf("a third extra: %q", r)
 	}
 	h.pressTelegram(q, "Done", ada)
 	h.quiesce(20 * time.Second)
@@ -378,5 +396,51 @@ func TestQuestionsOff(t *testing.T) {
 		if len(d.Controls) > 0 || strings.HasPrefix(d.Text, "Your flight") {
 			t.Fatalf("a question was rendered: %+v", d)
 		}
+	}
+}
+
+// TestPressIsAnsweredAtIngress_Finding9 (issue 23, finding 9): the press's
+// answerCallbackQuery was sent by its turn, behind the thread's other
+// turns, and Telegram refuses to answer a query a few seconds old: a press
+// in a busy thread left the button spinning. The webhook now answers the
+// press itself (a Bot API method as the webhook's answer, which Telegram
+// calls for the bot), once the press is durable, while the press still
+// waits its turn in order: here behind a turn that waits for its agent's
+// reply.
+func TestPressIsAnsweredAtIngress_Finding9(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	q := h.askTelegram("seat")
+	h.agent.fail = later
+	id := int(updateIDs.Add(1))
+	if code, _ := h.postTelegram(telegramUpdate(id, ada, "later, please")); code != http.StatusOK {
+		t.Fatal("the message before the press")
+	}
+	h.waitAwait(intent.IDFor("evt#telegram#" + tgBotID + "#" + strconv.Itoa(id)))
+
+	before := len(h.fake.Recorder().Notices())
+	pressed := time.Now()
+	h.pressTelegram(q, "Aisle", ada)
+	notices := h.fake.Recorder().Notices()
+	if len(notices) != before+1 || notices[before].Text != "" || notices[before].At.Sub(pressed) > faketelegram.QueryLife {
+		t.Fatalf("the press was not answered when its webhook was: %+v", notices[before:])
+	}
+	// The press itself waits behind the turn: the question is still open,
+	// and the agent has heard no answer.
+	time.Sleep(2 * time.Second)
+	if st := h.question(adaChat).State; st != store.QuestionOpen || len(h.agent.gotAnswers()) != 0 {
+		t.Fatalf("the press jumped the thread's queue: question %s, answers %+v", st, h.agent.gotAnswers())
+	}
+	// Its turn answers nothing a second time (Telegram would refuse it).
+	turnReply := replyBody(intent.IDFor("evt#telegram#"+tgBotID+"#"+strconv.Itoa(id)), "done")
+	if code, body := h.postReply("msg_finding9", turnReply); code != http.StatusOK {
+		t.Fatalf("reply: %d %s", code, body)
+	}
+	if got := h.waitAnswers(1); got[0].Action != agent.AnswerAccept {
+		t.Fatalf("answers %+v", got)
+	}
+	h.quiesce(10 * time.Second)
+	if n := len(h.fake.Recorder().Notices()); n != before+1 {
+		t.Fatalf("the press was answered %d times", n-before)
 	}
 }

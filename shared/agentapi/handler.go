@@ -15,6 +15,7 @@ import (
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store"
@@ -426,14 +427,11 @@ func (h *Handler) wake(ctx context.Context, log *slog.Logger, a store.Await) boo
 	return true
 }
 
-type problem struct {
-	Error  string `json:"error"`
-	Reason string `json:"reason"`
-}
-
+// refuse answers with the one refusal body of every endpoint
+// (platform.Problem).
 func refuse(w http.ResponseWriter, log *slog.Logger, status int, code, reason string) {
 	log.Warn("post refused", "outcome", code, "status", status)
-	respond(w, status, problem{Error: code, Reason: reason})
+	platform.WriteProblem(w, status, code, reason)
 }
 
 func respond(w http.ResponseWriter, status int, v any) {

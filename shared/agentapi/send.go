@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/message"
@@ -23,18 +24,19 @@ import (
 // Relations a send may name; the first is the default.
 var relations = []string{"followup", "broadcast", "system"}
 
-// isIdempotencyKey reports whether s is 1 to 128 of A-Z a-z 0-9 . _ : -.
-func isIdempotencyKey(s string) bool {
+// checkIdempotencyKey says what is wrong with s as an idempotency key, 1
+// to 128 of A-Z a-z 0-9 . _ : -, or nil.
+func checkIdempotencyKey(s string) error {
+	const want = "1-128 of A-Z a-z 0-9 . _ : -"
 	if len(s) < 1 || len(s) > 128 {
-		return false
+		return fmt.Errorf("%w: idempotency_key has %d characters: want %s", ErrBadPost, utf8.RuneCountInString(s), want)
 	}
-	for i := range len(s) {
-		c := s[i]
+	for i, c := range s {
 		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
-			return false
+			return fmt.Errorf("%w: idempotency_key has %q at byte %d: want %s", ErrBadPost, c, i, want)
 		}
 	}
-	return true
+	return nil
 }
 
 // SendReceiver is the receive half of POST /send, an agent's own message
@@ -107,8 +109,10 @@ func ParseSend(body []byte) (SendBody, error) {
 	switch {
 	case raw.ThreadKey == nil || *raw.ThreadKey == "":
 		return SendBody{}, fmt.Errorf("%w: thread_key is required", ErrBadPost)
-	case raw.IdempotencyKey == nil || !isIdempotencyKey(*raw.IdempotencyKey):
+	case raw.IdempotencyKey == nil:
 		return SendBody{}, fmt.Errorf("%w: idempotency_key is required: 1-128 of A-Z a-z 0-9 . _ : -", ErrBadPost)
+	case checkIdempotencyKey(*raw.IdempotencyKey) != nil:
+		return SendBody{}, checkIdempotencyKey(*raw.IdempotencyKey)
 	case raw.Relation != nil && !contains(relations, *raw.Relation):
 		return SendBody{}, fmt.Errorf("%w: relation must be followup, broadcast or system", ErrBadPost)
 	case raw.Owner != nil && !events.ValidOwner(*raw.Owner):
@@ -187,12 +191,13 @@ func (r *SendReceiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	plan, err := envelope.Build(envelope.Reply{Body: s.Body, ContentType: s.ContentType}, r.Envelope, caps)
 	var limit *envelope.LimitError
 	switch {
+	// The codes /reply refuses the same reply with.
 	case errors.As(err, &limit):
-		return platform.Parsed{}, fmt.Errorf("%w: %s: %d, at most %d", platform.ErrUnprocessable, limit.Limit, limit.Got, limit.Max)
+		return platform.Parsed{}, platform.Refusal("over_limit", fmt.Errorf("%w: %s: %d, at most %d", platform.ErrUnprocessable, limit.Limit, limit.Got, limit.Max))
 	case err != nil:
-		return platform.Parsed{}, fmt.Errorf("%w: %w", platform.ErrUnprocessable, err)
+		return platform.Parsed{}, platform.Refusal("invalid_reply", fmt.Errorf("%w: %w", platform.ErrUnprocessable, err))
 	case plan.Problem != nil:
-		return platform.Parsed{}, fmt.Errorf("%w: %w", platform.ErrUnprocessable, plan.Problem)
+		return platform.Parsed{}, platform.Refusal("invalid_envelope", fmt.Errorf("%w: %w", platform.ErrUnprocessable, plan.Problem))
 	}
 	owner := s.Owner
 	if plan.Next.Type == envelope.NextAsk && owner == "" {

@@ -196,3 +196,54 @@ func TestQuestionFormIsBoundedAsStored_Finding4(t *testing.T) {
 		t.Fatalf("a form of short labels: %v, want it asked", err)
 	}
 }
+
+// TestQuestionOverItsPlatformIsRefused_Finding5 (issue 23, finding 5): a
+// question's message, with a field's title, description and hint, is one
+// message on its platform, never split; the planner passed a question of
+// 1200 "*", which Discord (whose text Parley escapes, up to twice as long)
+// refused, and the question stayed open, unseen. A question whose prompt,
+// or its numbered text form where the platform may show that, is over the
+// platform's TextLimit is refused like any reply over a limit.
+func TestQuestionOverItsPlatformIsRefused_Finding5(t *testing.T) {
+	t.Parallel()
+	discord := message.Capabilities{TextLimit: 1000, Counting: message.CountRunes, Buttons: true}
+	telegram := message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16, Buttons: true}
+	line := message.Capabilities{TextLimit: 5000, Counting: message.CountUTF16, Buttons: true, TextForm: true}
+	seat := `"seat":{"type":"string","oneOf":[{"const":"12A","title":"Window"},{"const":"12C","title":"Aisle"}]}`
+	ask := func(msg, props string) Reply {
+		m, _ := json.Marshal(msg)
+		return Reply{Body: []byte(askBody(`{"message":` + string(m) + `,"requestedSchema":{"type":"object","properties":{` + props + `}}}`))}
+	}
+	var labels []string
+	for i := range 25 {
+		labels = append(labels, `{"const":"v`+string(rune('a'+i))+`","title":"`+strings.Repeat("x", 199)+string(rune('a'+i))+`"}`)
+	}
+	long := `"extras":{"type":"array","items":{"anyOf":[` + strings.Join(labels, ",") + `]}}`
+	cases := []struct {
+		name  string
+		reply Reply
+		caps  message.Capabilities
+		field string // "" when it is taken
+	}{
+		{"TheReportedQuestionOnDiscord", ask(strings.Repeat("*", 1200), seat), discord, "q0"},
+		{"TheReportedQuestionOnTelegram", ask(strings.Repeat("*", 1200), seat), telegram, ""},
+		{"AtDiscordsLimit", ask(strings.Repeat("*", 1000), seat), discord, ""},
+		{"ATitleOverDiscordsLimit", ask(strings.Repeat("*", 995), `"seat":{"type":"string","title":"Seat","enum":["12A"]}`), discord, "q0"},
+		{"TheSecondFieldsHint", ask(strings.Repeat("a", 960), seat+`,"note":{"type":"string","maxLength":200}`), discord, "q1"},
+		// 25 labels of 200 fit Telegram's buttons, not LINE's text form.
+		{"ATextFormOverLINEs", ask("Which?", long), line, "q0"},
+		{"ButtonsOnTelegram", ask("Which?", long), telegram, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plan, err := Build(c.reply, Config{}, c.caps)
+			var limit *LimitError
+			switch {
+			case c.field == "" && (err != nil || plan.Problem != nil || plan.Next.Ask == nil):
+				t.Fatalf("refused: %v %v", err, plan.Problem)
+			case c.field != "" && (!errors.As(err, &limit) || limit.Limit != LimitPromptChars || limit.Field != c.field || limit.Max != c.caps.TextLimit):
+				t.Fatalf("got %v, want prompt_chars on %s", err, c.field)
+			}
+		})
+	}
+}

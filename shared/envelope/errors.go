@@ -97,13 +97,17 @@ const (
 	// LimitMaxQuestionBytes bounds an ask's form as Parley stores it
 	// (MaxQuestionBytes).
 	LimitMaxQuestionBytes = "max_question_bytes"
+	// LimitPromptChars bounds a question's prompt, field by field: its
+	// platform's TextLimit, which no configuration changes (see
+	// checkPrompts).
+	LimitPromptChars = "prompt_chars"
 )
 
 // LimitError rejects a whole plan that is over a configured limit. Parley
 // never truncates a reply to fit.
 type LimitError struct {
 	// Limit is LimitMaxBubbles, LimitMaxBubbleChars, LimitMaxUnits,
-	// LimitMaxReplyBytes or LimitMaxQuestionBytes.
+	// LimitMaxReplyBytes, LimitMaxQuestionBytes or LimitPromptChars.
 	Limit string
 	// Max is the configured limit, Got what the reply had: its number of
 	// bubbles or units, its bytes of text, the length in code points of
@@ -111,8 +115,12 @@ type LimitError struct {
 	// stored.
 	Max, Got int
 	// BubbleID names the over-long bubble for max_bubble_chars ("ask" for
-	// an ask request's message); empty for max_bubbles.
+	// an ask request's message, and for prompt_chars); empty for
+	// max_bubbles.
 	BubbleID string
+	// Field is the question's field whose prompt is over prompt_chars
+	// ("q0", "q1", …).
+	Field string
 }
 
 func (e *LimitError) Error() string {
@@ -125,6 +133,8 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("envelope: the reply holds %d bytes of text, over %s %d", e.Got, e.Limit, e.Max)
 	case LimitMaxQuestionBytes:
 		return fmt.Sprintf("envelope: the question's form is %d bytes as stored, over %s %d", e.Got, e.Limit, e.Max)
+	case LimitPromptChars:
+		return fmt.Sprintf("envelope: the question's field %s would show %d characters in one message, over the platform's %s %d", e.Field, e.Got, e.Limit, e.Max)
 	}
 	return fmt.Sprintf("envelope: %d bubbles, over %s %d", e.Got, e.Limit, e.Max)
 }

@@ -179,6 +179,9 @@ func planEnvelope(env *Envelope, cfg Config, caps message.Capabilities) (Plan, e
 		if len(form) > MaxQuestionBytes {
 			return Plan{}, &LimitError{Limit: LimitMaxQuestionBytes, Max: MaxQuestionBytes, Got: len(form)}
 		}
+		if err := checkPrompts(a, caps); err != nil {
+			return Plan{}, err
+		}
 	}
 	if len(env.Messages) > 0 {
 		plan.Units = make([]Unit, 0, len(env.Messages))

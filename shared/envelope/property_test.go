@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -140,6 +141,11 @@ func TestPropertyEnvelopesRoundTrip(t *testing.T) {
 		}
 		caps := propertyCaps[r.IntN(len(propertyCaps))]
 		plan, err := Build(Reply{Body: []byte(g.body)}, Config{MaxBubbleChars: 100000, MaxUnits: 1 << 20}, caps)
+		var limit *LimitError
+		if errors.As(err, &limit) && limit.Limit == LimitPromptChars && g.nextType == NextAsk {
+			// A question one message of these caps cannot show.
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

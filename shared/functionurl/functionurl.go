@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // Handler serves h for Function URL events. The body is handed to h exactly
@@ -21,10 +24,12 @@ func Handler(h http.Handler) func(context.Context, events.LambdaFunctionURLReque
 	return func(ctx context.Context, ev events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
 		r, err := toHTTP(ctx, ev)
 		if err != nil {
+			// The one refusal body of every endpoint.
+			body, _ := json.Marshal(platform.Problem{Error: "malformed", Reason: err.Error()})
 			return events.LambdaFunctionURLResponse{
 				StatusCode: http.StatusBadRequest,
-				Headers:    map[string]string{"Content-Type": "text/plain; charset=utf-8"},
-				Body:       err.Error() + "\n",
+				Headers:    map[string]string{"Content-Type": "application/json"},
+				Body:       string(body) + "\n",
 			}, nil
 		}
 		w := &response{header: http.Header{}}

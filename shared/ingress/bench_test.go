@@ -53,9 +53,11 @@ const (
 	benchSlackSecret = "8f742231b10e8888abcd99yyyzzz85a5"
 )
 
+// benchUpdate is a Telegram message dated now: an older one past the dedupe
+// window would be ignored as a replay, and cost less than a message.
 func benchUpdate(i int) []byte {
-	return fmt.Appendf(nil, `{"update_id":%d,"message":{"message_id":%d,"date":1764432000,"text":"what's the weather in Lisbon tomorrow?",`+
-		`"from":{"id":42,"is_bot":false,"first_name":"Ada"},"chat":{"id":42,"type":"private","first_name":"Ada"}}}`, i, i)
+	return fmt.Appendf(nil, `{"update_id":%d,"message":{"message_id":%d,"date":%d,"text":"what's the weather in Lisbon tomorrow?",`+
+		`"from":{"id":42,"is_bot":false,"first_name":"Ada"},"chat":{"id":42,"type":"private","first_name":"Ada"}}}`, i, i, time.Now().Unix())
 }
 
 func benchSlack(i int) []byte {
@@ -95,7 +97,7 @@ func benchPipeline(b *testing.B, r platform.Receiver, body func(i int) []byte, s
 		}
 		w := httptest.NewRecorder()
 		p.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"enqueued"`) {
 			b.Fatalf("status %d: %s", w.Code, w.Body)
 		}
 	}

@@ -126,7 +126,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, log, fmt.Errorf("%w: reading body: %v", platform.ErrMalformed, err))
 		return
 	}
-	req := &platform.Request{Method: r.Method, Header: r.Header, Query: r.URL.Query(), Body: body, Now: now}
+	req := &platform.Request{Method: r.Method, Header: r.Header, Query: r.URL.Query(), Body: body, Now: now, Oldest: p.oldest(now)}
 
 	if hs, ok := p.Receiver.(platform.Handshaker); ok {
 		if reply, ok := hs.Handshake(req); ok {
@@ -189,7 +189,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				writeReply(w, parsed.Unavailable, "")
 				return
 			}
-			http.Error(w, "temporarily unable to accept the event; retry", http.StatusServiceUnavailable)
+			platform.WriteProblem(w, http.StatusServiceUnavailable, "unavailable", "temporarily unable to accept the event; retry")
 			return
 		}
 		ev := parsed.Events[i]
@@ -213,7 +213,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Retry-After", "30")
-		http.Error(w, "event is being processed by another request; retry", http.StatusServiceUnavailable)
+		platform.WriteProblem(w, http.StatusServiceUnavailable, string(ResultInProgress), "event is being processed by another request; retry")
 		return
 	}
 	if parsed.Ack != nil {
@@ -546,7 +546,7 @@ func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Eve
 }
 
 // refuse answers a request that fails verification or parsing: the status
-// for its sentinel, a reason, and no writes.
+// for its sentinel, a platform.Problem, and no writes.
 func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
 	status := platform.StatusOf(err)
 	if status == 0 {
@@ -556,7 +556,7 @@ func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
 	if status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", http.MethodPost)
 	}
-	http.Error(w, err.Error(), status)
+	platform.WriteProblem(w, status, platform.CodeOf(err), err.Error())
 }
 
 // answerMargin is what the core keeps of a platform's answer deadline
@@ -572,6 +572,19 @@ func writeReply(w http.ResponseWriter, r *platform.Reply, ack string) {
 	}
 	w.WriteHeader(cmp.Or(r.Status, http.StatusOK))
 	_, _ = w.Write(r.Body)
+}
+
+// replayMargin is what Request.Oldest keeps short of the dedupe window:
+// a platform's clock ahead of ours, a key written a little after its
+// event's time.
+const replayMargin = time.Hour
+
+// oldest is the earliest event time a receiver takes at now: within the
+// dedupe window less its margin (at most half of it), so an event it takes
+// is new or its key is still there.
+func (p *Pipeline) oldest(now time.Time) time.Time {
+	ttl := cmp.Or(p.DedupeTTL, store.DedupeTTL)
+	return now.Add(-(ttl - min(replayMargin, ttl/2)))
 }
 
 func (p *Pipeline) maxBody() int64 {

@@ -1086,3 +1086,38 @@ func (q *failingQueue) sent(group string) []string {
 	defer q.mu.Unlock()
 	return slices.Clone(q.by[group])
 }
+
+// oldestReceiver records the Request.Oldest the core hands it.
+type oldestReceiver struct {
+	scriptReceiver
+	got time.Time
+}
+
+func (r *oldestReceiver) Parse(req *platform.Request) (platform.Parsed, error) {
+	r.got = req.Oldest
+	return platform.Parsed{Ignored: []platform.Ignored{{Reason: platform.IgnoredStale, ID: "1"}}}, nil
+}
+
+// TestPipelineBoundsEventAgeByTheDedupeWindow (issue 23, finding 11): the
+// core tells a receiver the oldest event time it may take, the dedupe
+// window (PARLEY_DEDUPE_TTL) less a margin of an hour, at most half of it,
+// so an event it takes is new or its key is still there.
+func TestPipelineBoundsEventAgeByTheDedupeWindow(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	for ttl, want := range map[time.Duration]time.Time{
+		0:              now.Add(-(store.DedupeTTL - time.Hour)),
+		72 * time.Hour: now.Add(-71 * time.Hour),
+		time.Hour:      now.Add(-30 * time.Minute),
+	} {
+		r := &oldestReceiver{}
+		p := &ingress.Pipeline{Receiver: r, DedupeTTL: ttl, Now: func() time.Time { return now }, Log: slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil))}
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
+		req.Header.Set("X-Test-Signature", "valid")
+		w := httptest.NewRecorder()
+		p.ServeHTTP(w, req)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"stale"`) || !r.got.Equal(want) {
+			t.Errorf("DedupeTTL %s: Oldest %v, want %v (%d %s)", ttl, r.got, want, w.Code, w.Body)
+		}
+	}
+}

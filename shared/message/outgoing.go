@@ -1,5 +1,7 @@
 package message
 
+import "unicode/utf8"
+
 // ChatType values.
 const (
 	ChatPrivate = "private"
@@ -58,6 +60,33 @@ const (
 	CountBytes Counting = "bytes"
 )
 
+// Len is the length of s as a platform that counts by c does: UTF-8
+// bytes, UTF-16 code units (an emoji is 2, as Telegram counts), or code
+// points (CountRunes, and any Counting this version does not know).
+func (c Counting) Len(s string) int {
+	switch c {
+	case CountBytes:
+		return len(s)
+	case CountUTF16:
+		n := 0
+		for i := 0; i < len(s); {
+			if s[i] < utf8.RuneSelf {
+				n++
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			n++
+			if r > 0xFFFF {
+				n++ // a surrogate pair
+			}
+		}
+		return n
+	}
+	return utf8.RuneCountInString(s)
+}
+
 // Capabilities describe what a platform's send API accepts. The optional
 // abilities (Typing, Buttons, Edit, Reconcile) match the interfaces its
 // sender implements (package platform); the conformance suite checks they
@@ -74,6 +103,16 @@ type Capabilities struct {
 	// Buttons: questions render as native controls (platform.Asker), and
 	// presses are acknowledged (platform.Acknowledger).
 	Buttons bool
+	// TextForm: the platform's Asker may show a question as its numbered
+	// text form (Prompt.FallbackText) where its controls cannot hold it (a
+	// multi-select on LINE, many options on WhatsApp). A question's prompt
+	// text, and its text form where it may be shown (TextForm, or no
+	// Buttons), must fit TextLimit: the planner refuses one that would not.
+	TextForm bool
+	// PromptLimit, when set, is the most text a question message holds,
+	// counted by Counting, where that is less than TextLimit (Slack: a
+	// section block's 3000). The planner holds a question's prompts to it.
+	PromptLimit int
 	// Edit: a sent message can be edited (platform.Editor).
 	Edit bool
 	// Reconcile: an unknown send can be looked up before it is resent

@@ -167,9 +167,11 @@ type Asker interface {
 }
 
 // Acknowledger is a sender that answers a press of a control (a
-// message.KindAnswer event), so that no spinner hangs: with a short notice to
-// the person who pressed, when notice is not empty (shown to them alone where
-// the platform can).
+// message.KindAnswer event) from its turn: with a short notice to the person
+// who pressed, when notice is not empty (shown to them alone where the
+// platform can). A platform whose spinner has a deadline has had its answer
+// already, from the press's webhook (Parsed.Ack, docs/adr/0015): the turn
+// may wait behind the thread's other turns far longer.
 type Acknowledger interface {
 	Acknowledge(ctx context.Context, ev message.Event, notice string) error
 }

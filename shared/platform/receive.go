@@ -3,6 +3,7 @@ package platform
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -23,10 +24,25 @@ type Request struct {
 	// Now is the core's clock reading for this request (timestamp windows
 	// are checked against it).
 	Now time.Time
+	// Oldest is the earliest platform timestamp an event may carry: the
+	// dedupe window (PARLEY_DEDUPE_TTL) less a margin, before Now. An
+	// older event's key may be gone, so a replay of it would not be found
+	// a duplicate. A receiver whose platform does not sign a timestamp
+	// the core checks (LINE and WhatsApp sign only the body, Telegram
+	// nothing) ignores such an event (IgnoredStale), alone: the rest of
+	// its batch goes on. Zero: no bound.
+	Oldest time.Time
 	// Verified is what Verify learned about who signed the request (the
 	// events receiver: which sources' secrets verified it), for Parse.
 	// Parse must not trust anything Verify did not set here.
 	Verified any
+}
+
+// Stale reports whether an event the platform timestamped t is older than
+// Oldest: a replay past the dedupe window. An event without a timestamp
+// (t zero), or a request without a bound, is not.
+func (r *Request) Stale(t time.Time) bool {
+	return !r.Oldest.IsZero() && !t.IsZero() && t.Before(r.Oldest)
 }
 
 // Receiver is the receive half of an adapter.
@@ -117,6 +133,9 @@ const (
 	IgnoredDeleted     = "deleted"
 	IgnoredNoText      = "no_text"
 	IgnoredUnsupported = "unsupported"
+	// IgnoredStale: the event's own timestamp is older than
+	// Request.Oldest: a replay past the dedupe window.
+	IgnoredStale = "stale"
 )
 
 // Ignored is a dropped update.
@@ -175,6 +194,66 @@ func StatusOf(err error) int {
 		return http.StatusConflict
 	}
 	return 0
+}
+
+// Problem is the body of every refusal Parley answers, on every endpoint it
+// serves (each platform's webhook, /events, /send, /reply), as
+// application/json: a stable code a program branches on, and a reason for
+// the person reading it. It never holds a secret.
+type Problem struct {
+	// Error is the code: the refusal's sentinel's (CodeOf), or a more
+	// precise one (Refusal).
+	Error string `json:"error"`
+	// Reason says why, in a sentence.
+	Reason string `json:"reason"`
+}
+
+// WriteProblem answers a refusal with status and its Problem body.
+func WriteProblem(w http.ResponseWriter, status int, code, reason string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(Problem{Error: code, Reason: reason})
+}
+
+// Refusal is err with a Problem code more precise than its sentinel's
+// (an envelope over a limit: "over_limit", not "unprocessable"). err still
+// wraps its sentinel, which sets the status.
+func Refusal(code string, err error) error { return &refusal{code: code, err: err} }
+
+type refusal struct {
+	code string
+	err  error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+// CodeOf is err's Problem code: the one a Refusal named, else its
+// sentinel's (ErrUnauthorized and ErrStale: "unauthorized", ErrMalformed:
+// "malformed", ErrMethod: "method", ErrTooLarge: "too_large",
+// ErrUnprocessable: "unprocessable", ErrForbidden: "forbidden",
+// ErrConflict: "conflict"), else
+// "malformed" (the core answers such an error 400, see StatusOf).
+func CodeOf(err error) string {
+	var r *refusal
+	switch {
+	case errors.As(err, &r):
+		return r.code
+	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrStale):
+		return "unauthorized"
+	case errors.Is(err, ErrMethod):
+		return "method"
+	case errors.Is(err, ErrTooLarge):
+		return "too_large"
+	case errors.Is(err, ErrUnprocessable):
+		return "unprocessable"
+	case errors.Is(err, ErrForbidden):
+		return "forbidden"
+	case errors.Is(err, ErrConflict):
+		return "conflict"
+	}
+	return "malformed"
 }
 
 // HMACSHA256 is HMAC-SHA256 under secret over parts, in order: the MAC that

@@ -36,6 +36,31 @@ func TestStatusOf(t *testing.T) {
 	}
 }
 
+// TestCodeOfNamesEverySentinel: every refusal's body names its sentinel's
+// code; a 409 is "conflict", never the "malformed" of an unknown error.
+func TestCodeOfNamesEverySentinel(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{platform.ErrUnauthorized, "unauthorized"},
+		{platform.ErrStale, "unauthorized"},
+		{platform.ErrMalformed, "malformed"},
+		{platform.ErrMethod, "method"},
+		{platform.ErrTooLarge, "too_large"},
+		{platform.ErrUnprocessable, "unprocessable"},
+		{platform.ErrForbidden, "forbidden"},
+		{fmt.Errorf("%w: key used before", platform.ErrConflict), "conflict"},
+		{errors.New("anything else"), "malformed"},
+	}
+	for _, tc := range cases {
+		if got := platform.CodeOf(tc.err); got != tc.want {
+			t.Errorf("CodeOf(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
 // TestHMACSHA256: RFC 4231's test case 2, its data given in two parts.
 func TestHMACSHA256(t *testing.T) {
 	t.Parallel()

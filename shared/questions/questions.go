@@ -107,105 +107,32 @@ func selectData(q store.Question, field int) string {
 func skipData(q store.Question) string { return q.Short + ":x" }
 
 // options are the choices of field f: a select's options, or yes and no.
-func options(f message.Field) []message.Option {
-	if f.Kind == message.FieldBoolean {
-		return []message.Option{{Value: "true", Title: "Yes"}, {Value: "false", Title: "No"}}
-	}
-	return f.Options
-}
+func options(f message.Field) []message.Option { return f.Choices() }
+
+// textHint says how to answer a field that has no controls.
+func textHint(f message.Field) string { return f.Hint() }
 
 // optional reports whether the form can be skipped: none of its fields is
 // required.
-func optional(form message.Question) bool {
-	return !slices.ContainsFunc(form.Fields, func(f message.Field) bool { return f.Required })
-}
+func optional(form message.Question) bool { return form.Optional() }
 
-// Prompt is the question message for the record's current field.
+// controls are a question's control data: its short id, the field, the
+// option (see optionData).
+type controls struct{ q store.Question }
+
+func (c controls) Option(field, option int) string { return optionData(c.q, field, option) }
+func (c controls) Done(field int) string           { return doneData(c.q, field) }
+func (c controls) Select(field int) string         { return selectData(c.q, field) }
+func (c controls) Skip() string                    { return skipData(c.q) }
+
+// Prompt is the question message for the record's current field
+// (message.Question.Prompt), or its closed form.
 func Prompt(q store.Question) message.Prompt {
 	if q.State != store.QuestionOpen || q.Field >= len(q.Form.Fields) {
 		return Closed(q)
 	}
-	f := q.Form.Fields[q.Field]
-	p := message.Prompt{Text: promptText(q, f)}
-	for i, o := range options(f) {
-		p.Options = append(p.Options, message.Choice{
-			Label: o.Label(), Data: optionData(q, q.Field, i), Selected: slices.Contains(q.Selected, o.Value),
-		})
-	}
-	if len(p.Options) > 0 {
-		p.Select = selectData(q, q.Field)
-	}
-	if f.Kind == message.FieldMultiSelect {
-		p.Multi = true
-		p.Actions = append(p.Actions, message.Choice{Label: "Done", Data: doneData(q, q.Field)})
-	}
-	if optional(q.Form) {
-		p.Actions = append(p.Actions, message.Choice{Label: "Skip", Data: skipData(q)})
-	}
-	return p
+	return q.Form.Prompt(q.Field, q.Selected, controls{q})
 }
-
-func promptText(q store.Question, f message.Field) string {
-	var b strings.Builder
-	b.WriteString(q.Form.Message)
-	if n := len(q.Form.Fields); n > 1 || f.Title != "" || f.Description != "" {
-		b.WriteString("\n\n")
-		if n > 1 {
-			fmt.Fprintf(&b, "(%d/%d) ", q.Field+1, n)
-		}
-		b.WriteString(cmp.Or(f.Title, f.ID))
-		if f.Description != "" {
-			b.WriteString("\n" + f.Description)
-		}
-	}
-	if hint := textHint(f); hint != "" {
-		b.WriteString("\n\n" + hint)
-	}
-	return b.String()
-}
-
-// textHint says how to answer a field that has no controls.
-func textHint(f message.Field) string {
-	switch f.Kind {
-	case message.FieldText:
-		switch f.Format {
-		case "email":
-			return "Reply with an email address."
-		case "uri":
-			return "Reply with a link."
-		case "date":
-			return "Reply with a date, like 2026-12-31."
-		case "date-time":
-			return "Reply with a date and time, like 2026-12-31T18:00:00Z."
-		}
-		switch {
-		case f.MinLength != nil && f.MaxLength != nil:
-			return fmt.Sprintf("Reply with %d to %d characters.", *f.MinLength, *f.MaxLength)
-		case f.MaxLength != nil:
-			return fmt.Sprintf("Reply with at most %d characters.", *f.MaxLength)
-		case f.MinLength != nil:
-			return fmt.Sprintf("Reply with at least %d characters.", *f.MinLength)
-		}
-		return "Reply with your answer."
-	case message.FieldNumber, message.FieldInteger:
-		what := "a number"
-		if f.Kind == message.FieldInteger {
-			what = "a whole number"
-		}
-		switch {
-		case f.Minimum != nil && f.Maximum != nil:
-			return fmt.Sprintf("Reply with %s from %s to %s.", what, num(*f.Minimum), num(*f.Maximum))
-		case f.Minimum != nil:
-			return fmt.Sprintf("Reply with %s of at least %s.", what, num(*f.Minimum))
-		case f.Maximum != nil:
-			return fmt.Sprintf("Reply with %s of at most %s.", what, num(*f.Maximum))
-		}
-		return "Reply with " + what + "."
-	}
-	return ""
-}
-
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // Closed is the question message once closed: the question and what became
 // of it, with no controls.

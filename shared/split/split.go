@@ -49,32 +49,11 @@ func (p piece) text(t string) string {
 	return p.prefix + t[p.start:p.end] + p.suffix
 }
 
-// Count is the length of s as a platform that counts by c does: UTF-8
-// bytes, UTF-16 code units (an emoji is 2, as Telegram counts), or code
-// points (CountRunes, and any Counting this package does not know).
-func Count(s string, c message.Counting) int {
-	switch c {
-	case message.CountBytes:
-		return len(s)
-	case message.CountUTF16:
-		n := 0
-		for i := 0; i < len(s); {
-			if s[i] < utf8.RuneSelf {
-				n++
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			n++
-			if r > 0xFFFF {
-				n++ // a surrogate pair
-			}
-		}
-		return n
-	}
-	return utf8.RuneCountInString(s)
-}
+// Count is the length of s as a platform that counts by c does
+// (message.Counting.Len): UTF-8 bytes, UTF-16 code units (an emoji is 2, as
+// Telegram counts), or code points (CountRunes, and any Counting this
+// package does not know).
+func Count(s string, c message.Counting) int { return c.Len(s) }
 
 // block is a fenced code block of the text: its opener line [openStart,
 // openEnd) where openEnd is past the line break, and its closer line

@@ -26,7 +26,11 @@ import (
 // anything. Global commands reach every guild the app is installed in
 // within minutes.
 func discordCommands(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
-	if len(args) > 0 {
+	fs := flags("discord-commands", out)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
 		return errors.New("usage: parley-local discord-commands (settings from DISCORD_APPLICATION_ID, DISCORD_BOT_TOKEN, DISCORD_API_BASE_URL)")
 	}
 	app, token := getenv(discord.SettingApplicationID), getenv(discord.SettingBotToken)

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -35,8 +34,7 @@ type loadReport struct {
 // latencies (webhook to the bubble's delivery), and checks that every
 // conversation got each reply exactly once, in order.
 func load(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
-	fs := flag.NewFlagSet("load", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs := flags("load", out)
 	threads := fs.Int("threads", 20, "conversations, each sending in order")
 	messages := fs.Int("messages", 10, "messages per conversation")
 	redeliver := fs.Float64("redeliver", 0.2, "share of messages posted twice, as a platform retry")

@@ -36,7 +36,7 @@ func TestMakeRun(t *testing.T) {
 	case <-time.After(90 * time.Second):
 		t.Fatalf("not ready after 90 s:\n%s", out)
 	}
-	for _, want := range []string{"Parley is running locally.", "http://" + addr + "/telegram", "X-Telegram-Bot-Api-Secret-Token: parley-telegram-test-secret", "--data-binary @events/telegram/message.json"} {
+	for _, want := range []string{"Parley is running locally.", "http://" + addr + "/telegram", "X-Telegram-Bot-Api-Secret-Token: parley-telegram-test-secret", `events/telegram/message.json)"`} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("banner lacks %q:\n%s", want, out)
 		}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,8 +16,10 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
@@ -29,8 +32,13 @@ import (
 // post signs a sample webhook the way its platform would and posts it to the
 // runner. The platform is the file's parent folder under events/ unless given.
 func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
-	if len(args) < 1 || len(args) > 2 {
-		return fmt.Errorf("usage: parley-local post FILE [telegram|slack|discord|line|whatsapp|events]")
+	fs := flags("post", out)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if args = fs.Args(); len(args) < 1 || len(args) > 2 {
+		fs.Usage()
+		return errors.New("post takes FILE and, optionally, its platform")
 	}
 	file := args[0]
 	platform := filepath.Base(filepath.Dir(file))
@@ -43,6 +51,7 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	}
 	env := func(k string) string { return cmp.Or(getenv(k), demo[k]) }
 	now := time.Now()
+	body = fakeplatform.Dated(message.Platform(platform), body, now)
 	var hdr http.Header
 	switch platform {
 	case "telegram":
@@ -95,6 +104,15 @@ func send(ctx context.Context, out io.Writer, getenv config.Getenv, platform str
 	fmt.Fprintf(out, "%s %s\nParley-Ack: %s\n%s", resp.Proto, resp.Status, resp.Header.Get("Parley-Ack"), answer)
 	if resp.StatusCode >= 300 {
 		return fmt.Errorf("%s answered %s", url, resp.Status)
+	}
+	if platform == "telegram" {
+		// What Telegram does with the answer: a Bot API method in it (a
+		// press's answerCallbackQuery) is called for the bot.
+		env := func(k string) string { return cmp.Or(getenv(k), demo[k]) }
+		base := cmp.Or(getenv(telegram.SettingAPIBaseURL), "http://"+cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787")+fakeRoot+"/telegram")
+		if err := faketelegram.ActOnAnswer(ctx, http.DefaultClient, base, env(telegram.SettingBotToken), resp.StatusCode, resp.Header.Get("Content-Type"), answer); err != nil {
+			fmt.Fprintln(out, "(Telegram, acting on the answer:", err.Error()+")")
+		}
 	}
 	return nil
 }

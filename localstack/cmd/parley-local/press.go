@@ -51,7 +51,11 @@ var pressSeq atomic.Int64
 // LINE postback, a WhatsApp button reply. USER is who presses: Ada by
 // default, the sample identity of events/README.md.
 func press(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
-	if len(args) < 4 || len(args) > 5 {
+	fs := flags("press", out)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if args = fs.Args(); len(args) < 4 || len(args) > 5 {
 		return fmt.Errorf("%s", pressUsage)
 	}
 	platform, chat, msg, data := args[0], args[1], args[2], args[3]

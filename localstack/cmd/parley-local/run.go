@@ -28,6 +28,7 @@ import (
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/platform/line"
@@ -90,25 +91,15 @@ var demoSources = []struct {
 }
 
 // demoEvents adds the demo events sources to vars, except those that name
-// the demo bot's or workspace's chats when the user brought their own bot or
-// workspace: a demo default must never break a user's configuration. It
-// returns a notice per dropped source, and adds nothing when the user
-// configured any events source themselves.
-func demoEvents(vars map[string]string, getenv config.Getenv) []string {
+// the demo bot's or workspace's chats on a platform the user configured
+// (own: the settings they set): a demo default must never break a user's
+// configuration. It returns a notice per dropped source, and adds nothing
+// when the user configured any events source themselves.
+func demoEvents(vars map[string]string, getenv config.Getenv, own map[message.Platform][]string) []string {
 	for _, k := range []string{"PARLEY_EVENTS_SOURCES", resources.SecretEventsSecrets, resources.SecretGitHubWebhookSecret, "PARLEY_GITHUB_TARGET"} {
 		if getenv(k) != "" {
 			delete(vars, resources.SecretGitHubWebhookSecret)
 			return nil
-		}
-	}
-	own := map[message.Platform]string{}
-	if getenv(telegram.SettingBotToken) != "" {
-		own[message.Telegram] = "TELEGRAM_BOT_TOKEN"
-	}
-	if getenv(slack.SettingBotToken) != "" {
-		own[message.Slack] = "SLACK_BOT_TOKEN"
-		if getenv("SLACK_TEAM_ID") == "" {
-			delete(vars, "SLACK_TEAM_ID")
 		}
 	}
 	type src struct {
@@ -117,9 +108,9 @@ func demoEvents(vars map[string]string, getenv config.Getenv) []string {
 	sources, secrets := map[string]src{}, map[string]string{}
 	var notices []string
 	for _, d := range demoSources {
-		if v, ok := own[d.platform]; ok {
+		if set := own[d.platform]; len(set) > 0 {
 			notices = append(notices, fmt.Sprintf("demo events source %q dropped: it targets the demo %s chat %s, and %s is your own; set PARLEY_EVENTS_SOURCES to target yours",
-				d.name, d.platform, d.target, v))
+				d.name, d.platform, d.target, strings.Join(set, ", ")))
 			continue
 		}
 		if d.name == events.SourceGitHub {
@@ -139,6 +130,92 @@ func demoEvents(vars map[string]string, getenv config.Getenv) []string {
 		vars[resources.SecretEventsSecrets] = string(b)
 	}
 	return notices
+}
+
+// localEnv is make run's settings: the user's environment over local (the
+// fakes' URLs, the echo agent, the emulators' resources) and the demo
+// values. A chat platform's demo values apply only while the user set none
+// of them: its identities (LINE_BOT_USER_ID, WHATSAPP_PHONE_NUMBER_ID…)
+// belong to the demo credentials, and with the user's own they would
+// refuse or ignore every webhook. With the user's own settings, one the
+// platform needs and the user left unset stops make run, named; one it can
+// do without (nothing is scoped then) gets a notice. A demo default never
+// breaks a user's configuration, and never drops anything silently.
+func localEnv(getenv config.Getenv, local map[string]string) (config.Getenv, []string, error) {
+	vars := map[string]string{}
+	for k, v := range local {
+		vars[k] = v
+	}
+	byPlatform := map[string]bool{}
+	// own is, for each platform the user configured, the demo-backed
+	// settings they set, and unset those they did not.
+	own, unset := map[message.Platform][]string{}, map[message.Platform][]string{}
+	for _, a := range registry.Chat() {
+		var keys []string
+		for _, s := range a.Settings() {
+			if _, ok := demo[s.Key]; ok {
+				keys = append(keys, s.Key)
+				byPlatform[s.Key] = true
+			}
+		}
+		for _, k := range keys {
+			if getenv(k) != "" {
+				own[a.Platform()] = append(own[a.Platform()], k)
+			} else {
+				unset[a.Platform()] = append(unset[a.Platform()], k)
+			}
+		}
+		if len(own[a.Platform()]) == 0 {
+			for _, k := range keys {
+				vars[k] = demo[k]
+			}
+		}
+	}
+	for k, v := range demo {
+		if !byPlatform[k] {
+			vars[k] = v
+		}
+	}
+	notices := demoEvents(vars, getenv, own)
+	env := func(k string) string { return cmp.Or(getenv(k), vars[k]) }
+
+	var errs []error
+	for _, a := range registry.Chat() {
+		p, set := a.Platform(), own[a.Platform()]
+		if len(set) == 0 {
+			continue
+		}
+		_, rerr := a.NewReceiver(platform.Env(env))
+		_, serr := a.NewSender(platform.Env(env), http.DefaultClient)
+		if errors.Is(serr, platform.ErrNotConfigured) {
+			var need []string
+			for _, s := range a.Settings() {
+				if s.Secret && s.Half&platform.Send != 0 && env(s.Key) == "" {
+					need = append(need, s.Key)
+				}
+			}
+			serr = fmt.Errorf("it sends nothing without %s", strings.Join(need, " and "))
+		}
+		if err := errors.Join(rerr, serr); err != nil {
+			errs = append(errs, fmt.Errorf("%s: you set %s, so none of the demo %s settings apply; set the rest of yours: %w",
+				p, strings.Join(set, ", "), p, err))
+			continue
+		}
+		for _, k := range unset[p] {
+			notices = append(notices, fmt.Sprintf("%s is unset: you set %s, so the demo's does not apply (%s)", k, strings.Join(set, ", "), docOf(a, k)))
+		}
+	}
+	return env, notices, errors.Join(errs...)
+}
+
+// docOf is what the setting key of a says it is.
+func docOf(a platform.Adapter, key string) string {
+	for _, s := range a.Settings() {
+		if s.Key == key {
+			return s.Doc
+		}
+	}
+	return ""
 }
 
 // fakeRoot is where the fake platforms are served.
@@ -192,17 +269,16 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	}
 
 	// Every registry platform's adapter at its fake, under /fake/<platform>.
-	vars := fakeplatform.BaseURLs(base + fakeRoot)
-	vars["PARLEY_AGENT_URL"] = base + "/agent/echo"
-	for k, v := range demo {
-		vars[k] = v
-	}
-	notices := demoEvents(vars, getenv)
+	here := fakeplatform.BaseURLs(base + fakeRoot)
+	here["PARLEY_AGENT_URL"] = base + "/agent/echo"
 	for _, kv := range res.Env() {
 		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
+		here[k] = v
 	}
-	env := func(k string) string { return cmp.Or(getenv(k), vars[k]) }
+	env, notices, err := localEnv(getenv, here)
+	if err != nil {
+		return err
+	}
 	cfg, err := config.FromEnv(env)
 	if err != nil {
 		return err
@@ -294,11 +370,11 @@ Parley is running locally.
   platform APIs   %[1]s%[3]s/<platform> (fakes)
   function logs   %[4]s (JSON)
 
-Post a sample Telegram update (paste it in another terminal):
+Post a sample Telegram update, dated now (paste it in another terminal):
 
   curl -sS %[1]s/telegram -H 'Content-Type: application/json' \
     -H 'X-Telegram-Bot-Api-Secret-Token: %[5]s' \
-    --data-binary @events/telegram/message.json
+    --data-binary "$(sed "s/\"date\": [0-9]*/\"date\": $(date +%%s)/" events/telegram/message.json)"
 
 Post it twice: the second answer says "duplicate" and nothing more is sent.
 Slack and proactive events carry signatures with a 5-minute window; let Parley

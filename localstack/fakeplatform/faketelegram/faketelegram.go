@@ -8,17 +8,24 @@
 // /bot<token>/editMessageText, /bot<token>/answerCallbackQuery,
 // /bot<token>/sendChatAction and /bot<token>/getMe. Headers signs inbound
 // updates as Telegram sends them; CallbackQuery is the update a press of a
-// button sends.
+// button sends, and Press the same, remembered: its answer is taken once,
+// within QueryLife. ActOnAnswer does what Telegram does with a webhook's
+// answer that names a Bot API method.
 //
 // Bot API reference: https://core.telegram.org/bots/api
 package faketelegram
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf16"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
@@ -44,13 +51,25 @@ type API struct {
 	fakeapi.Base
 	// botID is the token's prefix: the fake answers as that bot.
 	botID int64
+
+	mu sync.Mutex
+	// pressed is when each callback query Press made was pressed;
+	// answered holds every query answered.
+	pressed  map[string]time.Time
+	answered map[string]bool
 }
+
+// QueryLife is how long after a press the fake takes its
+// answerCallbackQuery. Telegram documents no figure: it refuses the answer
+// to a query a few seconds old ("query is too old and response timeout
+// expired or query ID is invalid"), as it refuses a second answer.
+const QueryLife = 10 * time.Second
 
 // New returns an API.
 func New(opt Options) *API {
 	id, _, _ := strings.Cut(opt.Token, ":")
 	n, _ := strconv.ParseInt(id, 10, 64)
-	return &API{Base: fakeapi.NewBase(opt, fakeapi.Sequence()), botID: n}
+	return &API{Base: fakeapi.NewBase(opt, fakeapi.Sequence()), botID: n, pressed: map[string]time.Time{}, answered: map[string]bool{}}
 }
 
 // Headers returns the headers Telegram sends with a webhook update when
@@ -355,8 +374,60 @@ func (a *API) answerCallbackQuery(w http.ResponseWriter, args map[string]json.Ra
 		fail(w, http.StatusBadRequest, "Bad Request: MESSAGE_TOO_LONG", nil)
 		return
 	}
+	a.mu.Lock()
+	at, known := a.pressed[id]
+	late := a.answered[id] || (known && a.Recorder().Now().Sub(at) > QueryLife)
+	a.answered[id] = true
+	a.mu.Unlock()
+	if late {
+		fail(w, http.StatusBadRequest, "Bad Request: query is too old and response timeout expired or query ID is invalid", nil)
+		return
+	}
 	a.Recorder().Notified(fakeapi.Notice{Platform: message.Telegram, AckID: id, Text: text})
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": true})
+}
+
+// Press is CallbackQuery, pressed now: the query's answer is taken for
+// QueryLife from now, once.
+func (a *API) Press(updateID, queryID, chat, user, messageID int64, data string) []byte {
+	a.mu.Lock()
+	a.pressed[strconv.FormatInt(queryID, 10)] = a.Recorder().Now()
+	a.mu.Unlock()
+	return CallbackQuery(updateID, queryID, chat, user, messageID, data)
+}
+
+// ActOnAnswer does what Telegram does with a webhook's answer: a 2xx
+// answer of Content-Type application/json that names a Bot API method
+// ({"method": "answerCallbackQuery", …}) is one call Telegram makes for the
+// bot, at base (the Bot API root) with token, as if the bot had made it.
+// Its outcome is told to no one: an error here is the call's, for a test
+// to see. Any other answer does nothing.
+func ActOnAnswer(ctx context.Context, c *http.Client, base, token string, status int, contentType string, answer []byte) error {
+	if status/100 != 2 || !strings.HasPrefix(contentType, "application/json") {
+		return nil
+	}
+	var call map[string]json.RawMessage
+	var method string
+	if json.Unmarshal(answer, &call) != nil || json.Unmarshal(call["method"], &method) != nil || method == "" {
+		return nil
+	}
+	delete(call, "method")
+	body, _ := json.Marshal(call)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+"/bot"+token+"/"+method, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+		return fmt.Errorf("the webhook answer's %s: %s %s", method, resp.Status, b)
+	}
+	return nil
 }
 
 // CallbackQuery is the update Telegram sends when user (in a private chat,

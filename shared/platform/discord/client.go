@@ -333,11 +333,21 @@ func (c *Client) render(ct message.Content) (DiscordMessageSend, error) {
 		if err != nil {
 			return DiscordMessageSend{}, err
 		}
-		msg.Content, msg.Components = c.text(ct.Prompt.Text), comps
+		msg.Content, msg.Components = c.text(closedFit(*ct.Prompt)), comps
 	default:
 		return DiscordMessageSend{}, invalid("content is neither text nor a question")
 	}
 	return msg, nil
+}
+
+// closedFit is p's text, with a closed question's summary of its answers
+// (Parley's own, as long as the answers) cut to TextLimit: an open
+// question's text fits already, or the planner refused it.
+func closedFit(p message.Prompt) string {
+	if !p.Closed() {
+		return p.Text
+	}
+	return platform.Fit(p.Text, TextLimit, message.CountRunes)
 }
 
 func (c *Client) text(s string) string {

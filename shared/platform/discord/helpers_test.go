@@ -81,10 +81,20 @@ const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{20
 // what Discord's client links, and Inert leaves as written.
 var discordURL = regexp.MustCompile(`^https?://[^<` + jsSpace + `]+[^<.,:;"')\]` + jsSpace + `]`)
 
+// preprocess is what simple-markdown does to content before it parses it:
+// "\r\n" and "\r" become "\n", and "\f" is dropped.
+func preprocess(content string) string {
+	return strings.NewReplacer("\r\n", "\n", "\r", "\n", "\f", "").Replace(content)
+}
+
+// shown is what Discord shows for text written as it is, markup aside.
+func shown(text string) string { return preprocess(text) }
+
 // view is what Discord shows for content: URLs as written; elsewhere a
 // backslash before ASCII punctuation is not shown (simple-markdown's escape
 // rule).
 func view(content string) string {
+	content = preprocess(content)
 	var b strings.Builder
 	for i := 0; i < len(content); {
 		if m := discordURL.FindString(content[i:]); m != "" {
@@ -112,6 +122,7 @@ func punct(c byte) bool {
 // aside: it cannot be escaped there, and no tag closes without a ">"), or
 // a heading, a list or a numbered list at the start of a line.
 func live(content string) error {
+	content = preprocess(content)
 	lineStart, afterURL := true, false
 	for i := 0; i < len(content); {
 		if m := discordURL.FindString(content[i:]); m != "" {
@@ -141,7 +152,8 @@ func live(content string) error {
 		if strings.IndexByte("*_~|`[<>\\", c) >= 0 && !(c == '<' && afterURL) {
 			return errors.New("unescaped " + string(c) + " at byte " + strconv.Itoa(i) + ": " + strconv.Quote(content))
 		}
-		lineStart, afterURL = c == '\n', false
+		// Indentation keeps a line's start: "  - item" is a list too.
+		lineStart, afterURL = c == '\n' || (lineStart && (c == ' ' || c == '\t')), false
 		i++
 	}
 	return nil

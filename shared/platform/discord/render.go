@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // Limits of Discord's components, in code points where they are lengths.
@@ -36,7 +37,13 @@ const escaped = "\\*_~|`[<>"
 // be a link has its ":" escaped, since the backslashes after it could make
 // it one. Mentions never notify anyone either way (allowed_mentions). The
 // result is at most twice as long, in code points, as text.
+//
+// A line starts after "\n", "\r" or "\r\n": Discord's parser reads both
+// as "\n" (simple-markdown's preprocess), and drops every "\f" before it
+// parses, which could join "http" and "://" or a "#" to a line's start; so
+// Inert drops "\f" too, which Discord would not have shown.
 func Inert(text string) string {
+	text = strings.ReplaceAll(text, "\f", "")
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8)
 	lineStart, afterURL := true, false
@@ -89,7 +96,7 @@ func Inert(text string) string {
 		}
 		b.WriteByte(c)
 		afterURL = false
-		lineStart = c == '\n'
+		lineStart = c == '\n' || c == '\r'
 		i++
 	}
 	return b.String()
@@ -318,7 +325,7 @@ func head(s string, n int) string {
 	for i > 0 && i < len(s) {
 		r, _ := utf8.DecodeRuneInString(s[i:])
 		prev, _ := utf8.DecodeLastRuneInString(s[:i])
-		if !joins(r) && prev != '\u200D' {
+		if !platform.Joins(r) && prev != '\u200D' {
 			break
 		}
 		_, size := utf8.DecodeLastRuneInString(s[:i])
@@ -337,19 +344,12 @@ func tail(s string, n int) string {
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		prev, _ := utf8.DecodeLastRuneInString(s[:i])
-		if !joins(r) && prev != '\u200D' {
+		if !platform.Joins(r) && prev != '\u200D' {
 			break
 		}
 		i += size
 	}
 	return strings.TrimLeftFunc(s[i:], unicode.IsSpace)
-}
-
-// joins reports whether r attaches to the character before it: a combining
-// mark, a zero-width joiner, a variation selector, an emoji modifier.
-func joins(r rune) bool {
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) || r == '\u200D' ||
-		(r >= '\uFE00' && r <= '\uFE0F') || (r >= 0x1F3FB && r <= 0x1F3FF) || (r >= 0xE0020 && r <= 0xE007F)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -207,3 +207,23 @@ func TestShorten(t *testing.T) {
 		}
 	}
 }
+
+// TestInertCarriageReturnStartsALine_Finding10 (issue 23, finding 10):
+// Discord's parser reads "\r" and "\r\n" as a line end (simple-markdown's
+// preprocess turns /\r\n?/ into "\n" and drops "\f"), so a heading, a list
+// or a subtext after one rendered: "a\r# Heading" showed a heading.
+func TestInertCarriageReturnStartsALine_Finding10(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"a\r# Heading", "\r- item", "\r-# x", "a\r\n# Heading", "a\r\r1. first", "a\r  > quote",
+		"a\n\f# Heading", "\f# Heading", "a\n \f+ plus", "http\f://a.example/*b*", "https://a.exa\f*b*",
+	} {
+		got := Inert(in)
+		if err := live(got); err != nil {
+			t.Errorf("Inert(%q) = %q: %v", in, got, err)
+		}
+		if view(got) != shown(in) {
+			t.Errorf("Inert(%q) = %q shows %q, want %q", in, got, view(got), shown(in))
+		}
+	}
+}

@@ -215,9 +215,11 @@ func (h *harness) postBody(id string, body []byte) response {
 }
 
 // postHuman sends Ada's Telegram message (events/telegram/message.json) with
-// update_id set to id.
+// update_id set to id, dated at the clock's time (an older date is a replay
+// past the dedupe window).
 func (h *harness) postHuman(id int) response {
 	body := bytes.Replace(readFile(h.t, "../../../events/telegram/message.json"), []byte("900000001"), fmt.Appendf(nil, "%d", id), 1)
+	body = bytes.Replace(body, []byte(`"date": 1764432000`), fmt.Appendf(nil, `"date": %d`, h.clock.Now().Unix()), 1)
 	req := httptest.NewRequest(http.MethodPost, "/telegram", bytes.NewReader(body))
 	req.Header.Set(telegram.SecretHeader, telegramSecret)
 	return serve(h.human, req)

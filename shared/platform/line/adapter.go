@@ -52,9 +52,10 @@ func (adapter) Settings() []platform.Setting {
 
 // Capabilities: 5000 UTF-16 code units (as the Messaging API counts),
 // idempotent pushes (X-Line-Retry-Key), the loading animation, questions as
-// quick replies. LINE bots cannot edit a message.
+// quick replies (or their numbered text form: a multi-select, many
+// options). LINE bots cannot edit a message.
 func (adapter) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Idempotent: true, Typing: true, Buttons: true}
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Idempotent: true, Typing: true, Buttons: true, TextForm: true}
 }
 
 func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {

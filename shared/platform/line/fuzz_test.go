@@ -37,6 +37,7 @@ func FuzzReceiverParse(f *testing.F) {
 		got, decodeErr := base64.StdEncoding.DecodeString(strings.TrimSpace(sig))
 		platformtest.CheckVerify(t, r.Verify(req), sig, decodeErr == nil && bytes.Equal(got, truth) && sig != "", testSecret)
 		req.Header = fakeline.Headers(testSecret, body)
+		req.Oldest = req.Now.Add(-window)
 
 		p, err := r.Parse(req)
 		if err != nil {
@@ -88,10 +89,13 @@ func FuzzReceiverParse(f *testing.F) {
 			if !ev.Time.IsZero() && ev.Time.Location() != time.UTC {
 				t.Fatalf("time %v is not UTC", ev.Time)
 			}
+			if !ev.Time.IsZero() && ev.Time.Before(req.Oldest) {
+				t.Fatalf("an event of %v, past the dedupe window, is taken", ev.Time)
+			}
 		}
 		for _, ig := range p.Ignored {
 			switch ig.Reason {
-			case platform.IgnoredNoText, platform.IgnoredDeleted, platform.IgnoredUnsupported, IgnoredStandby, IgnoredNoSender:
+			case platform.IgnoredNoText, platform.IgnoredDeleted, platform.IgnoredUnsupported, IgnoredStandby, IgnoredNoSender, platform.IgnoredStale:
 			default:
 				t.Fatalf("unknown ignore reason %q", ig.Reason)
 			}

@@ -162,7 +162,7 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	}
 	var out platform.Parsed
 	for i, raw := range events {
-		ev, ignored, err := r.event(cb.Destination, raw)
+		ev, ignored, err := r.event(req, cb.Destination, raw)
 		if err != nil {
 			return platform.Parsed{}, fmt.Errorf("%w (event %d)", err, i)
 		}
@@ -177,7 +177,7 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 
 // event decodes one event: an event to enqueue, or the reason it is
 // dropped.
-func (r *Receiver) event(bot string, raw json.RawMessage) (message.Event, *platform.Ignored, error) {
+func (r *Receiver) event(req *platform.Request, bot string, raw json.RawMessage) (message.Event, *platform.Ignored, error) {
 	var ev LineEvent
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &ev) != nil {
 		return message.Event{}, nil, fmt.Errorf("%w: line event is not an event object", platform.ErrMalformed)
@@ -187,6 +187,11 @@ func (r *Receiver) event(bot string, raw json.RawMessage) (message.Event, *platf
 	}
 	ignore := func(reason string) (message.Event, *platform.Ignored, error) {
 		return message.Event{}, &platform.Ignored{Reason: reason, ID: ev.WebhookEventID}, nil
+	}
+	// LINE signs the body alone: an event's own time is what tells a
+	// replay past the dedupe window.
+	if req.Stale(eventTime(ev.Timestamp)) {
+		return ignore(platform.IgnoredStale)
 	}
 	switch ev.Type {
 	case LineEventMessage, LineEventPostback:

@@ -30,6 +30,10 @@ const (
 // was sent.
 var sampleNow = time.Date(2025, 11, 29, 16, 5, 0, 0, time.UTC)
 
+// window is how far before Now ingress sets Request.Oldest by default:
+// the dedupe window (8 days) less its margin (an hour).
+const window = 8*24*time.Hour - time.Hour
+
 func newTestReceiver(t testing.TB) *Receiver {
 	t.Helper()
 	r := &Receiver{ChannelSecret: testSecret, BotUserID: bot}
@@ -301,5 +305,31 @@ func TestReceiverValidate(t *testing.T) {
 		} else if strings.Contains(err.Error(), testSecret) {
 			t.Errorf("%s: the error shows the secret", name)
 		}
+	}
+}
+
+// TestStaleEventIsIgnored_Finding11 (issue 23, finding 11): LINE signs only
+// the body, so an event whose own timestamp is past Request.Oldest (the
+// dedupe window) is a replay the dedupe key may no longer catch: it is
+// ignored, alone, and the rest of its batch is taken.
+func TestStaleEventIsIgnored_Finding11(t *testing.T) {
+	t.Parallel()
+	r := newTestReceiver(t)
+	req := signed(readSample(t, "batch.json"))
+	// The batch's first event (16:02:00.100) is older than the bound, the
+	// others (.200, .300) are not.
+	req.Oldest = time.UnixMilli(1764432120150)
+	p, err := r.Parse(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []platform.Ignored{{Reason: platform.IgnoredStale, ID: "01KB7ZC0A1B2C3D4E5F6G7H8J9"}}
+	if !reflect.DeepEqual(p.Ignored, want) || len(p.Events) != 2 || p.Events[0].EventID != "01KB7ZC0A1B2C3D4E5F6G7H8JA" {
+		t.Fatalf("got %+v", p)
+	}
+	// Without a bound, or within it, every event is taken.
+	req.Oldest = sampleNow.Add(-window)
+	if p, err := r.Parse(req); err != nil || len(p.Events) != 3 {
+		t.Fatalf("within the window: %+v, %v", p, err)
 	}
 }

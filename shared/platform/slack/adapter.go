@@ -49,11 +49,11 @@ func (adapter) Settings() []platform.Setting {
 	}
 }
 
-// Capabilities: 4000 runes, Block Kit controls for questions, editable
-// messages; no typing indicator and no idempotency key (chat.postMessage
-// has none).
+// Capabilities: 4000 runes, Block Kit controls for questions (a question's
+// text within a section block's 3000), editable messages; no typing
+// indicator and no idempotency key (chat.postMessage has none).
 func (adapter) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountRunes, Buttons: true, Edit: true, Reconcile: true}
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountRunes, Buttons: true, Edit: true, Reconcile: true, PromptLimit: sectionLimit}
 }
 
 func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {

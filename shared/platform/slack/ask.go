@@ -53,6 +53,14 @@ func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, c
 	text := content.Text
 	var bl []SlackBlock
 	if p := content.Prompt; p != nil {
+		if p.Closed() {
+			// A closed question's summary of its answers is Parley's own,
+			// as long as the answers: cut to fit. An open question's text
+			// fits already, or the planner refused it.
+			closed := *p
+			closed.Text = platform.Fit(p.Text, sectionLimit, message.CountRunes)
+			p = &closed
+		}
 		text, bl = p.Text, blocks(*p)
 	}
 	if text == "" || messageID == "" {
@@ -90,6 +98,9 @@ func (c *Client) Acknowledge(ctx context.Context, ev message.Event, notice strin
 	return nil
 }
 
+// section is a plain_text section block of text. A question's text is
+// within sectionLimit (the planner refuses a longer one: PromptLimit),
+// a closed one's is fitted to it (Edit); a text edit's is cut there.
 func section(text string) SlackBlock {
 	return SlackBlock{Type: "section", Text: &SlackText{Type: "plain_text", Text: cut(text, sectionLimit)}}
 }

@@ -58,6 +58,12 @@ func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, c
 			return fmt.Errorf("telegram editMessageText: %w", err)
 		}
 		args.Text = p.Text
+		if p.Closed() {
+			// A closed question's summary of its answers is Parley's own,
+			// as long as the answers: cut to fit. An open question's text
+			// fits already, or the planner refused it.
+			args.Text = platform.Fit(p.Text, TextLimit, message.CountUTF16)
+		}
 	}
 	if args.Text == "" {
 		return fmt.Errorf("telegram editMessageText: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "no text"})
@@ -69,18 +75,24 @@ func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, c
 	return nil
 }
 
-// Acknowledge answers a press with answerCallbackQuery, so the button's
-// spinner stops; a notice shows as a brief toast to the presser alone.
+// Acknowledge answers a press. Its webhook answered it already, with
+// answerCallbackQuery (Receiver): Telegram takes one answer per press, and
+// only within seconds, so an empty notice sends nothing. A notice is sent
+// as a message replying to the pressed one, in its chat (where everyone in
+// a group sees it: a bot has no message for one person alone but that
+// answer). Failures are classified as Send's.
 func (c *Client) Acknowledge(ctx context.Context, ev message.Event, notice string) error {
 	if ev.Press == nil || ev.Press.AckID == "" {
-		return fmt.Errorf("telegram answerCallbackQuery: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "no callback query to answer"})
+		return fmt.Errorf("telegram acknowledge: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "no callback query to answer"})
 	}
 	if err := platform.CheckThread(c.BotID, ev.Thread); err != nil {
-		return fmt.Errorf("telegram answerCallbackQuery: %w", err)
+		return fmt.Errorf("telegram acknowledge: %w", err)
 	}
-	var ok bool
-	if err := c.call(ctx, "answerCallbackQuery", TelegramAnswerCallbackQuery{CallbackQueryID: ev.Press.AckID, Text: notice}, &ok); err != nil {
-		return fmt.Errorf("telegram answerCallbackQuery: %w", err)
+	if notice == "" {
+		return nil
+	}
+	if _, err := c.send(ctx, message.Outgoing{Thread: ev.Thread, Content: message.Text(notice), ReplyTo: ev.Press.MessageID}); err != nil {
+		return fmt.Errorf("telegram acknowledge: %w", err)
 	}
 	return nil
 }

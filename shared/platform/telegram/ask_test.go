@@ -59,16 +59,25 @@ func TestAskEditAcknowledge(t *testing.T) {
 	if err := c.Edit(t.Context(), topic, "999", message.Text("x")); err == nil {
 		t.Fatal("an edit of a message never sent succeeded")
 	}
-	press := message.Event{Kind: message.KindAnswer, Thread: topic, Press: &message.Press{Data: "abc:0:0", AckID: "4000000000000000101"}}
+	// The press's webhook answered it (the receiver's Ack): the turn's
+	// acknowledgement makes no second answerCallbackQuery, and a notice is
+	// a message replying to the pressed one.
+	press := message.Event{Kind: message.KindAnswer, Thread: topic, Press: &message.Press{Data: "abc:0:0", MessageID: rc.MessageIDs[0], AckID: "4000000000000000101"}}
+	calls := rec.Calls()
+	if err := c.Acknowledge(t.Context(), press, ""); err != nil || rec.Calls() != calls {
+		t.Fatalf("an empty acknowledgement made %d calls: %v", rec.Calls()-calls, err)
+	}
 	if err := c.Acknowledge(t.Context(), press, "Only the person who was asked can answer."); err != nil {
 		t.Fatal(err)
 	}
-	if n := rec.Notices(); len(n) != 1 || n[0].AckID != "4000000000000000101" || n[0].Text != "Only the person who was asked can answer." {
-		t.Fatalf("notices %+v", n)
+	ds := rec.Delivered()
+	if n := rec.Notices(); len(n) != 0 || ds[len(ds)-1].Text != "Only the person who was asked can answer." ||
+		ds[len(ds)-1].Thread != topic.Thread || ds[len(ds)-1].ReplyTo != rc.MessageIDs[0] {
+		t.Fatalf("notices %+v, last message %+v", n, ds[len(ds)-1])
 	}
 	// A button's data over Telegram's 64 bytes is refused before any call.
 	long := message.Prompt{Text: "q", Options: []message.Choice{{Label: "x", Data: strings.Repeat("d", 65)}}}
-	calls := rec.Calls()
+	calls = rec.Calls()
 	if _, err := c.Ask(t.Context(), message.Outgoing{Thread: topic, Content: message.Content{Prompt: &long}}); err == nil || rec.Calls() != calls {
 		t.Fatalf("65-byte callback data: %v", err)
 	}

@@ -29,6 +29,7 @@ func FuzzReceiverParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, secret string) {
 		req := request(body, secret)
+		req.Oldest = req.Now.Add(-window)
 		platformtest.CheckVerify(t, r.Verify(req), secret, secret == testSecret, testSecret)
 
 		p, err := r.Parse(req)
@@ -51,6 +52,9 @@ func FuzzReceiverParse(f *testing.F) {
 				if ev.Text == "" || ev.Press != nil {
 					t.Fatalf("bad message %+v", ev)
 				}
+				if ev.Time.Unix() > 0 && ev.Time.Before(req.Oldest) {
+					t.Fatalf("a message of %v, past the dedupe window, is taken", ev.Time)
+				}
 			case message.KindAnswer:
 				if pr := ev.Press; pr == nil || pr.Data == "" || pr.MessageID == "" || "cb:"+pr.AckID != ev.EventID || ev.Text != "" {
 					t.Fatalf("bad answer %+v, press %+v", ev, pr)
@@ -62,6 +66,6 @@ func FuzzReceiverParse(f *testing.F) {
 				t.Fatalf("bad thread key %q", ev.Thread.Key())
 			}
 		}
-		platformtest.CheckIgnored(t, p.Ignored, platform.IgnoredBot, platform.IgnoredEdited, platform.IgnoredNoText, platform.IgnoredUnsupported)
+		platformtest.CheckIgnored(t, p.Ignored, platform.IgnoredBot, platform.IgnoredEdited, platform.IgnoredNoText, platform.IgnoredUnsupported, platform.IgnoredStale)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,14 @@ var _ platform.Receiver = (*Receiver)(nil)
 // update ids (the prefix keeps the two id spaces apart):
 // Telegram's redelivery of the update repeats it. The update dates nothing,
 // so its Time is when it was received.
+//
+// A press is answered by the webhook itself, once it is durable
+// (Parsed.Ack): the answer is answerCallbackQuery as a Bot API method,
+// which Telegram calls for the bot when it reads the webhook's response.
+// Telegram refuses to answer a query a few seconds old, and the press's
+// turn may wait behind the thread's other turns; the press itself stays
+// on the thread's queue, in order. Its turn answers nothing more
+// (Client.Acknowledge).
 type Receiver struct {
 	// WebhookSecret is the secret_token given to setWebhook (1-256 of
 	// A-Z a-z 0-9 _ -). Required: an empty secret refuses every request.
@@ -71,7 +80,7 @@ func NewReceiver(webhookSecret, botToken string) (*Receiver, error) {
 func (r *Receiver) Validate() error {
 	var errs []error
 	if !validSecret(r.WebhookSecret) {
-		errs = append(errs, errors.New("telegram: WebhookSecret must be 1-256 characters of A-Z a-z 0-9 _ -"))
+		errs = append(errs, errors.New("telegram: "+SettingWebhookSecret+" (the secret_token given to setWebhook) must be 1-256 characters of A-Z a-z 0-9 _ -"))
 	}
 	if !digits(r.BotID) {
 		errs = append(errs, errors.New("telegram: BotID must be the bot's numeric id"))
@@ -168,9 +177,16 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	case u.EditedMessage != nil, u.EditedChannelPost != nil:
 		return ignore(platform.IgnoredEdited)
 	case u.CallbackQuery != nil:
+		// A press has no date of its own (its message's is the question's),
+		// and it is bounded by its question instead: answered once, closed
+		// within PARLEY_QUESTION_TTL (at most 7 days).
 		return r.press(id, u.CallbackQuery, req.Now)
 	case m == nil, m.IsAutomaticForward:
 		return ignore(platform.IgnoredUnsupported)
+	case m.Date > 0 && req.Stale(time.Unix(m.Date, 0)):
+		// Telegram signs nothing: a message's date is what tells a replay
+		// past the dedupe window.
+		return ignore(platform.IgnoredStale)
 	case m.From != nil && m.From.IsBot:
 		return ignore(platform.IgnoredBot)
 	}
@@ -224,7 +240,20 @@ func (r *Receiver) press(updateID string, q *TelegramCallbackQuery, now time.Tim
 		Time:     now.UTC(),
 		Press:    &message.Press{Data: q.Data, MessageID: strconv.FormatInt(m.MessageID, 10), AckID: q.ID},
 	}
-	return platform.Parsed{Events: []message.Event{ev}}, nil
+	return platform.Parsed{Events: []message.Event{ev}, Ack: answerPress(q.ID)}, nil
+}
+
+// answerPress is the webhook's answer to a press: answerCallbackQuery, as
+// the Bot API method Telegram calls for the bot on reading the response
+// ("Making requests when getting updates"), which stops the button's
+// spinner. It carries no text: what the press decides is known only when
+// its turn runs.
+func answerPress(queryID string) *platform.Reply {
+	body, _ := json.Marshal(struct {
+		Method string `json:"method"`
+		TelegramAnswerCallbackQuery
+	}{"answerCallbackQuery", TelegramAnswerCallbackQuery{CallbackQueryID: queryID}})
+	return &platform.Reply{Status: http.StatusOK, ContentType: "application/json", Body: body}
 }
 
 // thread is where a reply to m goes: its chat, and its forum topic.

@@ -1,9 +1,13 @@
 package telegram
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +24,10 @@ const (
 	testBotID  = "7000000001"
 	eventsDir  = "../../../events/telegram"
 )
+
+// window is how far before Now ingress sets Request.Oldest by default:
+// the dedupe window (8 days) less its margin (an hour).
+const window = 8*24*time.Hour - time.Hour
 
 func newTestReceiver(t testing.TB) *Receiver {
 	t.Helper()
@@ -116,12 +124,12 @@ func sampleExpectations() map[string]platform.Parsed {
 			Platform: message.Telegram, Account: testBotID, EventID: "cb:4000000000000000101", Kind: message.KindAnswer,
 			Thread: private, Sender: user42(), ChatType: message.ChatPrivate, Time: sampleNow,
 			Press: &message.Press{Data: "q0:0", MessageID: "103", AckID: "4000000000000000101"},
-		}}},
+		}}, Ack: answered("4000000000000000101")},
 		"callback-query-topic.json": {Events: []message.Event{{
 			Platform: message.Telegram, Account: testBotID, EventID: "cb:4300000000000000102", Kind: message.KindAnswer,
 			Thread: forum, Sender: message.Sender{ID: "43", Name: "Grace Hopper"}, ChatType: message.ChatGroup, Time: sampleNow,
 			Press: &message.Press{Data: "q1:yes", MessageID: "320", AckID: "4300000000000000102"},
-		}}},
+		}}, Ack: answered("4300000000000000102")},
 		"edited-message.json":  {Ignored: []platform.Ignored{{Reason: "edited", ID: "900000004"}}},
 		"bot-message.json":     {Ignored: []platform.Ignored{{Reason: "bot", ID: "900000005"}}},
 		"sticker-no-text.json": {Ignored: []platform.Ignored{{Reason: "no_text", ID: "900000007"}}},
@@ -151,7 +159,7 @@ func TestParse(t *testing.T) {
 				Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1003"},
 				Sender: message.Sender{ID: "42", Name: "Ada"}, ChatType: message.ChatGroup, Time: time.Unix(1764432000, 0).UTC(),
 				Press: &message.Press{Data: "q0:yes", MessageID: "9", AckID: "77"},
-			}}}},
+			}}, Ack: answered("77")}},
 		{"ChannelPost", `{"update_id":5,"channel_post":{"message_id":1,"sender_chat":{"id":-1002,"title":"News","type":"channel"},"chat":{"id":-1002,"title":"News","type":"channel"},"date":1,"text":"hello"}}`, ignored("unsupported")},
 		{"EditedChannelPost", `{"update_id":5,"edited_channel_post":{"message_id":1,"chat":{"id":-1002,"type":"channel"},"date":1,"text":"hello"}}`, ignored("edited")},
 		{"AutomaticForward", `{"update_id":5,"message":{"message_id":9,"sender_chat":{"id":-1002,"title":"News","type":"channel"},"chat":{"id":-1003,"type":"supergroup"},"date":1,"is_automatic_forward":true,"text":"hello"}}`, ignored("unsupported")},
@@ -241,10 +249,74 @@ func TestReceiverConfig(t *testing.T) {
 		t.Error("NewReceiver accepted a 257-character secret")
 	}
 	err := (&Receiver{}).Validate()
-	if err == nil || !strings.Contains(err.Error(), "WebhookSecret") || !strings.Contains(err.Error(), "BotID") {
+	if err == nil || !strings.Contains(err.Error(), SettingWebhookSecret) || !strings.Contains(err.Error(), "BotID") {
 		t.Errorf("Validate should report both problems, got %v", err)
 	}
 	if (&Receiver{}).Platform() != message.Telegram {
 		t.Error("wrong platform")
 	}
+}
+
+// TestStaleMessageIsIgnored_Finding11 (issue 23, finding 11): Telegram
+// signs nothing, so a message whose date is past Request.Oldest (the dedupe
+// window) is a replay the dedupe key may no longer catch: ignored. A press
+// is not dated (its message's date is the question's), and stays taken.
+func TestStaleMessageIsIgnored_Finding11(t *testing.T) {
+	t.Parallel()
+	r := newTestReceiver(t)
+	now := time.Unix(1764432000, 0)
+	stale := now.Add(-9 * 24 * time.Hour).Unix()
+	msg := `{"update_id":5,"message":{"message_id":9,"from":{"id":42,"is_bot":false,"first_name":"Ada"},"chat":{"id":42,"type":"private"},"date":` +
+		strconv.FormatInt(stale, 10) + `,"text":"hi"}}`
+	press := `{"update_id":6,"callback_query":{"id":"1","from":{"id":42,"is_bot":false,"first_name":"Ada"},"message":{"message_id":9,"chat":{"id":42,"type":"private"},"date":` +
+		strconv.FormatInt(stale, 10) + `},"chat_instance":"-1","data":"q0:yes"}}`
+	req := request([]byte(msg), testSecret)
+	req.Oldest = now.Add(-window)
+	p, err := r.Parse(req)
+	if err != nil || len(p.Events) != 0 || !reflect.DeepEqual(p.Ignored, []platform.Ignored{{Reason: platform.IgnoredStale, ID: "5"}}) {
+		t.Fatalf("a message of 9 days ago: %+v, %v", p, err)
+	}
+	req = request([]byte(press), testSecret)
+	req.Oldest = now.Add(-window)
+	if p, err := r.Parse(req); err != nil || len(p.Events) != 1 {
+		t.Fatalf("a press on a message of 9 days ago: %+v, %v", p, err)
+	}
+}
+
+// answered is the webhook's answer to the press of callback query id:
+// answerCallbackQuery, as Telegram reads a method from a webhook's
+// response, written out here by hand.
+func answered(id string) *platform.Reply {
+	return &platform.Reply{Status: http.StatusOK, ContentType: "application/json",
+		Body: []byte(`{"method":"answerCallbackQuery","callback_query_id":"` + id + `"}`)}
+}
+
+// TestPressIsAnsweredByItsWebhook_Finding9 (issue 23, finding 9): a press
+// was answered by its turn, which may wait behind the thread's other turns
+// past the few seconds Telegram takes an answer in. Its webhook answers it
+// now, once it is durable (Parsed.Ack), and the turn's Acknowledge makes no
+// second answerCallbackQuery (Telegram would refuse it).
+func TestPressIsAnsweredByItsWebhook_Finding9(t *testing.T) {
+	t.Parallel()
+	p, err := newTestReceiver(t).Parse(request(sample(t, "callback-query.json"), testSecret))
+	if err != nil || len(p.Events) != 1 || !reflect.DeepEqual(p.Ack, answered("4000000000000000101")) || p.Within != 0 {
+		t.Fatalf("the press's webhook answer: %+v, %v", p, err)
+	}
+	var call map[string]string
+	if err := json.Unmarshal(p.Ack.Body, &call); err != nil || call["method"] != "answerCallbackQuery" || len(call) != 2 {
+		t.Fatalf("the answer is no Bot API call: %s", p.Ack.Body)
+	}
+	// A message is answered with Parley's own acknowledgement, as before.
+	if p, err := newTestReceiver(t).Parse(request(sample(t, "message.json"), testSecret)); err != nil || p.Ack != nil {
+		t.Fatalf("a message's answer: %+v, %v", p, err)
+	}
+}
+
+func sample(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(eventsDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

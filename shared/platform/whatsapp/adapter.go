@@ -52,11 +52,12 @@ func (adapter) Settings() []platform.Setting {
 }
 
 // Capabilities: 4096 characters counted in UTF-16 units, reply buttons and
-// lists (Asker, Acknowledger), delivery statuses; no typing indicator (it
+// lists (Asker, Acknowledger), or the numbered text form where they cannot
+// hold a question, delivery statuses; no typing indicator (it
 // needs the id of the message being answered), no edits, no idempotency
 // key, no look-up of a sent message.
 func (adapter) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Buttons: true, Statuses: true}
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Buttons: true, TextForm: true, Statuses: true}
 }
 
 func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {

@@ -45,6 +45,7 @@ func FuzzReceiverParse(f *testing.F) {
 			t.Fatal("a POST answered as a handshake")
 		}
 
+		req.Oldest = req.Now.Add(-window)
 		p, err := r.Parse(req)
 		if err != nil {
 			if !errors.Is(err, platform.ErrMalformed) {
@@ -62,6 +63,9 @@ func FuzzReceiverParse(f *testing.F) {
 			if ev.Platform != message.WhatsApp || ev.Account == "" || ev.Account != testPhone || ev.Thread.Account != ev.Account ||
 				ev.Thread.Platform != message.WhatsApp || ev.Thread.Chat == "" || ev.Thread.Thread != "" || ev.ChatType != message.ChatPrivate {
 				t.Fatalf("bad event %+v", ev)
+			}
+			if !ev.Time.IsZero() && ev.Time.Before(req.Oldest) {
+				t.Fatalf("an event of %v, past the dedupe window, is taken", ev.Time)
 			}
 			switch ev.Kind {
 			case message.KindMessage:
@@ -84,7 +88,7 @@ func FuzzReceiverParse(f *testing.F) {
 				t.Fatalf("kind %q", ev.Kind)
 			}
 		}
-		platformtest.CheckIgnored(t, p.Ignored, platform.IgnoredNoText, platform.IgnoredUnsupported, IgnoredOtherAccount)
+		platformtest.CheckIgnored(t, p.Ignored, platform.IgnoredNoText, platform.IgnoredUnsupported, IgnoredOtherAccount, platform.IgnoredStale)
 	})
 }
 

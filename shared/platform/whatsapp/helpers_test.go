@@ -56,6 +56,10 @@ func chat(wa string) message.Thread {
 	return message.Thread{Platform: message.WhatsApp, Account: testPhone, Chat: wa}
 }
 
+// window is how far before Now ingress sets Request.Oldest by default:
+// the dedupe window (8 days) less its margin (an hour).
+const window = 8*24*time.Hour - time.Hour
+
 func newTestReceiver(t testing.TB) *Receiver {
 	t.Helper()
 	r, err := NewReceiver(testAppSecret, testVerifyToken, testPhone)

@@ -64,7 +64,7 @@ func inert(s string) string {
 		}
 		b.WriteRune(r)
 		switch {
-		case r == '\n':
+		case breaksLine(r):
 			lineStart = true
 		case r != ' ' && r != '\t':
 			// A quote may be indented: only the first other character
@@ -73,6 +73,19 @@ func inert(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// breaksLine reports whether a line starts after r. WhatsApp's clients
+// find a quote's line start with their platform's regular expressions,
+// whose multiline "^" follows "\r" as well as "\n", and U+2028 and U+2029
+// (JavaScript, the web client), and U+0085 (Java, Android): one more
+// look-alike costs nothing where a client would not have quoted.
+func breaksLine(r rune) bool {
+	switch r {
+	case '\n', '\r', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
 }
 
 // within returns a test of whether a byte offset is inside one of spans,

@@ -64,7 +64,7 @@ func checkInert(t *testing.T, s string) {
 			t.Fatalf("inert(%q) = %q leaves %q to pair", s, got, m)
 		}
 	}
-	for _, line := range strings.Split(got, "\n") {
+	for _, line := range strings.FieldsFunc(got, lineBreak) {
 		if trimmed := strings.TrimLeft(line, " \t"); strings.HasPrefix(trimmed, ">") {
 			t.Fatalf("inert(%q) = %q leaves a quote", s, got)
 		}
@@ -75,8 +75,20 @@ func checkInert(t *testing.T, s string) {
 	}
 }
 
+// TestInertQuoteAfterAnyLineBreak_Finding10 (issue 23, finding 10, on
+// WhatsApp): a quote starts a line after "\n" only, but WhatsApp's clients
+// find a line's start with their platform's regular expressions, which end
+// a line at "\r" too (JavaScript's and Java's multiline "^"), and at
+// U+2028, U+2029 and (Java) U+0085: "a\r> quote" rendered a quote.
+func TestInertQuoteAfterAnyLineBreak_Finding10(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"a\r> quote", "a\r\n> quote", "a\u2028> quote", "a\u2029  > quote", "a\u0085> quote"} {
+		checkInert(t, in)
+	}
+}
+
 func FuzzInert(f *testing.F) {
-	for _, s := range []string{"*b* _i_ ~s~ ```m``` `c`", "> q\n>> q", "https://x/_a_ *b*", "www.x *", "\xff*\xfe*", "a\u00a0https://x/*_*"} {
+	for _, s := range []string{"*b* _i_ ~s~ ```m``` `c`", "> q\n>> q", "https://x/_a_ *b*", "www.x *", "\xff*\xfe*", "a\u00a0https://x/*_*", "a\r> q\u2028> q"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -87,4 +99,15 @@ func FuzzInert(f *testing.F) {
 		}
 		checkInert(t, s)
 	})
+}
+
+// lineBreak reports whether r ends a line for a multiline "^" in
+// JavaScript (\n \r U+2028 U+2029) or Java (those and U+0085), the
+// languages WhatsApp's clients find a line's start with.
+func lineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
 }

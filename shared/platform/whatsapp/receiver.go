@@ -206,7 +206,7 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	}
 	for _, entry := range n.Entry {
 		for _, ch := range entry.Changes {
-			if err := r.change(&out, entry.ID, ch); err != nil {
+			if err := r.change(&out, req, entry.ID, ch); err != nil {
 				return platform.Parsed{}, err
 			}
 		}
@@ -218,7 +218,7 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 }
 
 // change adds one change's events and ignored updates to out.
-func (r *Receiver) change(out *platform.Parsed, entryID string, ch WhatsAppChange) error {
+func (r *Receiver) change(out *platform.Parsed, req *platform.Request, entryID string, ch WhatsAppChange) error {
 	ignore := func(reason, id string) { out.Ignored = append(out.Ignored, platform.Ignored{Reason: reason, ID: id}) }
 	if ch.Field != WhatsAppFieldMessages {
 		// account_update, message_template_status_update, history …
@@ -253,19 +253,19 @@ func (r *Receiver) change(out *platform.Parsed, entryID string, ch WhatsAppChang
 		}
 	}
 	for _, raw := range val.Messages {
-		if err := r.message(out, phone, names, raw); err != nil {
+		if err := r.message(out, req, phone, names, raw); err != nil {
 			return err
 		}
 	}
 	for _, raw := range val.Statuses {
-		if err := r.status(out, phone, raw); err != nil {
+		if err := r.status(out, req, phone, raw); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *Receiver) message(out *platform.Parsed, phone string, names map[string]string, raw json.RawMessage) error {
+func (r *Receiver) message(out *platform.Parsed, req *platform.Request, phone string, names map[string]string, raw json.RawMessage) error {
 	var m WhatsAppMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return fmt.Errorf("%w: whatsapp message does not decode", platform.ErrMalformed)
@@ -274,6 +274,12 @@ func (r *Receiver) message(out *platform.Parsed, phone string, names map[string]
 		return fmt.Errorf("%w: whatsapp message without id, from or type", platform.ErrMalformed)
 	}
 	ignore := func(reason string) { out.Ignored = append(out.Ignored, platform.Ignored{Reason: reason, ID: m.ID}) }
+	// Meta signs the body alone: the message's own time is what tells a
+	// replay past the dedupe window (Meta's own retries end within it).
+	if req.Stale(unixOrZero(int64(m.Timestamp))) {
+		ignore(platform.IgnoredStale)
+		return nil
+	}
 	if m.GroupID != "" {
 		// Parley answers the person, never a group on their behalf.
 		ignore(platform.IgnoredUnsupported)
@@ -340,7 +346,7 @@ var states = map[string]bool{
 	message.StatusFailed:    true,
 }
 
-func (r *Receiver) status(out *platform.Parsed, phone string, raw json.RawMessage) error {
+func (r *Receiver) status(out *platform.Parsed, req *platform.Request, phone string, raw json.RawMessage) error {
 	var s WhatsAppStatus
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return fmt.Errorf("%w: whatsapp status does not decode", platform.ErrMalformed)
@@ -349,6 +355,10 @@ func (r *Receiver) status(out *platform.Parsed, phone string, raw json.RawMessag
 		return fmt.Errorf("%w: whatsapp status without id, status or recipient_id", platform.ErrMalformed)
 	}
 	id := s.ID + ":" + s.Status
+	if req.Stale(unixOrZero(int64(s.Timestamp))) {
+		out.Ignored = append(out.Ignored, platform.Ignored{Reason: platform.IgnoredStale, ID: id})
+		return nil
+	}
 	if !states[s.Status] {
 		// "deleted", "warning", "played" and whatever Meta adds.
 		out.Ignored = append(out.Ignored, platform.Ignored{Reason: platform.IgnoredUnsupported, ID: id})

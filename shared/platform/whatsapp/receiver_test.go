@@ -409,3 +409,32 @@ func TestStatusKeysAreOnePerState(t *testing.T) {
 		t.Fatalf("three states, %d keys: %v", len(seen), seen)
 	}
 }
+
+// TestStaleEventIsIgnored_Finding11 (issue 23, finding 11): Meta signs only
+// the body, so a message or status whose own timestamp is past
+// Request.Oldest (the dedupe window) is a replay the dedupe key may no
+// longer catch: it is ignored, alone, and the rest of the notification is
+// taken.
+func TestStaleEventIsIgnored_Finding11(t *testing.T) {
+	t.Parallel()
+	r := newTestReceiver(t)
+	req := signed(readSample(t, "batch.json"))
+	// The batch's messages are of 16:03:40 and :41, its status of :42.
+	req.Oldest = time.Unix(1764432221, 0)
+	p, err := r.Parse(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []platform.Ignored{{Reason: platform.IgnoredStale, ID: "wamid.FTE1NTUxMjMwMDAyFQIAEhgUM0VCMEdSQzAwMDAwMDAwMDAwMDAwMDY="}}
+	if !reflect.DeepEqual(p.Ignored, want) || len(p.Events) != 2 {
+		t.Fatalf("got %+v", p)
+	}
+	req.Oldest = time.Unix(1764432223, 0)
+	if p, err := r.Parse(req); err != nil || len(p.Events) != 0 || len(p.Ignored) != 3 || p.Ignored[2].Reason != platform.IgnoredStale {
+		t.Fatalf("every event stale: %+v, %v", p, err)
+	}
+	req.Oldest = sampleNow.Add(-window)
+	if p, err := r.Parse(req); err != nil || len(p.Events) != 3 {
+		t.Fatalf("within the window: %+v, %v", p, err)
+	}
+}
