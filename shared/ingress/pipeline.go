@@ -137,7 +137,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, log, fmt.Errorf("%w: webhooks are POST, got %s", platform.ErrMethod, r.Method))
 		return
 	}
-	if err := p.Receiver.Verify(req); err != nil {
+	if err := p.verify(r.Context(), req); err != nil {
 		p.refuse(w, log, err)
 		return
 	}
@@ -481,6 +481,19 @@ func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Eve
 	}
 }
 
+// verify runs the receiver's verification: VerifyContext, bounded by the
+// request's deadline and platform.MaxVerifyWait, for a receiver whose keys
+// come over the network; Verify for the others.
+func (p *Pipeline) verify(ctx context.Context, req *platform.Request) error {
+	cv, ok := p.Receiver.(platform.ContextVerifier)
+	if !ok {
+		return p.Receiver.Verify(req)
+	}
+	ctx, cancel := context.WithTimeout(ctx, platform.MaxVerifyWait)
+	defer cancel()
+	return cv.VerifyContext(ctx, req)
+}
+
 // refuse answers a request that fails verification or parsing: the status
 // for its sentinel, a reason, and no writes.
 func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
@@ -489,8 +502,11 @@ func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
 		status = http.StatusBadRequest
 	}
 	log.Warn("request refused", "status", status, "reason", err.Error())
-	if status == http.StatusMethodNotAllowed {
+	switch status {
+	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", http.MethodPost)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "5")
 	}
 	http.Error(w, err.Error(), status)
 }

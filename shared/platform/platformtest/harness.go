@@ -30,12 +30,18 @@ type Harness struct {
 	// Env's credentials (faketelegram.New). The suite serves a fresh one
 	// for every check with httptest.
 	Fake func(rec *fakeapi.Recorder) http.Handler
+	// FakeURLSettings are further URL settings of the send half the suite
+	// points at the same fake, with the path given: an OAuth token
+	// endpoint the sender gets its credential from (TEAMS_LOGIN_URL:
+	// "/login"). The fake serves them too.
+	FakeURLSettings map[string]string
 
 	// Sign returns the headers the platform sends with body at at,
 	// authenticated with secret, computed as the platform computes them.
 	Sign func(secret string, body []byte, at time.Time) http.Header
 	// SecretSetting names the receive secret Sign is given (Env has its
-	// value).
+	// value): a secret setting of the receive half, unless
+	// Features.PublicCredential.
 	SecretSetting string
 	// AuthHeaders are the headers that authenticate a request: without any
 	// one of them it is refused (ErrUnauthorized).
@@ -89,6 +95,12 @@ type Features struct {
 	// Presses: the platform delivers presses of the controls Parley sends
 	// (message.KindAnswer), and a sample of one is required.
 	Presses bool
+	// PublicCredential: what verifies the platform's requests is public
+	// (a token its identity service signs with published keys, checked
+	// for the app's id as audience; Discord's public key), so
+	// SecretSetting names a setting that is no secret. Sign is given its
+	// value: a token for another audience is the wrong signature.
+	PublicCredential bool
 }
 
 // Samples are the platform's captured requests, events/<platform>/.

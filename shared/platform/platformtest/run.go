@@ -136,6 +136,9 @@ func (s *suite) fake(t *testing.T, over map[string]string) *fake {
 	}))
 	t.Cleanup(srv.Close)
 	env := map[string]string{s.h.BaseURLSetting: srv.URL}
+	for k, path := range s.h.FakeURLSettings {
+		env[k] = srv.URL + path
+	}
 	for k, v := range over {
 		env[k] = v
 	}

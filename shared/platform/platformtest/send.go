@@ -51,7 +51,7 @@ func (s *suite) settings(t *testing.T) {
 	if set, ok := seen[s.h.BaseURLSetting]; !ok || set.Kind != platform.KindURL || set.Half&platform.Send == 0 {
 		t.Errorf("BaseURLSetting %s is not a URL setting of the send half: %+v", s.h.BaseURLSetting, set)
 	}
-	if set, ok := seen[s.h.SecretSetting]; !ok || !set.Secret || set.Half&platform.Receive == 0 {
+	if set, ok := seen[s.h.SecretSetting]; !ok || (!set.Secret && !s.h.Features.PublicCredential) || set.Half&platform.Receive == 0 {
 		t.Errorf("SecretSetting %s is not a secret of the receive half: %+v", s.h.SecretSetting, set)
 	}
 	for k := range s.h.Env {
