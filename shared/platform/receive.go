@@ -125,6 +125,10 @@ const (
 	IgnoredDeleted     = "deleted"
 	IgnoredNoText      = "no_text"
 	IgnoredUnsupported = "unsupported"
+	// IgnoredMembership: the bot or a person joined or left a
+	// conversation (Teams' conversationUpdate, Google Chat's
+	// ADDED_TO_SPACE): nothing for the agent.
+	IgnoredMembership = "membership"
 )
 
 // Ignored is a dropped update.

@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,7 +156,10 @@ func (iss *Issuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		root := iss.root
 		iss.mu.Unlock()
 		if root == "" {
-			root = "http://" + r.Host
+			// Where the request came in, below any prefix it was
+			// mounted under.
+			path, _, _ := strings.Cut(r.RequestURI, "?")
+			root = "http://" + r.Host + strings.TrimSuffix(path, MetadataPath)
 		}
 		writeJSON(w, map[string]any{
 			"issuer":                                iss.opt.Issuer,

@@ -39,6 +39,11 @@ const (
 	// an unknown key id: a flood of tokens with forged key ids costs the
 	// key endpoint one request per this interval, whatever its size.
 	DefaultMinRefresh = 5 * time.Minute
+	// DefaultNewKeyRefresh is the least time between fetches caused by an
+	// unknown key id in a token issued after the last fetch: a key newer
+	// than the set, as a rotation makes. Forged tokens can claim any issue
+	// time, so this too is a floor: one fetch per this interval at most.
+	DefaultNewKeyRefresh = 2 * time.Second
 	// MaxDocument bounds a metadata document or key set, in bytes.
 	MaxDocument = 256 << 10
 	// DefaultFetchTimeout bounds one fetch when the caller's context has
@@ -63,6 +68,9 @@ type Source struct {
 	// MinRefresh is the least time between fetches an unknown key id
 	// causes. Defaults to DefaultMinRefresh.
 	MinRefresh time.Duration
+	// NewKeyRefresh is MinRefresh for a token issued after the last
+	// fetch. Defaults to DefaultNewKeyRefresh.
+	NewKeyRefresh time.Duration
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 }
@@ -122,10 +130,12 @@ func (s *Set) fresh() bool {
 
 // Key returns the key of id: from the cache while it is fresh, else after
 // a fetch bounded by ctx. An id the cache lacks is fetched again unless a
-// fetch ran less than MinRefresh ago (ErrUnknownKey then). A fetch that
-// fails is ErrUnavailable, unless stale keys hold the id: a key endpoint
-// that is down does not stop verification with the keys already known.
-func (s *Set) Key(ctx context.Context, id string) (Key, error) {
+// fetch ran less than MinRefresh ago, or NewKeyRefresh for a token issued
+// after that fetch (issued, zero when unknown): ErrUnknownKey then. A fetch
+// that fails is ErrUnavailable, unless stale keys hold the id: a key
+// endpoint that is down does not stop verification with the keys already
+// known.
+func (s *Set) Key(ctx context.Context, id string, issued time.Time) (Key, error) {
 	s.mu.Lock()
 	k, held := s.keys[id]
 	if held && s.fresh() {
@@ -157,6 +167,13 @@ func (s *Set) Key(ctx context.Context, id string) (Key, error) {
 		minRefresh = DefaultMinRefresh
 	}
 	since := s.now().Sub(s.triedAt)
+	if !issued.IsZero() && issued.After(s.fetchedAt) {
+		// A key newer than the set may exist: a rotation.
+		minRefresh = s.src.NewKeyRefresh
+		if minRefresh <= 0 {
+			minRefresh = DefaultNewKeyRefresh
+		}
+	}
 	if s.fresh() && since < minRefresh {
 		// Fresh keys, and a fetch ran a moment ago: an unknown id is
 		// not worth another.

@@ -143,12 +143,19 @@ func TestRotationIsFetchedOnAnUnknownKid(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.iss.Rotate(false)
-	f.at = f.at.Add(jwks.DefaultMinRefresh + time.Second)
+	f.at = f.at.Add(jwks.DefaultNewKeyRefresh + time.Second)
 	if _, err := f.verify(t, f.iss.Sign(f.iss.Claims(testAud, f.at, time.Hour))); err != nil {
-		t.Fatalf("a token of the rotated key: %v", err)
+		t.Fatalf("a token of the rotated key, issued after the last fetch: %v", err)
 	}
 	if n := f.iss.Fetches(); n != 2 {
 		t.Fatalf("%d fetches, want 2", n)
+	}
+	// A token of an unknown key issued before the last fetch waits for
+	// MinRefresh: its key would have been in that fetch.
+	old := fakeissuer.SignWith(fakeissuer.NewKey(), "older", f.iss.Claims(testAud, now, 3*time.Hour))
+	f.at = f.at.Add(jwks.DefaultNewKeyRefresh + time.Second)
+	if _, err := f.verify(t, old); !errors.Is(err, jwks.ErrUnknownKey) || f.iss.Fetches() != 2 {
+		t.Fatalf("old token of an unknown key: %v after %d fetches", err, f.iss.Fetches())
 	}
 }
 
@@ -168,10 +175,10 @@ func TestForgedKidsAreRateLimited(t *testing.T) {
 			t.Fatalf("forged kid: %v", err)
 		}
 	}
-	// 100 s of forgeries: the first caused a fetch (the keys were a
-	// fetch old), none after it within MinRefresh.
-	if n := f.iss.Fetches(); n > 2 {
-		t.Fatalf("%d fetches for 100 forged kids", n)
+	// 100 s of forgeries, each claiming to be issued now (after the last
+	// fetch): at most one fetch per NewKeyRefresh.
+	if n, most := f.iss.Fetches(), int64(1+100*time.Second/jwks.DefaultNewKeyRefresh+1); n > most {
+		t.Fatalf("%d fetches for 100 forged kids, want at most %d", n, most)
 	}
 }
 
@@ -191,7 +198,7 @@ func TestUnreachableKeysAreUnavailable(t *testing.T) {
 	}
 	// A dead address, and a deadline shorter than a slow endpoint.
 	dead := jwks.New(jwks.Source{KeysURL: "http://127.0.0.1:1/keys"})
-	if _, err := dead.Key(t.Context(), "k"); !errors.Is(err, jwks.ErrUnavailable) {
+	if _, err := dead.Key(t.Context(), "k", time.Time{}); !errors.Is(err, jwks.ErrUnavailable) {
 		t.Fatalf("dead endpoint: %v", err)
 	}
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -204,7 +211,7 @@ func TestUnreachableKeysAreUnavailable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if _, err := jwks.New(jwks.Source{KeysURL: slow.URL}).Key(ctx, "k"); !errors.Is(err, jwks.ErrUnavailable) {
+	if _, err := jwks.New(jwks.Source{KeysURL: slow.URL}).Key(ctx, "k", time.Time{}); !errors.Is(err, jwks.ErrUnavailable) {
 		t.Fatalf("slow endpoint: %v", err)
 	}
 	if time.Since(start) > 2*time.Second {
@@ -233,7 +240,7 @@ func TestOversizedKeySetIsUnavailable(t *testing.T) {
 		_, _ = w.Write([]byte(`{"keys":["` + strings.Repeat("a", jwks.MaxDocument) + `"]}`))
 	}))
 	defer big.Close()
-	if _, err := jwks.New(jwks.Source{KeysURL: big.URL}).Key(t.Context(), "k"); !errors.Is(err, jwks.ErrUnavailable) {
+	if _, err := jwks.New(jwks.Source{KeysURL: big.URL}).Key(t.Context(), "k", time.Time{}); !errors.Is(err, jwks.ErrUnavailable) {
 		t.Fatalf("oversized key set: %v", err)
 	}
 }

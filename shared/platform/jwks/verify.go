@@ -45,6 +45,21 @@ type Expect struct {
 // claims receives the payload; Verify returns the key that signed it.
 // Errors wrap ErrInvalid, ErrExpired, ErrUnknownKey or ErrUnavailable.
 func (s *Set) Verify(ctx context.Context, raw string, exp Expect, claims jwt.Claims) (Key, error) {
+	return s.verify(raw, exp, claims, func(kid string, issued time.Time) (Key, error) { return s.Key(ctx, kid, issued) })
+}
+
+// VerifyHeld is Verify with the keys the set holds now, without any I/O:
+// a key it does not hold is ErrUnavailable.
+func (s *Set) VerifyHeld(raw string, exp Expect, claims jwt.Claims) (Key, error) {
+	return s.verify(raw, exp, claims, func(kid string, _ time.Time) (Key, error) {
+		if k, ok := s.Held(kid); ok {
+			return k, nil
+		}
+		return Key{}, fmt.Errorf("%w: key %q is not held", ErrUnavailable, clip(kid))
+	})
+}
+
+func (s *Set) verify(raw string, exp Expect, claims jwt.Claims, key func(kid string, issued time.Time) (Key, error)) (Key, error) {
 	if raw == "" || len(raw) > MaxToken || strings.Count(raw, ".") != 2 {
 		return Key{}, fmt.Errorf("%w: not a compact JWS of at most %d bytes", ErrInvalid, MaxToken)
 	}
@@ -73,7 +88,13 @@ func (s *Set) Verify(ctx context.Context, raw string, exp Expect, claims jwt.Cla
 		if kid == "" {
 			return nil, fmt.Errorf("%w: the token names no key (kid)", ErrInvalid)
 		}
-		k, err := s.Key(ctx, kid)
+		// The claims are parsed, not yet verified: the issue time only
+		// chooses how soon an unknown key may be fetched.
+		var issued time.Time
+		if iat, err := t.Claims.GetIssuedAt(); err == nil && iat != nil {
+			issued = iat.Time
+		}
+		k, err := key(kid, issued)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +104,7 @@ func (s *Set) Verify(ctx context.Context, raw string, exp Expect, claims jwt.Cla
 	if err != nil {
 		switch {
 		case errors.Is(err, ErrUnavailable):
-			return Key{}, fmt.Errorf("%w", ErrUnavailable)
+			return Key{}, fmt.Errorf("%w: the platform's signing keys could not be fetched", ErrUnavailable)
 		case errors.Is(err, ErrUnknownKey):
 			return Key{}, fmt.Errorf("%w: the token's key is not in the set", ErrUnknownKey)
 		case errors.Is(err, jwt.ErrTokenExpired), errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
