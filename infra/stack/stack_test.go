@@ -671,14 +671,14 @@ func TestSecrets(t *testing.T) {
 	turn := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Turn.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
 	wantTurn := map[string]any{"Fn::Join": []any{"", []any{
 		`{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN","PARLEY_AGENT_SECRET":"`, ref(agent),
-		`","SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`,
+		`","SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TEAMS_APP_PASSWORD":"Parley/TEAMS_APP_PASSWORD","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`,
 	}}}
 	if !equalJSON(turn, wantTurn) {
 		t.Errorf("turn %s:\n got %s\nwant %s", resources.EnvSecrets, asJSON(turn), asJSON(wantTurn))
 	}
 	delivery := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Delivery.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
 	if want := `{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN",` +
-		`"SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`; delivery != want {
+		`"SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TEAMS_APP_PASSWORD":"Parley/TEAMS_APP_PASSWORD","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`; delivery != want {
 		t.Errorf("delivery %s = %s, want %s", resources.EnvSecrets, asJSON(delivery), want)
 	}
 
@@ -704,6 +704,7 @@ func TestSecrets(t *testing.T) {
 			"Value": "Parley/TELEGRAM_BOT_TOKEN,Parley/TELEGRAM_WEBHOOK_SECRET,Parley/SLACK_SIGNING_SECRET," +
 				"Parley/SLACK_BOT_TOKEN,Parley/DISCORD_BOT_TOKEN,Parley/LINE_CHANNEL_SECRET,Parley/LINE_CHANNEL_ACCESS_TOKEN," +
 				"Parley/WHATSAPP_APP_SECRET,Parley/WHATSAPP_VERIFY_TOKEN,Parley/WHATSAPP_ACCESS_TOKEN," +
+				"Parley/TEAMS_APP_PASSWORD," +
 				"Parley/PARLEY_EVENTS_SECRETS,Parley/GITHUB_WEBHOOK_SECRET",
 		})
 	})
@@ -960,5 +961,23 @@ func TestTimeoutsFollowTheSettings(t *testing.T) {
 	}
 	if timing.TurnTimeout() != 315*time.Second || timing.DeliveryTimeout() != 46*time.Second {
 		t.Fatalf("sized %s and %s", timing.TurnTimeout(), timing.DeliveryTimeout())
+	}
+}
+
+// TestTeamsURLIsTheMessagingEndpoint: the Teams bot's messaging endpoint
+// (README, "Microsoft Teams") is the stack's TeamsUrl output, the teams
+// function's URL.
+func TestTeamsURLIsTheMessagingEndpoint(t *testing.T) {
+	fx := defaultFixture(t)
+	outputs := fx.json["Outputs"].(map[string]any)
+	out, ok := outputs["TeamsUrl"].(map[string]any)
+	if !ok {
+		t.Fatalf("no TeamsUrl output: %v", outputs)
+	}
+	ref := out["Value"].(map[string]any)["Fn::GetAtt"].([]any)
+	url := fx.resource(t, ref[0].(string))
+	fn := props(url)["TargetFunctionArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
+	if fn != fx.logicalID(fx.stack.Functions["teams"]) {
+		t.Fatalf("TeamsUrl is the URL of %s, not the teams function", fn)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
@@ -37,6 +38,7 @@ import (
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -230,6 +232,9 @@ func start(t testing.TB, opt options) *harness {
 		whatsapp.SettingVerifyToken:    waVerify,
 		whatsapp.SettingAccessToken:    waToken,
 		whatsapp.SettingPhoneNumberID:  waPhone,
+		teams.SettingAppID:             faketeams.AppID,
+		teams.SettingTenantID:          faketeams.TenantID,
+		teams.SettingAppPassword:       faketeams.Password,
 		resources.SecretAgentSecret:    agentSecret,
 		resources.SecretEventsSecrets:  `{"cron":"` + eventsSecret + `"}`,
 		"PARLEY_EVENTS_SOURCES":        `{"cron":{"targets":["telegram:` + tgBotID + `:*","slack:T0TEAM0001:*"]}}`,

@@ -15,11 +15,13 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -30,7 +32,7 @@ import (
 // runner. The platform is the file's parent folder under events/ unless given.
 func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
 	if len(args) < 1 || len(args) > 2 {
-		return fmt.Errorf("usage: parley-local post FILE [telegram|slack|discord|line|whatsapp|events]")
+		return fmt.Errorf("usage: parley-local post FILE [telegram|slack|discord|line|whatsapp|teams|events]")
 	}
 	file := args[0]
 	platform := filepath.Base(filepath.Dir(file))
@@ -60,6 +62,11 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 		hdr = fakeline.Headers(env(line.SettingChannelSecret), body)
 	case "whatsapp":
 		hdr = fakewhatsapp.Sign(env(whatsapp.SettingAppSecret), body)
+	case "teams":
+		// Answered through the fake connector, signed with the fake
+		// issuer's test key: only the demo app verifies.
+		body = faketeams.WithServiceURL(body, fakeTeamsURL(getenv))
+		hdr = faketeams.SignFor(faketeams.NewIssuer(), env(teams.SettingAppID), body, now)
 	case "events":
 		secret, githubSecret, err := eventsSecrets(getenv, body)
 		if err != nil {
@@ -70,7 +77,7 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 			return err
 		}
 	default:
-		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp or events", file)
+		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp, teams or events", file)
 	}
 	return send(ctx, out, getenv, platform, hdr, body)
 }
@@ -133,4 +140,9 @@ func eventsSecrets(getenv config.Getenv, body []byte) (secret, github standardwe
 	}
 	secret, err = standardwebhooks.ParseSecret(one)
 	return secret, github, err
+}
+
+// fakeTeamsURL is the fake Teams connector of the runner at PARLEY_LISTEN.
+func fakeTeamsURL(getenv config.Getenv) string {
+	return "http://" + cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787") + fakeRoot + "/teams"
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
@@ -33,6 +34,7 @@ import (
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -61,6 +63,9 @@ var demo = map[string]string{
 	whatsapp.SettingVerifyToken:         "parley-whatsapp-verify-token",
 	whatsapp.SettingAccessToken:         "EAAParleyFakeWhatsAppAccessTokenForTests0123456789",
 	whatsapp.SettingPhoneNumberID:       "106540352242922",
+	teams.SettingAppID:                  faketeams.AppID,
+	teams.SettingTenantID:               faketeams.TenantID,
+	teams.SettingAppPassword:            faketeams.Password,
 }
 
 // The LINE and WhatsApp test identities of events/README.md.
@@ -196,6 +201,12 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	vars["PARLEY_AGENT_URL"] = base + "/agent/echo"
 	for k, v := range demo {
 		vars[k] = v
+	}
+	if getenv(teams.SettingAppID) != "" {
+		// A Teams app of the user's own: the demo app's tenant and
+		// password would only mix with it.
+		delete(vars, teams.SettingTenantID)
+		delete(vars, teams.SettingAppPassword)
 	}
 	notices := demoEvents(vars, getenv)
 	for _, kv := range res.Env() {

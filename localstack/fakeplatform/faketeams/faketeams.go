@@ -63,8 +63,8 @@ type Options struct {
 	AppID, TenantID, Password string
 	// Recorder records what the API accepts and holds its faults.
 	Recorder *fakeapi.Recorder
-	// Issuer signs the activities' tokens. Defaults to a new one
-	// endorsing msteams.
+	// Issuer signs the activities' tokens. Defaults to one endorsing
+	// msteams whose first key is TestKey.
 	Issuer *fakeissuer.Issuer
 }
 
@@ -91,7 +91,7 @@ func New(opt Options) *API {
 		opt.Recorder = fakeapi.New(fakeapi.Options{})
 	}
 	if opt.Issuer == nil {
-		opt.Issuer = fakeissuer.New(fakeissuer.Options{Issuer: Issuer, Endorsements: []string{"msteams"}})
+		opt.Issuer = NewIssuer()
 	}
 	a := &API{opt: opt, mux: http.NewServeMux(), tokens: map[string]time.Time{}, activities: map[string]string{}, gone: map[string]bool{}}
 	a.lastID.Store(1732896000000)
@@ -104,6 +104,12 @@ func New(opt Options) *API {
 }
 
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+
+// NewIssuer is the fake Bot Framework issuer: tokens of Issuer, keys
+// endorsing msteams, the first of them TestKey.
+func NewIssuer() *fakeissuer.Issuer {
+	return fakeissuer.New(fakeissuer.Options{Issuer: Issuer, Endorsements: []string{"msteams"}, Key: TestKey(), KeyID: TestKeyID})
+}
 
 // Issuer is the fake's OpenID issuer (rotate its keys, take it down).
 func (a *API) Issuer() *fakeissuer.Issuer { return a.opt.Issuer }

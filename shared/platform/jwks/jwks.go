@@ -174,9 +174,10 @@ func (s *Set) Key(ctx context.Context, id string, issued time.Time) (Key, error)
 			minRefresh = DefaultNewKeyRefresh
 		}
 	}
-	if s.fresh() && since < minRefresh {
+	if s.fresh() && since < minRefresh && s.lastErr == nil {
 		// Fresh keys, and a fetch ran a moment ago: an unknown id is
-		// not worth another.
+		// not worth another. (After a failed fetch, the pause below
+		// applies instead: the endpoint's return is no new request.)
 		s.mu.Unlock()
 		return Key{}, fmt.Errorf("%w: %q", ErrUnknownKey, id)
 	}

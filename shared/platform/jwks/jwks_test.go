@@ -244,3 +244,25 @@ func TestOversizedKeySetIsUnavailable(t *testing.T) {
 		t.Fatalf("oversized key set: %v", err)
 	}
 }
+
+// TestRotationDuringAnOutageIsFetchedOnceBack: a failed fetch does not use
+// up the refresh an unknown key id is owed: once the endpoint is back, the
+// new key is fetched (not refused for a second).
+func TestRotationDuringAnOutageIsFetchedOnceBack(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	if _, err := f.verify(t, f.iss.Sign(f.iss.Claims(testAud, now, time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	f.iss.Rotate(false)
+	f.iss.SetDown(true)
+	f.at = f.at.Add(jwks.DefaultNewKeyRefresh + time.Second)
+	if _, err := f.verify(t, f.iss.Sign(f.iss.Claims(testAud, f.at, time.Hour))); !errors.Is(err, jwks.ErrUnavailable) {
+		t.Fatalf("new key, endpoint down: %v", err)
+	}
+	f.iss.SetDown(false)
+	f.at = f.at.Add(1100 * time.Millisecond)
+	if _, err := f.verify(t, f.iss.Sign(f.iss.Claims(testAud, f.at, time.Hour))); err != nil {
+		t.Fatalf("new key, endpoint back: %v", err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -30,6 +31,7 @@ var chat = []platform.Adapter{
 	discord.Adapter,
 	line.Adapter,
 	whatsapp.Adapter,
+	teams.Adapter,
 }
 
 // Chat returns every chat platform's adapter.
