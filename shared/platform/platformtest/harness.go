@@ -75,6 +75,11 @@ type Harness struct {
 	// are the call's arguments). nil when it is inert; an error says what
 	// would render otherwise.
 	Inert func(text string, d fakeapi.Delivery) error
+	// WrongCredential, when set, returns a wrong value of the send
+	// credential key whose right value is v, for the check that the fake
+	// refuses it: a service account key that is another account's (a
+	// JSON key with "x" appended would not even load). Defaults to v+"x".
+	WrongCredential func(key, v string) string
 	// PlatformLimit is the most one message may hold on the platform
 	// itself, counted by Capabilities().Counting: one unit more is refused
 	// by the fake, as by the platform. Defaults to Capabilities().TextLimit;

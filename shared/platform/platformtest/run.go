@@ -137,7 +137,7 @@ func (s *suite) fake(t *testing.T, over map[string]string) *fake {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		credential := false
 		for _, path := range s.h.FakeURLSettings {
-			credential = credential || strings.HasPrefix(r.URL.Path, path+"/")
+			credential = credential || r.URL.Path == path || strings.HasPrefix(r.URL.Path, path+"/")
 		}
 		if credential {
 			f.credentials.Add(1)

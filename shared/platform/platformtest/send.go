@@ -245,7 +245,11 @@ func (s *suite) faults(t *testing.T) {
 				continue
 			}
 			n++
-			f := s.fake(t, map[string]string{set.Key: s.h.Env[set.Key] + "x"})
+			wrong := s.h.Env[set.Key] + "x"
+			if s.h.WrongCredential != nil {
+				wrong = s.h.WrongCredential(set.Key, s.h.Env[set.Key])
+			}
+			f := s.fake(t, map[string]string{set.Key: wrong})
 			_, err := f.sender.Send(t.Context(), message.Outgoing{Thread: s.h.Thread, Content: message.Text(text)})
 			s.sendError(t, err, message.FailAuth, text)
 			if f.requests.Load()+f.credentials.Load() == 0 || len(f.rec.Delivered()) != 0 {

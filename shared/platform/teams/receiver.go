@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -111,7 +110,7 @@ func (r *Receiver) verify(req *platform.Request, check verifyFunc) error {
 	if r.AppID == "" || r.Keys == nil {
 		return fmt.Errorf("%w: no app id configured", platform.ErrUnauthorized)
 	}
-	raw, ok := Bearer(req.Header)
+	raw, ok := jwks.Bearer(req.Header)
 	if !ok {
 		return fmt.Errorf("%w: missing Authorization: Bearer", platform.ErrUnauthorized)
 	}
@@ -122,7 +121,7 @@ func (r *Receiver) verify(req *platform.Request, check verifyFunc) error {
 	var claims connectorClaims
 	key, err := check(raw, expect(r.AppID, now), &claims)
 	if err != nil {
-		return TokenError(err)
+		return jwks.Refusal(err)
 	}
 	// The token is the connector's: the body is what it binds.
 	var head struct {
@@ -147,30 +146,6 @@ func (r *Receiver) verify(req *platform.Request, check verifyFunc) error {
 // expect is what a connector token for app must say at now.
 func expect(app string, now time.Time) jwks.Expect {
 	return jwks.Expect{Issuers: []string{Issuer}, Audience: app, Leeway: ClockSkew, Now: now}
-}
-
-// Bearer is the token of an Authorization: Bearer header.
-func Bearer(h http.Header) (string, bool) {
-	v := h.Get("Authorization")
-	scheme, tok, ok := strings.Cut(v, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	tok = strings.TrimSpace(tok)
-	return tok, tok != ""
-}
-
-// TokenError maps a jwks verdict to the webhook's: keys that could not be
-// had are ErrUnavailable (503, retried), a true but expired token ErrStale,
-// anything else ErrUnauthorized.
-func TokenError(err error) error {
-	switch {
-	case errors.Is(err, jwks.ErrUnavailable):
-		return fmt.Errorf("%w: %v", platform.ErrUnavailable, err)
-	case errors.Is(err, jwks.ErrExpired):
-		return fmt.Errorf("%w: %v", platform.ErrStale, err)
-	}
-	return fmt.Errorf("%w: %v", platform.ErrUnauthorized, err)
 }
 
 // endorses reports whether key may sign for channel: the Bot Framework's
