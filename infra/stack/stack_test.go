@@ -670,14 +670,14 @@ func TestSecrets(t *testing.T) {
 	// CloudFormation puts the agent secret's ARN in, keys sorted.
 	turn := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Turn.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
 	wantTurn := map[string]any{"Fn::Join": []any{"", []any{
-		`{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN","PARLEY_AGENT_SECRET":"`, ref(agent),
+		`{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","GOOGLECHAT_SERVICE_ACCOUNT":"Parley/GOOGLECHAT_SERVICE_ACCOUNT","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN","PARLEY_AGENT_SECRET":"`, ref(agent),
 		`","SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TEAMS_APP_PASSWORD":"Parley/TEAMS_APP_PASSWORD","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`,
 	}}}
 	if !equalJSON(turn, wantTurn) {
 		t.Errorf("turn %s:\n got %s\nwant %s", resources.EnvSecrets, asJSON(turn), asJSON(wantTurn))
 	}
 	delivery := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Delivery.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
-	if want := `{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN",` +
+	if want := `{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","GOOGLECHAT_SERVICE_ACCOUNT":"Parley/GOOGLECHAT_SERVICE_ACCOUNT","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN",` +
 		`"SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TEAMS_APP_PASSWORD":"Parley/TEAMS_APP_PASSWORD","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`; delivery != want {
 		t.Errorf("delivery %s = %s, want %s", resources.EnvSecrets, asJSON(delivery), want)
 	}
@@ -704,7 +704,7 @@ func TestSecrets(t *testing.T) {
 			"Value": "Parley/TELEGRAM_BOT_TOKEN,Parley/TELEGRAM_WEBHOOK_SECRET,Parley/SLACK_SIGNING_SECRET," +
 				"Parley/SLACK_BOT_TOKEN,Parley/DISCORD_BOT_TOKEN,Parley/LINE_CHANNEL_SECRET,Parley/LINE_CHANNEL_ACCESS_TOKEN," +
 				"Parley/WHATSAPP_APP_SECRET,Parley/WHATSAPP_VERIFY_TOKEN,Parley/WHATSAPP_ACCESS_TOKEN," +
-				"Parley/TEAMS_APP_PASSWORD," +
+				"Parley/TEAMS_APP_PASSWORD,Parley/GOOGLECHAT_SERVICE_ACCOUNT," +
 				"Parley/PARLEY_EVENTS_SECRETS,Parley/GITHUB_WEBHOOK_SECRET",
 		})
 	})
@@ -964,20 +964,22 @@ func TestTimeoutsFollowTheSettings(t *testing.T) {
 	}
 }
 
-// TestTeamsURLIsTheMessagingEndpoint: the Teams bot's messaging endpoint
-// (README, "Microsoft Teams") is the stack's TeamsUrl output, the teams
-// function's URL.
-func TestTeamsURLIsTheMessagingEndpoint(t *testing.T) {
+// TestTeamsAndGoogleChatURLs: the Teams bot's messaging endpoint and the
+// Chat app's HTTP endpoint (README, "Microsoft Teams", "Google Chat") are
+// the stack's TeamsUrl and GooglechatUrl outputs, their functions' URLs.
+func TestTeamsAndGoogleChatURLs(t *testing.T) {
 	fx := defaultFixture(t)
 	outputs := fx.json["Outputs"].(map[string]any)
-	out, ok := outputs["TeamsUrl"].(map[string]any)
-	if !ok {
-		t.Fatalf("no TeamsUrl output: %v", outputs)
-	}
-	ref := out["Value"].(map[string]any)["Fn::GetAtt"].([]any)
-	url := fx.resource(t, ref[0].(string))
-	fn := props(url)["TargetFunctionArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
-	if fn != fx.logicalID(fx.stack.Functions["teams"]) {
-		t.Fatalf("TeamsUrl is the URL of %s, not the teams function", fn)
+	for output, function := range map[string]string{"TeamsUrl": "teams", "GooglechatUrl": "googlechat"} {
+		out, ok := outputs[output].(map[string]any)
+		if !ok {
+			t.Fatalf("no %s output: %v", output, outputs)
+		}
+		ref := out["Value"].(map[string]any)["Fn::GetAtt"].([]any)
+		url := fx.resource(t, ref[0].(string))
+		fn := props(url)["TargetFunctionArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
+		if fn != fx.logicalID(fx.stack.Functions[function]) {
+			t.Fatalf("%s is the URL of %s, not the %s function", output, fn, function)
+		}
 	}
 }

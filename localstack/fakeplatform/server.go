@@ -8,6 +8,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
@@ -15,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
@@ -93,6 +95,14 @@ var fakes = map[message.Platform]fake{
 	message.Teams: {teams.SettingServiceURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return faketeams.New(faketeams.Options{Recorder: rec})
 	}, map[string]string{teams.SettingLoginURL: faketeams.LoginPath, teams.SettingOpenIDMetadataURL: faketeams.MetadataPath}},
+	// The test project of events/googlechat: its service account's
+	// tokens come from the fake, and its issuers sign the events.
+	message.GoogleChat: {googlechat.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
+		return fakegooglechat.New(fakegooglechat.Options{Recorder: rec})
+	}, map[string]string{
+		googlechat.SettingTokenURL: fakegooglechat.TokenPath, googlechat.SettingChatKeysURL: fakegooglechat.ChatKeysPath,
+		googlechat.SettingGoogleKeysURL: fakegooglechat.GoogleKeysPath,
+	}},
 }
 
 // Server is every registry platform's fake, sharing one Recorder: one list

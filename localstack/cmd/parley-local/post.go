@@ -14,11 +14,13 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/teams"
@@ -32,7 +34,7 @@ import (
 // runner. The platform is the file's parent folder under events/ unless given.
 func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []string) error {
 	if len(args) < 1 || len(args) > 2 {
-		return fmt.Errorf("usage: parley-local post FILE [telegram|slack|discord|line|whatsapp|teams|events]")
+		return fmt.Errorf("usage: parley-local post FILE [telegram|slack|discord|line|whatsapp|teams|googlechat|events]")
 	}
 	file := args[0]
 	platform := filepath.Base(filepath.Dir(file))
@@ -67,6 +69,10 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 		// issuer's test key: only the demo app verifies.
 		body = faketeams.WithServiceURL(body, fakeTeamsURL(getenv))
 		hdr = faketeams.SignFor(faketeams.NewIssuer(), env(teams.SettingAppID), body, now)
+	case "googlechat":
+		// Signed by the fake Chat issuer's test key: only the demo
+		// project verifies.
+		hdr = fakegooglechat.SignFor(fakegooglechat.NewChatIssuer(), env(googlechat.SettingProjectNumber), now)
 	case "events":
 		secret, githubSecret, err := eventsSecrets(getenv, body)
 		if err != nil {
@@ -77,7 +83,7 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 			return err
 		}
 	default:
-		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp, teams or events", file)
+		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp, teams, googlechat or events", file)
 	}
 	return send(ctx, out, getenv, platform, hdr, body)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
@@ -20,6 +21,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/teams"
@@ -28,7 +30,7 @@ import (
 )
 
 // pressUsage is how to press a control of a question make run printed.
-const pressUsage = "usage: parley-local press telegram|slack|discord|line|whatsapp|teams CHAT MESSAGE DATA [USER]"
+const pressUsage = "usage: parley-local press telegram|slack|discord|line|whatsapp|teams|googlechat CHAT MESSAGE DATA [USER]"
 
 // pressHint is what make run prints under a question's control: the
 // command that presses it, ready to paste.
@@ -58,6 +60,21 @@ func pressHint(d fakeapi.Delivery, c fakeapi.Control) string {
 			}
 		}
 		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press teams '%s' %s '%s'", conv, d.MessageID, data)
+	case message.GoogleChat:
+		data := c.Data
+		if v, ok := strings.CutPrefix(c.Data, fakegooglechat.ChoicePrefix); ok {
+			for _, other := range d.Controls {
+				if !strings.HasPrefix(other.Data, fakegooglechat.ChoicePrefix) {
+					data = other.Data + "=" + v
+					break
+				}
+			}
+		}
+		chat := d.Chat
+		if d.Thread != "" {
+			chat += "/threads/" + d.Thread
+		}
+		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press googlechat %s %s '%s'", chat, d.MessageID, data)
 	}
 	return ""
 }
@@ -146,6 +163,21 @@ func press(ctx context.Context, out io.Writer, getenv config.Getenv, args []stri
 		}
 		body = faketeams.Submit(fakeTeamsURL(getenv), chat, user, msg, fmt.Sprintf("%d", seq), submit, chosen, now)
 		hdr = faketeams.SignFor(faketeams.NewIssuer(), env(teams.SettingAppID), body, now)
+	case "googlechat":
+		// CHAT is the space, or its thread (spaces/…/threads/…); DATA as
+		// for Teams.
+		user := fakegooglechat.Ada
+		if len(args) == 5 {
+			user = args[4]
+		}
+		_, thread, _ := strings.Cut(chat, "/threads/")
+		submit, values, _ := strings.Cut(data, "=")
+		var chosen []string
+		if values != "" {
+			chosen = strings.Split(values, ",")
+		}
+		body = fakegooglechat.Click(msg, thread, user, submit, chosen, now)
+		hdr = fakegooglechat.SignFor(fakegooglechat.NewChatIssuer(), env(googlechat.SettingProjectNumber), now)
 	default:
 		return fmt.Errorf("%s", pressUsage)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
@@ -31,6 +32,7 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
@@ -66,6 +68,9 @@ var demo = map[string]string{
 	teams.SettingAppID:                  faketeams.AppID,
 	teams.SettingTenantID:               faketeams.TenantID,
 	teams.SettingAppPassword:            faketeams.Password,
+	googlechat.SettingProjectNumber:     fakegooglechat.ProjectNumber,
+	// Its token_uri is replaced by the fake's (GOOGLECHAT_OAUTH_URL).
+	googlechat.SettingServiceAccount: fakegooglechat.ServiceAccountJSON("https://oauth2.googleapis.com/token"),
 }
 
 // The LINE and WhatsApp test identities of events/README.md.
@@ -207,6 +212,10 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 		// password would only mix with it.
 		delete(vars, teams.SettingTenantID)
 		delete(vars, teams.SettingAppPassword)
+	}
+	if getenv(googlechat.SettingProjectNumber) != "" {
+		// A Chat app of the user's own: not the demo service account.
+		delete(vars, googlechat.SettingServiceAccount)
 	}
 	notices := demoEvents(vars, getenv)
 	for _, kv := range res.Env() {

@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/teams"
@@ -32,6 +33,7 @@ var chat = []platform.Adapter{
 	line.Adapter,
 	whatsapp.Adapter,
 	teams.Adapter,
+	googlechat.Adapter,
 }
 
 // Chat returns every chat platform's adapter.

@@ -122,6 +122,16 @@ func (adapter) Targets(env platform.Env) platform.Canonicalizer {
 	return CanonicalTarget(env(SettingAppID))
 }
 
+// convPrefix reports whether s is the kind a Teams conversation id starts
+// with, before its ":" ("a" personal, "19" group chats and channels).
+func convPrefix(s string) bool {
+	switch s {
+	case "a", "8", "19", "29":
+		return true
+	}
+	return false
+}
+
 // guid reports whether s is a GUID as Azure writes app ids.
 func guid(s string) bool {
 	if len(s) != 36 {
@@ -144,8 +154,9 @@ func guid(s string) bool {
 
 // CanonicalTarget returns the rules that put a conversation named from
 // outside in the form Teams' activities name it: the account is the bot's
-// app id (as configured; a GUID of any case), the chat a conversation id,
-// and a channel thread either its own thread or a chat with
+// app id (as configured; a GUID of any case), the chat a conversation id
+// (written whole: "teams:<app>:19:…@thread.v2" arrives split at its colon
+// and is joined again), and a channel thread its channel's id with
 // ";messageid=<root>".
 func CanonicalTarget(appID string) platform.Canonicalizer {
 	return func(t message.Thread, chatless bool) (message.Thread, error) {
@@ -158,6 +169,12 @@ func CanonicalTarget(appID string) platform.Canonicalizer {
 		t.Account = appID
 		if chatless {
 			return t, nil
+		}
+		if convPrefix(t.Chat) && t.Thread != "" {
+			// A target is split at every ":" (platform:account:chat
+			// [:thread]), and a conversation id holds one after its kind
+			// ("a:…", "19:…"): written whole, it arrives in two parts.
+			t.Chat, t.Thread = t.Chat+":"+t.Thread, ""
 		}
 		if chat, thread := SplitConversation(t.Chat); thread != "" {
 			if t.Thread != "" {

@@ -191,3 +191,38 @@ func TestEntraRefusalIsAuthAndNothingIsPosted(t *testing.T) {
 		t.Fatalf("Entra down: %v", err)
 	}
 }
+
+// TestTargetsNameConversationsWhole: an events target names a conversation
+// as Teams writes it, colon and all, and a channel thread with
+// ";messageid=": both are the threads Teams' own activities make.
+func TestTargetsNameConversationsWhole(t *testing.T) {
+	t.Parallel()
+	canon := Adapter.Targets(func(k string) string {
+		if k == SettingAppID {
+			return testApp
+		}
+		return ""
+	})
+	parse := func(s string) message.Thread {
+		parts := strings.Split(s, ":")
+		th := message.Thread{Platform: message.Teams, Account: parts[1], Chat: parts[2]}
+		if len(parts) == 4 {
+			th.Thread = parts[3]
+		}
+		return th
+	}
+	for target, want := range map[string]message.Thread{
+		"teams:" + testApp + ":" + personalConv:                        personal,
+		"teams:" + testApp + ":" + groupConv:                           group,
+		"teams:" + testApp + ":" + channel + ";messageid=1764431000000": thread,
+		"teams:" + strings.ToUpper(testApp) + ":" + groupConv:          group,
+	} {
+		got, err := canon(parse(target), false)
+		if err != nil || got != want {
+			t.Errorf("%s: %+v, %v; want %+v", target, got, err, want)
+		}
+	}
+	if _, err := canon(parse("teams:00000000-0000-4000-8000-00000000b002:"+groupConv), false); err == nil {
+		t.Error("a target of another app was taken")
+	}
+}
