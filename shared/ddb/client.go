@@ -103,8 +103,11 @@ type (
 		ExpressionAttributeValues Item              `json:",omitempty"`
 		ConsistentRead            bool              `json:",omitempty"`
 		Limit                     int               `json:",omitempty"`
-		ExclusiveStartKey         Item              `json:",omitempty"`
-		ReturnConsumedCapacity    string            `json:",omitempty"`
+		// ScanIndexForward false reads the sort key descending (newest
+		// first); nil keeps DynamoDB's default, ascending.
+		ScanIndexForward       *bool  `json:",omitempty"`
+		ExclusiveStartKey      Item   `json:",omitempty"`
+		ReturnConsumedCapacity string `json:",omitempty"`
 	}
 	QueryOutput struct {
 		Items            []Item

@@ -88,6 +88,11 @@ type Pipeline struct {
 	// ClaimLease bounds how long an unfinished request blocks a retry of
 	// the same event. Defaults to 30 seconds (above the function timeout).
 	ClaimLease time.Duration
+	// Window lists each person's message on the store's window index, on
+	// the dedupe key written anyway: the platform limits free-form sends
+	// to a window after the person's last message (WhatsApp;
+	// message.Capabilities.Window).
+	Window bool
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Log defaults to slog.Default().
@@ -412,7 +417,11 @@ func (p *Pipeline) admitDirect(ctx context.Context, log *slog.Logger, ev message
 			return p.Queue.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body})
 		})
 	}()
-	_, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued})
+	spec := store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued}
+	if p.Window && (ev.Kind == message.KindMessage || ev.Kind == message.KindAnswer) && !ev.Sender.IsBot {
+		spec.Window, spec.WindowAt = ev.Thread.Key(), cmp.Or(ev.Time, now)
+	}
+	_, err := p.Claims.Claim(ctx, ev.Key(), spec)
 	sendErr := <-sent
 	var held *store.ClaimHeldError
 	switch {

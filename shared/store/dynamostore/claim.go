@@ -88,6 +88,9 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 		"pk": str(key), "st": str(string(spec.State)), "owner": str(spec.Owner),
 		"expires_at": num(now.Add(spec.TTL).Unix()), "attempts": num(1),
 	}
+	if spec.Window != "" {
+		item["win"], item["win_at"] = str(spec.Window), num(millis(spec.WindowAt))
+	}
 	_, err := s.db.PutItem(ctx, &ddb.PutItemInput{
 		TableName:                s.table,
 		Item:                     item,
