@@ -130,8 +130,12 @@ func TestGoogleChatBadTokensAndKeys(t *testing.T) {
 	}
 	forger := fakeissuer.New(fakeissuer.Options{Issuer: fakegooglechat.ChatIssuer, KeyID: iss.KeyID()})
 	for name, hdr := range map[string]http.Header{
-		"Forged":        tok(forger, nil),
-		"Expired":       tok(iss, func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour)); c.IssuedAt = jwt.NewNumericDate(now.Add(-2 * time.Hour)); c.NotBefore = c.IssuedAt }),
+		"Forged": tok(forger, nil),
+		"Expired": tok(iss, func(c *jwt.RegisteredClaims) {
+			c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour))
+			c.IssuedAt = jwt.NewNumericDate(now.Add(-2 * time.Hour))
+			c.NotBefore = c.IssuedAt
+		}),
 		"WrongAudience": tok(iss, func(c *jwt.RegisteredClaims) { c.Audience = jwt.ClaimStrings{"999999999999"} }),
 		"WrongIssuer":   tok(iss, func(c *jwt.RegisteredClaims) { c.Issuer = "evil@example.com" }),
 	} {

@@ -170,7 +170,7 @@ type Processor struct {
 	// fresh message on a platform with a customer-service window; nil
 	// leaves such sends to the platform.
 	Windows store.Windows
-	Config Config
+	Config  Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	Log *slog.Logger

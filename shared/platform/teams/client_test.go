@@ -212,10 +212,10 @@ func TestTargetsNameConversationsWhole(t *testing.T) {
 		return th
 	}
 	for target, want := range map[string]message.Thread{
-		"teams:" + testApp + ":" + personalConv:                        personal,
-		"teams:" + testApp + ":" + groupConv:                           group,
+		"teams:" + testApp + ":" + personalConv:                         personal,
+		"teams:" + testApp + ":" + groupConv:                            group,
 		"teams:" + testApp + ":" + channel + ";messageid=1764431000000": thread,
-		"teams:" + strings.ToUpper(testApp) + ":" + groupConv:          group,
+		"teams:" + strings.ToUpper(testApp) + ":" + groupConv:           group,
 	} {
 		got, err := canon(parse(target), false)
 		if err != nil || got != want {
