@@ -135,6 +135,9 @@ func TestWhatsApp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Written now: a reply to a message of 2025 would be outside Ada's
+	// 24-hour window.
+	sample = fakewhatsapp.Redate(sample, h.clock.Now())
 	for range 2 {
 		if code, body := h.postWhatsApp(sample); code != http.StatusOK {
 			t.Fatalf("webhook: %d %s", code, body)

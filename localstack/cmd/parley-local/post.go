@@ -63,6 +63,9 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	case "line":
 		hdr = fakeline.Headers(env(line.SettingChannelSecret), body)
 	case "whatsapp":
+		// Written now: a sample of 2025 would be outside the person's
+		// 24-hour window, and its reply would fail window_closed.
+		body = fakewhatsapp.Redate(body, now)
 		hdr = fakewhatsapp.Sign(env(whatsapp.SettingAppSecret), body)
 	case "teams":
 		// Answered through the fake connector, signed with the fake

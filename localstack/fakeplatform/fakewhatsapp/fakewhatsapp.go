@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -656,4 +657,13 @@ func (s Status) Body() []byte {
 		"entry":  []map[string]any{{"id": s.WABA, "changes": []map[string]any{{"value": value, "field": "messages"}}}},
 	})
 	return b
+}
+
+var timestamps = regexp.MustCompile(`("timestamp":\s*)"\d+"`)
+
+// Redate is a webhook body with every message's and status's timestamp
+// set to at: a sample dated long ago would otherwise arrive outside the
+// person's 24-hour window, which Parley keeps (ADR 0018).
+func Redate(body []byte, at time.Time) []byte {
+	return timestamps.ReplaceAll(body, []byte(`${1}"`+strconv.FormatInt(at.Unix(), 10)+`"`))
 }

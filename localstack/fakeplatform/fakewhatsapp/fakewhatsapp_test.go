@@ -354,3 +354,12 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestRedate(t *testing.T) {
+	at := time.Unix(1796000000, 0)
+	in := []byte(`{"messages":[{"timestamp": "1764432000"}],"statuses":[{"timestamp":"1764432001"}]}`)
+	want := `{"messages":[{"timestamp": "1796000000"}],"statuses":[{"timestamp":"1796000000"}]}`
+	if got := string(fakewhatsapp.Redate(in, at)); got != want {
+		t.Fatalf("Redate = %s", got)
+	}
+}
