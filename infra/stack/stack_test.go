@@ -670,15 +670,15 @@ func TestSecrets(t *testing.T) {
 	// CloudFormation puts the agent secret's ARN in, keys sorted.
 	turn := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Turn.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
 	wantTurn := map[string]any{"Fn::Join": []any{"", []any{
-		`{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN","PARLEY_AGENT_SECRET":"`, ref(agent),
-		`","SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`,
+		`{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","GOOGLECHAT_SERVICE_ACCOUNT":"Parley/GOOGLECHAT_SERVICE_ACCOUNT","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN","PARLEY_AGENT_SECRET":"`, ref(agent),
+		`","SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TEAMS_APP_PASSWORD":"Parley/TEAMS_APP_PASSWORD","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`,
 	}}}
 	if !equalJSON(turn, wantTurn) {
 		t.Errorf("turn %s:\n got %s\nwant %s", resources.EnvSecrets, asJSON(turn), asJSON(wantTurn))
 	}
 	delivery := props(fx.resource(t, fx.logicalID(fx.stack.Functions[resources.Delivery.Name])))["Environment"].(map[string]any)["Variables"].(map[string]any)[resources.EnvSecrets]
-	if want := `{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN",` +
-		`"SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`; delivery != want {
+	if want := `{"DISCORD_BOT_TOKEN":"Parley/DISCORD_BOT_TOKEN","GOOGLECHAT_SERVICE_ACCOUNT":"Parley/GOOGLECHAT_SERVICE_ACCOUNT","LINE_CHANNEL_ACCESS_TOKEN":"Parley/LINE_CHANNEL_ACCESS_TOKEN",` +
+		`"SLACK_BOT_TOKEN":"Parley/SLACK_BOT_TOKEN","TEAMS_APP_PASSWORD":"Parley/TEAMS_APP_PASSWORD","TELEGRAM_BOT_TOKEN":"Parley/TELEGRAM_BOT_TOKEN","WHATSAPP_ACCESS_TOKEN":"Parley/WHATSAPP_ACCESS_TOKEN"}`; delivery != want {
 		t.Errorf("delivery %s = %s, want %s", resources.EnvSecrets, asJSON(delivery), want)
 	}
 
@@ -704,6 +704,7 @@ func TestSecrets(t *testing.T) {
 			"Value": "Parley/TELEGRAM_BOT_TOKEN,Parley/TELEGRAM_WEBHOOK_SECRET,Parley/SLACK_SIGNING_SECRET," +
 				"Parley/SLACK_BOT_TOKEN,Parley/DISCORD_BOT_TOKEN,Parley/LINE_CHANNEL_SECRET,Parley/LINE_CHANNEL_ACCESS_TOKEN," +
 				"Parley/WHATSAPP_APP_SECRET,Parley/WHATSAPP_VERIFY_TOKEN,Parley/WHATSAPP_ACCESS_TOKEN," +
+				"Parley/TEAMS_APP_PASSWORD,Parley/GOOGLECHAT_SERVICE_ACCOUNT," +
 				"Parley/PARLEY_EVENTS_SECRETS,Parley/GITHUB_WEBHOOK_SECRET",
 		})
 	})
@@ -960,5 +961,25 @@ func TestTimeoutsFollowTheSettings(t *testing.T) {
 	}
 	if timing.TurnTimeout() != 315*time.Second || timing.DeliveryTimeout() != 46*time.Second {
 		t.Fatalf("sized %s and %s", timing.TurnTimeout(), timing.DeliveryTimeout())
+	}
+}
+
+// TestTeamsAndGoogleChatURLs: the Teams bot's messaging endpoint and the
+// Chat app's HTTP endpoint (README, "Microsoft Teams", "Google Chat") are
+// the stack's TeamsUrl and GooglechatUrl outputs, their functions' URLs.
+func TestTeamsAndGoogleChatURLs(t *testing.T) {
+	fx := defaultFixture(t)
+	outputs := fx.json["Outputs"].(map[string]any)
+	for output, function := range map[string]string{"TeamsUrl": "teams", "GooglechatUrl": "googlechat"} {
+		out, ok := outputs[output].(map[string]any)
+		if !ok {
+			t.Fatalf("no %s output: %v", output, outputs)
+		}
+		ref := out["Value"].(map[string]any)["Fn::GetAtt"].([]any)
+		url := fx.resource(t, ref[0].(string))
+		fn := props(url)["TargetFunctionArn"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
+		if fn != fx.logicalID(fx.stack.Functions[function]) {
+			t.Fatalf("%s is the URL of %s, not the %s function", output, fn, function)
+		}
 	}
 }

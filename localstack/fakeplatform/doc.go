@@ -37,4 +37,13 @@
 //
 //	POST /telegram/bot<token>/sendMessage, /sendChatAction, /getMe
 //	POST /slack/chat.postMessage (also /slack/api/chat.postMessage)
+//	     /discord/…, /line/…, /whatsapp/…   (see each fake's package doc)
+//	     /teams/v3/conversations/…          the Bot Connector (faketeams), with
+//	     /teams/login/…, /teams/openid/…    its Entra token endpoint and issuer
+//	     /googlechat/v1/spaces/…            the Chat API (fakegooglechat), with
+//	     /googlechat/token, /googlechat/chatkeys/…, /googlechat/googlekeys/…
+//
+// Teams and Google Chat sign what they send with keys they publish: their
+// fakes are also the issuers (localstack/fakeplatform/fakeissuer), and
+// BaseURLs points the adapters' token endpoint and key settings at them too.
 package fakeplatform

@@ -10,15 +10,19 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 )
@@ -65,6 +69,9 @@ type fake struct {
 	// baseURL is the adapter's setting that points its sender at the API.
 	baseURL string
 	new     func(opt Options, rec *fakeapi.Recorder) http.Handler
+	// more are further URL settings the fake serves, by key, each the
+	// path below the fake's root (Teams' token endpoint and issuer).
+	more map[string]string
 }
 
 // fakes is the fake of every chat platform, by platform.
@@ -72,18 +79,31 @@ type fake struct {
 var fakes = map[message.Platform]fake{
 	message.Telegram: {telegram.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return faketelegram.New(faketelegram.Options{Token: opt.TelegramToken, Recorder: rec})
-	}},
+	}, nil},
 	message.Slack: {slack.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return fakeslack.New(fakeslack.Options{Token: opt.SlackToken, Recorder: rec})
-	}},
+	}, nil},
 	message.Discord: {discord.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return fakediscord.New(fakediscord.Options{Token: opt.DiscordToken, Recorder: rec})
-	}},
+	}, nil},
 	message.LINE: {line.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return fakeline.New(fakeline.Options{Token: opt.LineToken, Recorder: rec})
-	}},
+	}, nil},
 	message.WhatsApp: {whatsapp.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return fakewhatsapp.New(fakewhatsapp.Options{Token: opt.WhatsAppToken, PhoneNumberID: opt.WhatsAppPhoneNumberID, Recorder: rec})
+	}, nil},
+	// The test identities of events/teams: the fake's Entra knows that
+	// app and tenant, and its issuer signs the activities (Sign).
+	message.Teams: {teams.SettingServiceURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
+		return faketeams.New(faketeams.Options{Recorder: rec})
+	}, map[string]string{teams.SettingLoginURL: faketeams.LoginPath, teams.SettingOpenIDMetadataURL: faketeams.MetadataPath}},
+	// The test project of events/googlechat: its service account's
+	// tokens come from the fake, and its issuers sign the events.
+	message.GoogleChat: {googlechat.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
+		return fakegooglechat.New(fakegooglechat.Options{Recorder: rec})
+	}, map[string]string{
+		googlechat.SettingTokenURL: fakegooglechat.TokenPath, googlechat.SettingChatKeysURL: fakegooglechat.ChatKeysPath,
+		googlechat.SettingGoogleKeysURL: fakegooglechat.GoogleKeysPath,
 	}},
 }
 
@@ -135,6 +155,9 @@ func BaseURLs(root string) map[string]string {
 	for _, a := range registry.Chat() {
 		if f, ok := fakes[a.Platform()]; ok {
 			out[f.baseURL] = root + "/" + string(a.Platform())
+			for k, path := range f.more {
+				out[k] = root + "/" + string(a.Platform()) + path
+			}
 		}
 	}
 	return out

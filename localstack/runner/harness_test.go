@@ -29,14 +29,18 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -221,34 +225,39 @@ func start(t testing.TB, opt options) *harness {
 	t.Cleanup(agentSrv.Close)
 
 	vars := map[string]string{
-		resources.EnvTable:             env.Resources.Table,
-		resources.EnvInboundQueueURL:   env.Resources.InboundURL,
-		resources.EnvOutboundQueueURL:  env.Resources.OutboundURL,
-		resources.EnvInboundDLQURL:     env.Resources.InboundDLQURL,
-		resources.EnvOutboundDLQURL:    env.Resources.OutboundDLQURL,
-		telegram.SettingBotToken:       tgToken,
-		telegram.SettingWebhookSecret:  tgSecret,
-		slack.SettingSigningSecret:     slackSecret,
-		slack.SettingBotToken:          slackToken,
-		discord.SettingPublicKey:       fakediscord.PublicKey,
-		discord.SettingApplicationID:   fakediscord.ApplicationID,
-		discord.SettingBotToken:        fakediscord.BotToken,
-		line.SettingChannelSecret:      lineSecret,
-		line.SettingChannelAccessToken: lineToken,
-		line.SettingBotUserID:          lineBot,
-		whatsapp.SettingAppSecret:      waSecret,
-		whatsapp.SettingVerifyToken:    waVerify,
-		whatsapp.SettingAccessToken:    waToken,
-		whatsapp.SettingPhoneNumberID:  waPhone,
-		resources.SecretAgentSecret:    agentSecret,
-		resources.SecretEventsSecrets:  `{"cron":"` + eventsSecret + `"}`,
-		"PARLEY_EVENTS_SOURCES":        `{"cron":{"targets":["telegram:` + tgBotID + `:*","slack:T0TEAM0001:*"]}}`,
-		"SLACK_TEAM_ID":                "T0TEAM0001",
-		"PARLEY_AGENT_URL":             agentSrv.URL,
-		"PARLEY_AGENT_TIMEOUT":         "5s",
-		"PARLEY_BUBBLE_DELAY":          "1ms",
-		"PARLEY_SEND_TIMEOUT":          "2s",
-		"PARLEY_LOG_LEVEL":             "debug",
+		resources.EnvTable:               env.Resources.Table,
+		resources.EnvInboundQueueURL:     env.Resources.InboundURL,
+		resources.EnvOutboundQueueURL:    env.Resources.OutboundURL,
+		resources.EnvInboundDLQURL:       env.Resources.InboundDLQURL,
+		resources.EnvOutboundDLQURL:      env.Resources.OutboundDLQURL,
+		telegram.SettingBotToken:         tgToken,
+		telegram.SettingWebhookSecret:    tgSecret,
+		slack.SettingSigningSecret:       slackSecret,
+		slack.SettingBotToken:            slackToken,
+		discord.SettingPublicKey:         fakediscord.PublicKey,
+		discord.SettingApplicationID:     fakediscord.ApplicationID,
+		discord.SettingBotToken:          fakediscord.BotToken,
+		line.SettingChannelSecret:        lineSecret,
+		line.SettingChannelAccessToken:   lineToken,
+		line.SettingBotUserID:            lineBot,
+		whatsapp.SettingAppSecret:        waSecret,
+		whatsapp.SettingVerifyToken:      waVerify,
+		whatsapp.SettingAccessToken:      waToken,
+		whatsapp.SettingPhoneNumberID:    waPhone,
+		teams.SettingAppID:               faketeams.AppID,
+		teams.SettingTenantID:            faketeams.TenantID,
+		teams.SettingAppPassword:         faketeams.Password,
+		googlechat.SettingProjectNumber:  fakegooglechat.ProjectNumber,
+		googlechat.SettingServiceAccount: fakegooglechat.ServiceAccountJSON("https://oauth2.googleapis.com/token"),
+		resources.SecretAgentSecret:      agentSecret,
+		resources.SecretEventsSecrets:    `{"cron":"` + eventsSecret + `"}`,
+		"PARLEY_EVENTS_SOURCES":          `{"cron":{"targets":["telegram:` + tgBotID + `:*","slack:T0TEAM0001:*"]}}`,
+		"SLACK_TEAM_ID":                  "T0TEAM0001",
+		"PARLEY_AGENT_URL":               agentSrv.URL,
+		"PARLEY_AGENT_TIMEOUT":           "5s",
+		"PARLEY_BUBBLE_DELAY":            "1ms",
+		"PARLEY_SEND_TIMEOUT":            "2s",
+		"PARLEY_LOG_LEVEL":               "debug",
 	}
 	// Every platform's adapter at its fake, as make run points them.
 	for k, v := range fakeplatform.BaseURLs(fakeSrv.URL) {

@@ -152,7 +152,12 @@ func Ingress(d Deps, a platform.Adapter) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Platform(), err)
 	}
-	return d.pipeline(r)
+	p, err := d.pipeline(r)
+	if err != nil {
+		return nil, err
+	}
+	p.Window = a.Capabilities().Window > 0
+	return p, nil
 }
 
 // senders builds the send half of every chat platform whose credentials are
@@ -211,7 +216,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
 		Channels: channels, Questions: st, Inbox: queue.New(d.SQS, d.Config.InboundQueueURL),
-		Reports: st, Awaits: st, Park: queue.New(d.SQS, d.Config.InboundQueueURL),
+		Reports: st, Awaits: st, Park: queue.New(d.SQS, d.Config.InboundQueueURL), Windows: st,
 		Config: d.turnConfig(),
 		Now:    d.Now,
 		Log:    d.Log.With("function", "turn"),

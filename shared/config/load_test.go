@@ -18,9 +18,11 @@ import (
 
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -140,8 +142,9 @@ func TestLoadReadsOnlyTheFunctionsOwnSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(sm.requests)
-	want := []string{secretID(discord.SettingBotToken), secretID(line.SettingChannelAccessToken), secretID(resources.SecretAgentSecret),
-		secretID(slack.SettingBotToken), secretID(telegram.SettingBotToken), secretID(whatsapp.SettingAccessToken)}
+	want := []string{secretID(discord.SettingBotToken), secretID(googlechat.SettingServiceAccount), secretID(line.SettingChannelAccessToken),
+		secretID(resources.SecretAgentSecret), secretID(slack.SettingBotToken), secretID(teams.SettingAppPassword),
+		secretID(telegram.SettingBotToken), secretID(whatsapp.SettingAccessToken)}
 	if calls != 1 || !slices.Equal(sm.requests, want) {
 		t.Fatalf("AWS config loaded %d times, secrets asked for %v; want one config and %v", calls, sm.requests, want)
 	}

@@ -92,6 +92,11 @@ type Pipeline struct {
 	// ClaimLease bounds how long an unfinished request blocks a retry of
 	// the same event. Defaults to 30 seconds (above the function timeout).
 	ClaimLease time.Duration
+	// Window lists each person's message on the store's window index, on
+	// the dedupe key written anyway: the platform limits free-form sends
+	// to a window after the person's last message (WhatsApp;
+	// message.Capabilities.Window).
+	Window bool
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Log defaults to slog.Default().
@@ -141,7 +146,7 @@ func (p *Pipeline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, log, fmt.Errorf("%w: webhooks are POST, got %s", platform.ErrMethod, r.Method))
 		return
 	}
-	if err := p.Receiver.Verify(req); err != nil {
+	if err := p.verify(r.Context(), req); err != nil {
 		p.refuse(w, log, err)
 		return
 	}
@@ -437,7 +442,11 @@ func (p *Pipeline) admitDirect(ctx context.Context, log *slog.Logger, ev message
 			return p.Queue.Send(ctx, queue.Message{Group: ev.Thread.Key(), Dedup: ev.Key(), Body: body})
 		})
 	}()
-	_, err := p.Claims.Claim(ctx, ev.Key(), store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued})
+	spec := store.ClaimSpec{Owner: owner, Now: now, TTL: ttl, State: store.ClaimEnqueued}
+	if p.Window && (ev.Kind == message.KindMessage || ev.Kind == message.KindAnswer) && !ev.Sender.IsBot {
+		spec.Window, spec.WindowAt = ev.Thread.Key(), cmp.Or(ev.Time, now)
+	}
+	_, err := p.Claims.Claim(ctx, ev.Key(), spec)
 	sendErr := <-sent
 	var held *store.ClaimHeldError
 	switch {
@@ -545,6 +554,19 @@ func (p *Pipeline) release(ctx context.Context, log *slog.Logger, ev message.Eve
 	}
 }
 
+// verify runs the receiver's verification: VerifyContext, bounded by the
+// request's deadline and platform.MaxVerifyWait, for a receiver whose keys
+// come over the network; Verify for the others.
+func (p *Pipeline) verify(ctx context.Context, req *platform.Request) error {
+	cv, ok := p.Receiver.(platform.ContextVerifier)
+	if !ok {
+		return p.Receiver.Verify(req)
+	}
+	ctx, cancel := context.WithTimeout(ctx, platform.MaxVerifyWait)
+	defer cancel()
+	return cv.VerifyContext(ctx, req)
+}
+
 // refuse answers a request that fails verification or parsing: the status
 // for its sentinel, a platform.Problem, and no writes.
 func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
@@ -553,8 +575,11 @@ func (p *Pipeline) refuse(w http.ResponseWriter, log *slog.Logger, err error) {
 		status = http.StatusBadRequest
 	}
 	log.Warn("request refused", "status", status, "reason", err.Error())
-	if status == http.StatusMethodNotAllowed {
+	switch status {
+	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", http.MethodPost)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "5")
 	}
 	platform.WriteProblem(w, status, platform.CodeOf(err), err.Error())
 }

@@ -82,6 +82,29 @@ func (r *scriptReceiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	return platform.Parsed{Reply: s.Reply, Events: s.Events, Ignored: s.Ignored, Ack: s.Ack, Unavailable: s.Unavailable, Within: s.Within}, nil
 }
 
+// keyedReceiver verifies with keys it must fetch (platform.ContextVerifier):
+// keysErr is what the fetch answers, and deadline what ctx allowed it.
+type keyedReceiver struct {
+	scriptReceiver
+	keysErr  error
+	deadline atomic.Int64 // ns from the call to ctx's deadline; -1: none
+}
+
+func (r *keyedReceiver) Verify(*platform.Request) error {
+	return errors.New("the core called Verify on a ContextVerifier")
+}
+
+func (r *keyedReceiver) VerifyContext(ctx context.Context, req *platform.Request) error {
+	r.deadline.Store(-1)
+	if d, ok := ctx.Deadline(); ok {
+		r.deadline.Store(int64(time.Until(d)))
+	}
+	if r.keysErr != nil {
+		return r.keysErr
+	}
+	return r.scriptReceiver.Verify(req)
+}
+
 // handshakeReceiver answers a GET challenge before verification.
 type handshakeReceiver struct{ scriptReceiver }
 
@@ -688,6 +711,31 @@ func (f *fakeTriage) Admit(context.Context, message.Event, time.Time, string) (t
 // TestPipelineRefusesWhatTheQueueCannotCarry (finding 8.12): an event whose
 // inbound message would exceed the queue's maximum size is refused with 413
 // and a reason, before any write, and the request's other events with it.
+// TestUnreachableKeysAreRetryableNot401: a receiver whose keys come over
+// the network is verified within a bounded deadline, and keys it cannot
+// fetch answer 503 with Retry-After, writing nothing: a 401 may be final
+// for the platform, and the request may be genuine.
+func TestUnreachableKeysAreRetryableNot401(t *testing.T) {
+	t.Parallel()
+	body, _ := json.Marshal(script{Events: []message.Event{humanEvent("1")}})
+	r := &keyedReceiver{keysErr: fmt.Errorf("%w: key endpoint unreachable", platform.ErrUnavailable)}
+	b := newRig(t, r)
+	w := b.post(body, true)
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("answer %d (Retry-After %q), want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+	}
+	if n := b.awsCalls(); n != 0 {
+		t.Fatalf("%d AWS calls for a request that could not be verified", n)
+	}
+	if d := time.Duration(r.deadline.Load()); d <= 0 || d > platform.MaxVerifyWait {
+		t.Fatalf("VerifyContext had %s until its deadline, want at most %s", d, platform.MaxVerifyWait)
+	}
+	r.keysErr = nil
+	if a := decodeAck(t, b.post(body, true)); a.results() != "1=enqueued" {
+		t.Fatalf("once the keys are back: %s", a.results())
+	}
+}
+
 func TestPipelineRefusesWhatTheQueueCannotCarry(t *testing.T) {
 	t.Parallel()
 	b := newRig(t, &scriptReceiver{})

@@ -18,6 +18,10 @@ const (
 	Discord  Platform = "discord"
 	LINE     Platform = "line"
 	WhatsApp Platform = "whatsapp"
+	// Teams is Microsoft Teams, through the Bot Framework.
+	Teams Platform = "teams"
+	// GoogleChat is a Google Chat app with an HTTP endpoint.
+	GoogleChat Platform = "googlechat"
 	// Events is the generic signed webhook for proactive events. Its events
 	// target a conversation on one of the chat platforms above.
 	Events Platform = "events"

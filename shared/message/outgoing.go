@@ -1,6 +1,9 @@
 package message
 
-import "unicode/utf8"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // ChatType values.
 const (
@@ -47,6 +50,11 @@ type Receipt struct {
 	// (Telegram message_id, Slack ts).
 	MessageIDs []string `json:"message_ids"`
 }
+
+// WindowToken is the Token of a ReplyContext that stands for a
+// platform's customer-service window (Capabilities.Window): Until is when
+// it closes. A zero Until: no window is open.
+const WindowToken = "window"
 
 // Counting is how a platform counts the length of a text.
 type Counting string
@@ -118,6 +126,14 @@ type Capabilities struct {
 	// Reconcile: an unknown send can be looked up before it is resent
 	// (platform.Reconciler).
 	Reconcile bool
+	// Window, when set, is how long after a person's last message the
+	// platform lets a business send them free-form messages (WhatsApp's
+	// customer-service window: 24 hours). Ingress records each person's
+	// message where the turn can find the newest (store's window index);
+	// a reply carries the window it answers in Outgoing.ReplyContext
+	// (Token WindowToken), and the sender sends outside it only what the
+	// platform allows there (a template), or refuses (window_closed).
+	Window time.Duration
 	// Statuses: the platform reports what became of each sent message
 	// (KindStatus events), each naming the unit by the Status.Tag the
 	// sender attached (Outgoing.IdempotencyKey), so the turn function

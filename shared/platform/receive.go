@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/json"
@@ -59,6 +60,23 @@ type Receiver interface {
 	// panic, whatever the body.
 	Parse(r *Request) (Parsed, error)
 }
+
+// ContextVerifier is a receiver whose verification needs the network: its
+// platform signs requests with keys it publishes (a JWT verified against
+// the platform's key set, Teams and Google Chat), which are fetched, cached
+// and refreshed. The webhook core calls VerifyContext in place of Verify,
+// with ctx bounded by the request's deadline and MaxVerifyWait. A key set
+// that cannot be had is ErrUnavailable (503, the platform retries), never
+// a refusal: a 401 may be final for the platform, and the request may well
+// be genuine. Verify of such a receiver does no I/O: it verifies with the
+// keys it already holds, and answers ErrUnavailable without them.
+type ContextVerifier interface {
+	VerifyContext(ctx context.Context, r *Request) error
+}
+
+// MaxVerifyWait bounds the network a ContextVerifier may use for one
+// request, within the request's own deadline.
+const MaxVerifyWait = 5 * time.Second
 
 // Handshaker is a receiver whose platform checks the endpoint with a
 // request that must be answered before, or instead of, signature
@@ -136,6 +154,10 @@ const (
 	// IgnoredStale: the event's own timestamp is older than
 	// Request.Oldest: a replay past the dedupe window.
 	IgnoredStale = "stale"
+	// IgnoredMembership: the bot or a person joined or left a
+	// conversation (Teams' conversationUpdate, Google Chat's
+	// ADDED_TO_SPACE): nothing for the agent.
+	IgnoredMembership = "membership"
 )
 
 // Ignored is a dropped update.
@@ -170,12 +192,17 @@ var (
 	// ErrConflict: an idempotency key seen before with another payload
 	// (Digester). 409.
 	ErrConflict = errors.New("conflict")
+	// ErrUnavailable: the request could not be checked now (a
+	// ContextVerifier's keys could not be fetched). 503, with Retry-After:
+	// the platform retries, and nothing was written.
+	ErrUnavailable = errors.New("verification unavailable")
 )
 
 // StatusOf maps a refusal to its HTTP status, and an error that wraps none
 // of the sentinels to 0. The core answers a receiver's error of status 0 with
 // 400 all the same: Verify and Parse do no I/O, so the same request would
-// fail the same way on every retry.
+// fail the same way on every retry. ErrUnavailable, the one refusal a
+// retry may change (a ContextVerifier's keys), is 503.
 func StatusOf(err error) int {
 	switch {
 	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrStale):
@@ -192,6 +219,8 @@ func StatusOf(err error) int {
 		return http.StatusForbidden
 	case errors.Is(err, ErrConflict):
 		return http.StatusConflict
+	case errors.Is(err, ErrUnavailable):
+		return http.StatusServiceUnavailable
 	}
 	return 0
 }
@@ -233,7 +262,7 @@ func (r *refusal) Unwrap() error { return r.err }
 // sentinel's (ErrUnauthorized and ErrStale: "unauthorized", ErrMalformed:
 // "malformed", ErrMethod: "method", ErrTooLarge: "too_large",
 // ErrUnprocessable: "unprocessable", ErrForbidden: "forbidden",
-// ErrConflict: "conflict"), else
+// ErrConflict: "conflict", ErrUnavailable: "unavailable"), else
 // "malformed" (the core answers such an error 400, see StatusOf).
 func CodeOf(err error) string {
 	var r *refusal
@@ -252,6 +281,8 @@ func CodeOf(err error) string {
 		return "forbidden"
 	case errors.Is(err, ErrConflict):
 		return "conflict"
+	case errors.Is(err, ErrUnavailable):
+		return "unavailable"
 	}
 	return "malformed"
 }

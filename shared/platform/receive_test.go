@@ -52,6 +52,7 @@ func TestCodeOfNamesEverySentinel(t *testing.T) {
 		{platform.ErrUnprocessable, "unprocessable"},
 		{platform.ErrForbidden, "forbidden"},
 		{fmt.Errorf("%w: key used before", platform.ErrConflict), "conflict"},
+		{fmt.Errorf("%w: keys unreachable", platform.ErrUnavailable), "unavailable"},
 		{errors.New("anything else"), "malformed"},
 	}
 	for _, tc := range cases {

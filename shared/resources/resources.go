@@ -75,7 +75,7 @@ var Table = TableSpec{
 	Name:         "State",
 	PartitionKey: Attribute{Name: "pk", Type: String},
 	TTLAttribute: "expires_at",
-	Indexes:      []Index{Attention, Sweep},
+	Indexes:      []Index{Attention, Sweep, Window},
 }
 
 // Attention is sparse: only items an operator must look at carry attn (a
@@ -97,6 +97,20 @@ var Sweep = Index{
 	Name:         "sweep",
 	PartitionKey: Attribute{Name: "sw", Type: String},
 	SortKey:      Attribute{Name: "sw_at", Type: Number},
+	Projection:   ProjectKeysOnly,
+}
+
+// Window lists people's messages by conversation, newest last, on
+// platforms with a customer-service window (WhatsApp's 24 hours): sparse,
+// only a person's message on such a platform carries win (its thread key)
+// and win_at (when it was written, Unix ms), on the dedupe key ingress
+// writes anyway, so recording the window costs no request, only the
+// index's write unit; keys only. A send that answers no fresh message
+// (/send, an events turn) reads the newest with one Query.
+var Window = Index{
+	Name:         "window",
+	PartitionKey: Attribute{Name: "win", Type: String},
+	SortKey:      Attribute{Name: "win_at", Type: Number},
 	Projection:   ProjectKeysOnly,
 }
 

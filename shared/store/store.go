@@ -129,6 +129,18 @@ type ClaimSpec struct {
 	// read its 202). They cost no write of their own.
 	Thread message.Thread
 	Origin string
+	// Window, with State, lists the claim on the window index under this
+	// thread key at WindowAt (a person's message on a platform with a
+	// customer-service window): Windows.LastInbound finds it.
+	Window   string
+	WindowAt time.Time
+}
+
+// Windows reads the window index.
+type Windows interface {
+	// LastInbound is when the person of thread key last wrote (the newest
+	// listed claim that has not expired), zero when none is listed.
+	LastInbound(ctx context.Context, threadKey string, now time.Time) (time.Time, error)
 }
 
 // DedupeTTL is how long event keys and turn claims are remembered unless

@@ -177,8 +177,12 @@ type Processor struct {
 	// more, so that a post's wake, which comes after, stands (ADR 0014).
 	// Nil: the consumer parks it, and a post that arrives while the turn
 	// runs may wait until the next poll.
-	Park   consumer.Visibility
-	Config Config
+	Park consumer.Visibility
+	// Windows finds when a person last wrote, for a send that answers no
+	// fresh message on a platform with a customer-service window; nil
+	// leaves such sends to the platform.
+	Windows store.Windows
+	Config  Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	Log *slog.Logger
@@ -234,6 +238,19 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 
 	if claim.Note == awaitNote && p.Awaits != nil {
 		return p.awaitDue(ctx, log, cfg, rec, ev, ch, key, owner, intentID)
+	}
+	if ev.ReplyContext == nil && ch.Capabilities.Window > 0 && p.Windows != nil {
+		// An /send or a proactive turn answers no message of the person's:
+		// its units carry the window their last message opened.
+		last, err := p.Windows.LastInbound(ctx, ev.Thread.Key(), now)
+		if err != nil {
+			p.release(ctx, log, key, owner, time.Time{})
+			return fmt.Errorf("read the thread's window: %w", err)
+		}
+		ev.ReplyContext = &message.ReplyContext{Token: message.WindowToken}
+		if !last.IsZero() {
+			ev.ReplyContext.Until = last.Add(ch.Capabilities.Window)
+		}
 	}
 	if ev.Kind == message.KindSend {
 		return p.send(ctx, log, cfg, ev, ch, key, owner, intentID)

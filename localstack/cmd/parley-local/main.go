@@ -29,6 +29,7 @@ import (
 	"syscall"
 
 	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/shared/platform/registry"
 )
 
 func main() {
@@ -55,11 +56,21 @@ var commands []command
 func init() {
 	commands = []command{
 		{"run", "", "start everything (make run): the emulators, every function, the echo agent, the fake platforms; Ctrl-C stops it", runCommand},
-		{"post", "FILE [telegram|slack|discord|line|whatsapp|events]", "sign a sample webhook the way its platform does and post it to the runner (the platform is FILE's folder unless given)", post},
-		{"press", "telegram|slack|discord|line|whatsapp CHAT MESSAGE DATA [USER]", "press a control of a question make run printed, as its platform's webhook", press},
+		{"post", "FILE [" + chatPlatforms() + "|events]", "sign a sample webhook the way its platform does and post it to the runner (the platform is FILE's folder unless given)", post},
+		{"press", chatPlatforms() + " CHAT MESSAGE DATA [USER]", "press a control of a question make run printed, as its platform's webhook", press},
 		{"load", "[-threads N] [-messages M] [-redeliver F] [-timeout D]", "a bounded load run on the local stack: throughput, p50/p99, order and exactly-once", load},
 		{"discord-commands", "", "register /ask and \"Ask the agent\" for DISCORD_APPLICATION_ID with DISCORD_BOT_TOKEN", discordCommands},
 	}
+}
+
+// chatPlatforms is every chat platform of the registry, as a synopsis
+// writes a choice: telegram|slack|….
+func chatPlatforms() string {
+	var names []string
+	for _, a := range registry.Chat() {
+		names = append(names, string(a.Platform()))
+	}
+	return strings.Join(names, "|")
 }
 
 // cli runs the verb args name (run when none is given). -h, -help or

@@ -15,14 +15,18 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -51,6 +55,9 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	}
 	env := func(k string) string { return cmp.Or(getenv(k), demo[k]) }
 	now := time.Now()
+	// Dated now: Parley ignores a sample of 2025 as a replay past its
+	// dedupe window, and a WhatsApp reply to it would be outside the
+	// person's 24-hour window.
 	body = fakeplatform.Dated(message.Platform(platform), body, now)
 	var hdr http.Header
 	switch platform {
@@ -69,6 +76,15 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 		hdr = fakeline.Headers(env(line.SettingChannelSecret), body)
 	case "whatsapp":
 		hdr = fakewhatsapp.Sign(env(whatsapp.SettingAppSecret), body)
+	case "teams":
+		// Answered through the fake connector, signed with the fake
+		// issuer's test key: only the demo app verifies.
+		body = faketeams.WithServiceURL(body, fakeTeamsURL(getenv))
+		hdr = faketeams.SignFor(faketeams.NewIssuer(), env(teams.SettingAppID), body, now)
+	case "googlechat":
+		// Signed by the fake Chat issuer's test key: only the demo
+		// project verifies.
+		hdr = fakegooglechat.SignFor(fakegooglechat.NewChatIssuer(), env(googlechat.SettingProjectNumber), now)
 	case "events":
 		secret, githubSecret, err := eventsSecrets(getenv, body)
 		if err != nil {
@@ -79,7 +95,7 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 			return err
 		}
 	default:
-		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp or events", file)
+		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp, teams, googlechat or events", file)
 	}
 	return send(ctx, out, getenv, platform, hdr, body)
 }
@@ -151,4 +167,9 @@ func eventsSecrets(getenv config.Getenv, body []byte) (secret, github standardwe
 	}
 	secret, err = standardwebhooks.ParseSecret(one)
 	return secret, github, err
+}
+
+// fakeTeamsURL is the fake Teams connector of the runner at PARLEY_LISTEN.
+func fakeTeamsURL(getenv config.Getenv) string {
+	return "http://" + cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787") + fakeRoot + "/teams"
 }

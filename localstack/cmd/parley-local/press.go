@@ -13,20 +13,24 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 )
 
 // pressUsage is how to press a control of a question make run printed.
-const pressUsage = "usage: parley-local press telegram|slack|discord|line|whatsapp CHAT MESSAGE DATA [USER]"
+var pressUsage = "usage: parley-local press " + chatPlatforms() + " CHAT MESSAGE DATA [USER]"
 
 // pressHint is what make run prints under a question's control: the
 // command that presses it, ready to paste.
@@ -39,6 +43,38 @@ func pressHint(d fakeapi.Delivery, c fakeapi.Control) string {
 	case message.LINE:
 		// A quick reply names no message.
 		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press line %s - '%s'", d.Chat, c.Data)
+	case message.Teams:
+		conv := d.Chat
+		if d.Thread != "" {
+			conv += ";messageid=" + d.Thread
+		}
+		data := c.Data
+		if v, ok := strings.CutPrefix(c.Data, faketeams.ChoicePrefix); ok {
+			// A choice of a choice set: submitted with the card's
+			// submit button (the first control that is no choice).
+			for _, other := range d.Controls {
+				if !strings.HasPrefix(other.Data, faketeams.ChoicePrefix) {
+					data = other.Data + "=" + v
+					break
+				}
+			}
+		}
+		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press teams '%s' %s '%s'", conv, d.MessageID, data)
+	case message.GoogleChat:
+		data := c.Data
+		if v, ok := strings.CutPrefix(c.Data, fakegooglechat.ChoicePrefix); ok {
+			for _, other := range d.Controls {
+				if !strings.HasPrefix(other.Data, fakegooglechat.ChoicePrefix) {
+					data = other.Data + "=" + v
+					break
+				}
+			}
+		}
+		chat := d.Chat
+		if d.Thread != "" {
+			chat += "/threads/" + d.Thread
+		}
+		return fmt.Sprintf("press: go run ./localstack/cmd/parley-local press googlechat %s %s '%s'", chat, d.MessageID, data)
 	}
 	return ""
 }
@@ -117,6 +153,35 @@ func press(ctx context.Context, out io.Writer, getenv config.Getenv, args []stri
 			From: chat, Name: "Ada Lovelace", ID: fmt.Sprintf("wamid.PRESS%d", seq), Question: msg, Data: data, Title: data, At: now,
 		}.Body()
 		hdr = fakewhatsapp.Sign(env(whatsapp.SettingAppSecret), body)
+	case "teams":
+		// DATA is a button's data, or "<submit data>=<value>,…" for a
+		// choice set's choices.
+		user := faketeams.Ada
+		if len(args) == 5 {
+			user = args[4]
+		}
+		submit, values, _ := strings.Cut(data, "=")
+		var chosen []string
+		if values != "" {
+			chosen = strings.Split(values, ",")
+		}
+		body = faketeams.Submit(fakeTeamsURL(getenv), chat, user, msg, fmt.Sprintf("%d", seq), submit, chosen, now)
+		hdr = faketeams.SignFor(faketeams.NewIssuer(), env(teams.SettingAppID), body, now)
+	case "googlechat":
+		// CHAT is the space, or its thread (spaces/…/threads/…); DATA as
+		// for Teams.
+		user := fakegooglechat.Ada
+		if len(args) == 5 {
+			user = args[4]
+		}
+		_, thread, _ := strings.Cut(chat, "/threads/")
+		submit, values, _ := strings.Cut(data, "=")
+		var chosen []string
+		if values != "" {
+			chosen = strings.Split(values, ",")
+		}
+		body = fakegooglechat.Click(msg, thread, user, submit, chosen, now)
+		hdr = fakegooglechat.SignFor(fakegooglechat.NewChatIssuer(), env(googlechat.SettingProjectNumber), now)
 	default:
 		return fmt.Errorf("%s", pressUsage)
 	}

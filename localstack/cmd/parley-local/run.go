@@ -23,6 +23,8 @@ import (
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
@@ -31,9 +33,11 @@ import (
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/events"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -62,6 +66,12 @@ var demo = map[string]string{
 	whatsapp.SettingVerifyToken:         "parley-whatsapp-verify-token",
 	whatsapp.SettingAccessToken:         "EAAParleyFakeWhatsAppAccessTokenForTests0123456789",
 	whatsapp.SettingPhoneNumberID:       "106540352242922",
+	teams.SettingAppID:                  faketeams.AppID,
+	teams.SettingTenantID:               faketeams.TenantID,
+	teams.SettingAppPassword:            faketeams.Password,
+	googlechat.SettingProjectNumber:     fakegooglechat.ProjectNumber,
+	// Its token_uri is replaced by the fake's (GOOGLECHAT_OAUTH_URL).
+	googlechat.SettingServiceAccount: fakegooglechat.ServiceAccountJSON("https://oauth2.googleapis.com/token"),
 }
 
 // The LINE and WhatsApp test identities of events/README.md.

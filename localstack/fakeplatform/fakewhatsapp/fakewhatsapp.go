@@ -27,6 +27,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
@@ -78,6 +79,37 @@ type Options struct {
 type API struct {
 	fakeapi.Base
 	phone string
+
+	mu    sync.Mutex
+	wrote map[string]time.Time // wa_id → the person's last message
+}
+
+// Window is the customer-service window: a free-form message reaches a
+// person only this long after their last message; a template, any time.
+const Window = 24 * time.Hour
+
+// Wrote records that the person waID wrote to the business at at (the
+// fake does not see webhooks: a test or make post tells it). Free-form
+// messages to a person whose last message is older than Window are refused
+// 131047; a person the fake never heard from is taken as within the window,
+// so that tests that do not model people's messages still send.
+func (a *API) Wrote(waID string, at time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.wrote == nil {
+		a.wrote = map[string]time.Time{}
+	}
+	if at.After(a.wrote[waID]) {
+		a.wrote[waID] = at
+	}
+}
+
+// windowClosed reports whether a free-form message may not reach waID now.
+func (a *API) windowClosed(waID string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	last, known := a.wrote[waID]
+	return known && a.Recorder().Now().Sub(last) > Window
 }
 
 // New returns an API.
@@ -249,6 +281,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				invalid(w, code, details)
 				return fakeapi.Delivery{}, false
 			}
+			if fakeapi.Str(args, "type") != "template" && a.windowClosed(to) {
+				fail(w, 400, 131047, 0, "Re-engagement message", "Message failed to send because more than 24 hours have passed since the customer last replied to this number.")
+				return fakeapi.Delivery{}, false
+			}
 			var ctx struct {
 				MessageID string `json:"message_id"`
 			}
@@ -296,6 +332,50 @@ type send struct {
 		PreviewURL *bool  `json:"preview_url"`
 	} `json:"text"`
 	Interactive *interactive `json:"interactive"`
+	Template    *template    `json:"template"`
+}
+
+// template is a template message as the fake reads it: the template's
+// name and language, and its body's text parameters.
+type template struct {
+	Name     string `json:"name"`
+	Language *struct {
+		Code string `json:"code"`
+	} `json:"language"`
+	Components []struct {
+		Type       string `json:"type"`
+		Parameters []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"parameters"`
+	} `json:"components"`
+}
+
+// TemplateParamLimit bounds a template's text parameter, in characters.
+const TemplateParamLimit = 1024
+
+// validate checks a template message: a name, a language, text parameters
+// without the newlines, tabs and runs of spaces Meta refuses (132018). It
+// returns what the person sees: the name and its parameters.
+func (t *template) validate() (string, int, string) {
+	if t.Name == "" || t.Language == nil || t.Language.Code == "" {
+		return "", 131008, "The parameters template['name'] and template['language']['code'] are required."
+	}
+	parts := []string{"[template " + t.Name + "]"}
+	for _, c := range t.Components {
+		for _, p := range c.Parameters {
+			switch {
+			case p.Type != "text":
+				return "", 100, "Param type must be text in this fake."
+			case strings.ContainsAny(p.Text, "\n\t") || strings.Contains(p.Text, "     "):
+				return "", 132018, "Param text cannot have new-line/tab characters or more than 4 consecutive spaces."
+			case units(p.Text) > TemplateParamLimit:
+				return "", 132005, "Translated text too long."
+			}
+			parts = append(parts, p.Text)
+		}
+	}
+	return strings.Join(parts, " "), 0, ""
 }
 
 type interactive struct {
@@ -362,6 +442,12 @@ func validate(args map[string]json.RawMessage) (string, []fakeapi.Control, int, 
 			return "", nil, code, details
 		}
 		return s.Interactive.Body.Text, controls, 0, ""
+	case "template":
+		if s.Template == nil {
+			return "", nil, 131008, "The parameter template is required."
+		}
+		text, code, details := s.Template.validate()
+		return text, nil, code, details
 	default:
 		return "", nil, 131051, "Message type " + strconv.Quote(s.Type) + " is not supported by this fake."
 	}
@@ -571,3 +657,4 @@ func (s Status) Body() []byte {
 	})
 	return b
 }
+

@@ -354,3 +354,4 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
+

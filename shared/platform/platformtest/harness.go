@@ -30,12 +30,18 @@ type Harness struct {
 	// Env's credentials (faketelegram.New). The suite serves a fresh one
 	// for every check with httptest.
 	Fake func(rec *fakeapi.Recorder) http.Handler
+	// FakeURLSettings are further URL settings of the send half the suite
+	// points at the same fake, with the path given: an OAuth token
+	// endpoint the sender gets its credential from (TEAMS_LOGIN_URL:
+	// "/login"). The fake serves them too.
+	FakeURLSettings map[string]string
 
 	// Sign returns the headers the platform sends with body at at,
 	// authenticated with secret, computed as the platform computes them.
 	Sign func(secret string, body []byte, at time.Time) http.Header
 	// SecretSetting names the receive secret Sign is given (Env has its
-	// value).
+	// value): a secret setting of the receive half, unless
+	// Features.PublicCredential.
 	SecretSetting string
 	// AuthHeaders are the headers that authenticate a request: without any
 	// one of them it is refused (ErrUnauthorized).
@@ -69,6 +75,11 @@ type Harness struct {
 	// are the call's arguments). nil when it is inert; an error says what
 	// would render otherwise.
 	Inert func(text string, d fakeapi.Delivery) error
+	// WrongCredential, when set, returns a wrong value of the send
+	// credential key whose right value is v, for the check that the fake
+	// refuses it: a service account key that is another account's (a
+	// JSON key with "x" appended would not even load). Defaults to v+"x".
+	WrongCredential func(key, v string) string
 	// PlatformLimit is the most one message may hold on the platform
 	// itself, counted by Capabilities().Counting: one unit more is refused
 	// by the fake, as by the platform. Defaults to Capabilities().TextLimit;
@@ -89,6 +100,12 @@ type Features struct {
 	// Presses: the platform delivers presses of the controls Parley sends
 	// (message.KindAnswer), and a sample of one is required.
 	Presses bool
+	// PublicCredential: what verifies the platform's requests is public
+	// (a token its identity service signs with published keys, checked
+	// for the app's id as audience; Discord's public key), so
+	// SecretSetting names a setting that is no secret. Sign is given its
+	// value: a token for another audience is the wrong signature.
+	PublicCredential bool
 }
 
 // Samples are the platform's captured requests, events/<platform>/.

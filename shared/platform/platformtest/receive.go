@@ -1,6 +1,7 @@
 package platformtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -66,7 +67,7 @@ func (s *suite) signatures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := r.Verify(c.req)
+			err := verify(r, c.req)
 			if c.want == nil {
 				if err != nil {
 					t.Fatalf("Verify refused the platform's own signature: %v", err)
@@ -90,7 +91,7 @@ func (s *suite) signatures(t *testing.T) {
 		if err != nil {
 			return // refused at start-up: the function does not start
 		}
-		if err := r.Verify(s.signed(body, at, at)); !errors.Is(err, platform.ErrUnauthorized) {
+		if err := verify(r, s.signed(body, at, at)); !errors.Is(err, platform.ErrUnauthorized) {
 			t.Fatalf("a receiver built without %s verified a request: %v", s.h.SecretSetting, err)
 		}
 	})
@@ -137,7 +138,7 @@ func (s *suite) handshakes(t *testing.T) {
 			if c.Signed {
 				req := s.signed(c.Body, at, at)
 				req.Method = method
-				if err := r.Verify(req); err != nil {
+				if err := verify(r, req); err != nil {
 					t.Fatalf("Verify: %v", err)
 				}
 				p, err := r.Parse(req)
@@ -148,7 +149,7 @@ func (s *suite) handshakes(t *testing.T) {
 					t.Fatalf("Parse = %s, want only the reply %s", show(p), show(c.Want))
 				}
 				forged := request(method, c.Body, nil, at)
-				if err := r.Verify(forged); !errors.Is(err, platform.ErrUnauthorized) {
+				if err := verify(r, forged); !errors.Is(err, platform.ErrUnauthorized) {
 					t.Fatalf("an unsigned handshake verified (%v): anyone could have the endpoint echo them", err)
 				}
 				return
@@ -234,7 +235,7 @@ func (s *suite) samples(t *testing.T) {
 
 func (s *suite) parse(t *testing.T, r platform.Receiver, req *platform.Request) platform.Parsed {
 	t.Helper()
-	if err := r.Verify(req); err != nil {
+	if err := verify(r, req); err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
 	p, err := r.Parse(req)
@@ -347,8 +348,20 @@ func (s *suite) parseGarbage(r platform.Receiver, req *platform.Request) (p plat
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()
-	if err := r.Verify(req); err != nil {
+	if err := verify(r, req); err != nil {
 		return p, err
 	}
 	return r.Parse(req)
+}
+
+// verify is what the webhook core runs: VerifyContext, bounded by
+// platform.MaxVerifyWait, for a platform.ContextVerifier (its keys come over
+// the network), Verify for the others.
+func verify(r platform.Receiver, req *platform.Request) error {
+	if cv, ok := r.(platform.ContextVerifier); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), platform.MaxVerifyWait)
+		defer cancel()
+		return cv.VerifyContext(ctx, req)
+	}
+	return r.Verify(req)
 }

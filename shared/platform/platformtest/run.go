@@ -122,8 +122,12 @@ type fake struct {
 	rec    *fakeapi.Recorder
 	sender platform.Sender
 	// requests counts every request that reached the fake, whatever its
-	// path: "without a call" means it stays 0.
+	// path, but those of Harness.FakeURLSettings: "without a call" means
+	// it stays 0.
 	requests atomic.Int64
+	// credentials counts the requests of Harness.FakeURLSettings (a
+	// token endpoint's).
+	credentials atomic.Int64
 }
 
 func (s *suite) fake(t *testing.T, over map[string]string) *fake {
@@ -131,11 +135,22 @@ func (s *suite) fake(t *testing.T, over map[string]string) *fake {
 	f := &fake{rec: fakeapi.New(fakeapi.Options{})}
 	api := s.h.Fake(f.rec)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.requests.Add(1)
+		credential := false
+		for _, path := range s.h.FakeURLSettings {
+			credential = credential || r.URL.Path == path || strings.HasPrefix(r.URL.Path, path+"/")
+		}
+		if credential {
+			f.credentials.Add(1)
+		} else {
+			f.requests.Add(1)
+		}
 		api.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	env := map[string]string{s.h.BaseURLSetting: srv.URL}
+	for k, path := range s.h.FakeURLSettings {
+		env[k] = srv.URL + path
+	}
 	for k, v := range over {
 		env[k] = v
 	}

@@ -51,7 +51,7 @@ func (s *suite) settings(t *testing.T) {
 	if set, ok := seen[s.h.BaseURLSetting]; !ok || set.Kind != platform.KindURL || set.Half&platform.Send == 0 {
 		t.Errorf("BaseURLSetting %s is not a URL setting of the send half: %+v", s.h.BaseURLSetting, set)
 	}
-	if set, ok := seen[s.h.SecretSetting]; !ok || !set.Secret || set.Half&platform.Receive == 0 {
+	if set, ok := seen[s.h.SecretSetting]; !ok || (!set.Secret && !s.h.Features.PublicCredential) || set.Half&platform.Receive == 0 {
 		t.Errorf("SecretSetting %s is not a secret of the receive half: %+v", s.h.SecretSetting, set)
 	}
 	for k := range s.h.Env {
@@ -245,11 +245,15 @@ func (s *suite) faults(t *testing.T) {
 				continue
 			}
 			n++
-			f := s.fake(t, map[string]string{set.Key: s.h.Env[set.Key] + "x"})
+			wrong := s.h.Env[set.Key] + "x"
+			if s.h.WrongCredential != nil {
+				wrong = s.h.WrongCredential(set.Key, s.h.Env[set.Key])
+			}
+			f := s.fake(t, map[string]string{set.Key: wrong})
 			_, err := f.sender.Send(t.Context(), message.Outgoing{Thread: s.h.Thread, Content: message.Text(text)})
 			s.sendError(t, err, message.FailAuth, text)
-			if f.requests.Load() == 0 || len(f.rec.Delivered()) != 0 {
-				t.Fatalf("%s: the fake was asked %d times and recorded %v; want it to refuse the credential itself", set.Key, f.requests.Load(), f.rec.Delivered())
+			if f.requests.Load()+f.credentials.Load() == 0 || len(f.rec.Delivered()) != 0 {
+				t.Fatalf("%s: the fake was asked %d times and recorded %v; want it to refuse the credential itself", set.Key, f.requests.Load()+f.credentials.Load(), f.rec.Delivered())
 			}
 		}
 		if n == 0 {

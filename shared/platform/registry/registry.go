@@ -16,8 +16,10 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
@@ -30,6 +32,8 @@ var chat = []platform.Adapter{
 	discord.Adapter,
 	line.Adapter,
 	whatsapp.Adapter,
+	teams.Adapter,
+	googlechat.Adapter,
 }
 
 // Chat returns every chat platform's adapter.

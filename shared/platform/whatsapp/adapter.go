@@ -25,6 +25,9 @@ const (
 	SettingPhoneNumberID = "WHATSAPP_PHONE_NUMBER_ID"
 	// SettingTrustAgentMarkup sends the agent's text as written.
 	SettingTrustAgentMarkup = "WHATSAPP_TRUST_AGENT_MARKUP"
+	// SettingWindowTemplate is the template sent outside the 24-hour
+	// window (JSON: name, language, body parameters).
+	SettingWindowTemplate = "WHATSAPP_WINDOW_TEMPLATE"
 )
 
 // Adapter is the WhatsApp platform for the registry.
@@ -46,6 +49,8 @@ func (adapter) Settings() []platform.Setting {
 			Doc: "the Graph API root, with its version"},
 		{Key: SettingPhoneNumberID, Half: platform.Both,
 			Doc: "the business phone number's id (WhatsApp → API Setup), the only number Parley sends from and answers for: required with `WHATSAPP_ACCESS_TOKEN`; webhooks of other numbers are ignored"},
+		{Key: SettingWindowTemplate, Half: platform.Send,
+			Doc: "the approved template a bubble goes as outside the person's 24-hour customer-service window, as JSON: `{\"name\":\"…\",\"language\":\"en_US\",\"body\":[\"{text}\"]}` (each body parameter is written as given, with `{text}` replaced by the bubble's text on one line); unset, such a bubble fails `window_closed` without a call"},
 		{Key: SettingTrustAgentMarkup, Half: platform.Send, Kind: platform.KindBool, Default: "false",
 			Doc: "send the agent's text to WhatsApp as written, so its `*bold*`, `_italic_`, `~strike~`, code and `>` quotes render; by default their markers are replaced with look-alike characters that WhatsApp shows as written"},
 	}
@@ -57,7 +62,7 @@ func (adapter) Settings() []platform.Setting {
 // needs the id of the message being answered), no edits, no idempotency
 // key, no look-up of a sent message.
 func (adapter) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Buttons: true, TextForm: true, Statuses: true}
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Buttons: true, TextForm: true, Statuses: true, Window: Window}
 }
 
 func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {
@@ -81,7 +86,11 @@ func (adapter) NewSender(env platform.Env, c *http.Client) (platform.Sender, err
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Token: token, PhoneNumberID: phone, BaseURL: env(SettingAPIBaseURL), HTTP: c, TrustMarkup: trust}, nil
+	tpl, err := ParseTemplate(env(SettingWindowTemplate))
+	if err != nil {
+		return nil, err
+	}
+	return &Client{Token: token, PhoneNumberID: phone, BaseURL: env(SettingAPIBaseURL), HTTP: c, TrustMarkup: trust, WindowTemplate: tpl}, nil
 }
 
 func (adapter) Targets(env platform.Env) platform.Canonicalizer {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
@@ -64,6 +65,12 @@ type Client struct {
 	// false: the markers are replaced with look-alikes that render as
 	// written (WHATSAPP_TRUST_AGENT_MARKUP; see inert).
 	TrustMarkup bool
+	// WindowTemplate, when set, is what a bubble goes as outside the
+	// person's customer-service window (WHATSAPP_WINDOW_TEMPLATE); unset,
+	// such a bubble fails window_closed without a call.
+	WindowTemplate *Template
+	// Now is the clock that judges the window. Defaults to time.Now.
+	Now func() time.Time
 }
 
 // Send sends m to m.Thread.Chat (a wa_id) as a text message, quoting
@@ -92,6 +99,9 @@ type Client struct {
 //	                                   4xx invalid_payload (transient when
 //	                                   Graph marks it is_transient), 5xx unknown
 func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	if closed, err := c.outsideWindow(ctx, m); closed {
+		return err.receipt, err.err
+	}
 	if m.Content.Kind() == message.ContentPrompt {
 		return c.Ask(ctx, m)
 	}
@@ -113,6 +123,9 @@ func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt,
 // its controls comes back as a message.KindAnswer whose Press.Data is the
 // control's Choice.Data. Failures are classified as Send's.
 func (c *Client) Ask(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	if closed, err := c.outsideWindow(ctx, m); closed {
+		return err.receipt, err.err
+	}
 	rc, err := c.send(ctx, m, func(msg *WhatsAppSendMessage) error {
 		if m.Content.Kind() != message.ContentPrompt {
 			return invalid("content is not a question")

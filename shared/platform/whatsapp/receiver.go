@@ -295,6 +295,11 @@ func (r *Receiver) message(out *platform.Parsed, req *platform.Request, phone st
 		ChatType:  message.ChatPrivate,
 		Time:      unixOrZero(int64(m.Timestamp)),
 	}
+	if !ev.Time.IsZero() {
+		// The person's message opens the customer-service window: the
+		// reply to it may be free-form until it closes.
+		ev.ReplyContext = &message.ReplyContext{Token: message.WindowToken, Until: ev.Time.Add(Window)}
+	}
 	var quoted string
 	if m.Context != nil {
 		quoted = m.Context.ID

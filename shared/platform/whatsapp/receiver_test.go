@@ -23,6 +23,11 @@ var (
 
 func at(sec int64) time.Time { return time.Unix(sec, 0).UTC() }
 
+// win is the customer-service window a person's message at sec opens.
+func win(sec int64) *message.ReplyContext {
+	return &message.ReplyContext{Token: message.WindowToken, Until: at(sec).Add(Window)}
+}
+
 func status(id, state string, sec int64, to, tag string) message.Event {
 	return message.Event{
 		Platform: message.WhatsApp, Account: testPhone, EventID: id + ":" + state, Kind: message.KindStatus,
@@ -47,24 +52,24 @@ func sampleExpectations() map[string]platform.Parsed {
 		"text.json": {Events: []message.Event{{
 			Platform: message.WhatsApp, Account: testPhone, EventID: idText, Kind: message.KindMessage,
 			Thread: chat(ada), Sender: adaLovelace, Text: "what's on my calendar today?",
-			MessageID: idText, ChatType: message.ChatPrivate, Time: at(1764432000),
+			MessageID: idText, ChatType: message.ChatPrivate, Time: at(1764432000), ReplyContext: win(1764432000),
 		}}},
 		// Ada quotes Parley's answer: the reply names it.
 		"reply.json": {Events: []message.Event{{
 			Platform: message.WhatsApp, Account: testPhone, EventID: idReply, Kind: message.KindMessage,
 			Thread: chat(ada), Sender: adaLovelace, Text: "make it shorter, please",
-			MessageID: idReply, ReplyTo: idAnswered, ChatType: message.ChatPrivate, Time: at(1764432060),
+			MessageID: idReply, ReplyTo: idAnswered, ChatType: message.ChatPrivate, Time: at(1764432060), ReplyContext: win(1764432060),
 		}}},
 		// Ada presses "Lisbon" (q0:0) on Parley's question.
 		"button-reply.json": {Events: []message.Event{{
 			Platform: message.WhatsApp, Account: testPhone, EventID: idButton, Kind: message.KindAnswer,
-			Thread: chat(ada), Sender: adaLovelace, MessageID: idButton, ChatType: message.ChatPrivate, Time: at(1764432120),
+			Thread: chat(ada), Sender: adaLovelace, MessageID: idButton, ChatType: message.ChatPrivate, Time: at(1764432120), ReplyContext: win(1764432120),
 			Press: &message.Press{Data: "q0:0", MessageID: idQuestion},
 		}}},
 		// Grace picks the fifth row (q1:4) of a list question.
 		"list-reply.json": {Events: []message.Event{{
 			Platform: message.WhatsApp, Account: testPhone, EventID: idList, Kind: message.KindAnswer,
-			Thread: chat(grace), Sender: graceHopper, MessageID: idList, ChatType: message.ChatPrivate, Time: at(1764432150),
+			Thread: chat(grace), Sender: graceHopper, MessageID: idList, ChatType: message.ChatPrivate, Time: at(1764432150), ReplyContext: win(1764432150),
 			Press: &message.Press{Data: "q1:4", MessageID: idListQ},
 		}}},
 		"image.json":            {Ignored: []platform.Ignored{{Reason: platform.IgnoredUnsupported, ID: idImage}}},
@@ -78,12 +83,12 @@ func sampleExpectations() map[string]platform.Parsed {
 			{
 				Platform: message.WhatsApp, Account: testPhone, EventID: idBatch1, Kind: message.KindMessage,
 				Thread: chat(grace), Sender: graceHopper, Text: "two quick things",
-				MessageID: idBatch1, ChatType: message.ChatPrivate, Time: at(1764432220),
+				MessageID: idBatch1, ChatType: message.ChatPrivate, Time: at(1764432220), ReplyContext: win(1764432220),
 			},
 			{
 				Platform: message.WhatsApp, Account: testPhone, EventID: idBatch2, Kind: message.KindMessage,
 				Thread: chat(grace), Sender: graceHopper, Text: "first: is the 3pm still on?",
-				MessageID: idBatch2, ChatType: message.ChatPrivate, Time: at(1764432221),
+				MessageID: idBatch2, ChatType: message.ChatPrivate, Time: at(1764432221), ReplyContext: win(1764432221),
 			},
 			status(idBatchOut, message.StatusDelivered, 1764432222, grace, tagBatch),
 		}},
@@ -249,7 +254,7 @@ func TestParse(t *testing.T) {
 	one := func(ev message.Event) platform.Parsed { return platform.Parsed{Events: []message.Event{ev}} }
 	base := message.Event{
 		Platform: message.WhatsApp, Account: testPhone, EventID: "wamid.X1", Thread: chat(ada), Sender: adaLovelace,
-		MessageID: "wamid.X1", ChatType: message.ChatPrivate, Time: at(1764432000),
+		MessageID: "wamid.X1", ChatType: message.ChatPrivate, Time: at(1764432000), ReplyContext: win(1764432000),
 	}
 	text := base
 	text.Kind, text.Text = message.KindMessage, "hi"

@@ -210,6 +210,32 @@ type WhatsAppSendMessage struct {
 	Type                  string               `json:"type"`
 	Text                  *WhatsAppText        `json:"text,omitempty"`
 	Interactive           *WhatsAppInteractive `json:"interactive,omitempty"`
+	Template              *WhatsAppTemplate    `json:"template,omitempty"`
+}
+
+// WhatsAppTemplate is a template message: an approved template by name and
+// language, with its body's parameters.
+type WhatsAppTemplate struct {
+	Name       string                      `json:"name"`
+	Language   WhatsAppTemplateLanguage    `json:"language"`
+	Components []WhatsAppTemplateComponent `json:"components,omitempty"`
+}
+
+// WhatsAppTemplateLanguage is a template's language code (en_US).
+type WhatsAppTemplateLanguage struct {
+	Code string `json:"code"`
+}
+
+// WhatsAppTemplateComponent is a part of a template with its parameters.
+type WhatsAppTemplateComponent struct {
+	Type       string                      `json:"type"`
+	Parameters []WhatsAppTemplateParameter `json:"parameters"`
+}
+
+// WhatsAppTemplateParameter is one parameter's value.
+type WhatsAppTemplateParameter struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 // WhatsAppReplyTo quotes the message a send replies to.

@@ -119,6 +119,9 @@ func (s *Store) claimSettled(ctx context.Context, key string, spec store.ClaimSp
 	if spec.Digest != "" {
 		item["fp"] = str(spec.Digest)
 	}
+	if spec.Window != "" {
+		item["win"], item["win_at"] = str(spec.Window), num(millis(spec.WindowAt))
+	}
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                s.table,
 		Item:                     item,

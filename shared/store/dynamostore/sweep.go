@@ -78,3 +78,28 @@ func (s *Store) sweepUpdate(ctx context.Context, key string, from time.Time, upd
 	}
 	return nil
 }
+
+// LastInbound is when the person of threadKey last wrote: the newest claim
+// on the window index, read newest first, one item, keys only. Claims live
+// for the dedupe TTL (8 days), longer than any window, so one TTL has not
+// deleted yet only says the window closed long ago. The index is eventually
+// consistent: a message a moment old may not be there yet, which only
+// makes the window look older than it is.
+func (s *Store) LastInbound(ctx context.Context, threadKey string, now time.Time) (time.Time, error) {
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 s.table,
+		IndexName:                 aws.String(resources.Window.Name),
+		KeyConditionExpression:    aws.String("#win = :win"),
+		ExpressionAttributeNames:  map[string]string{"#win": "win"},
+		ExpressionAttributeValues: attrs{":win": str(threadKey)},
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(1),
+	})
+	if err != nil {
+		return time.Time{}, wrap("query window index", err)
+	}
+	if len(out.Items) == 0 {
+		return time.Time{}, nil
+	}
+	return fromMillis(getN(out.Items[0], "win_at")), nil
+}

@@ -1,0 +1,327 @@
+package googlechat
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/auth"
+	"cloud.google.com/go/auth/credentials"
+
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
+)
+
+const (
+	// DefaultBaseURL is the Chat API's root.
+	DefaultBaseURL = "https://chat.googleapis.com"
+	// Scope is what the app's token is for: acting as the Chat app.
+	Scope = "https://www.googleapis.com/auth/chat.bot"
+	// MaxMessage is the most one message may hold, text and cards, in
+	// bytes (Chat refuses more with INVALID_ARGUMENT).
+	MaxMessage = 32000
+	// TextLimit is the most of Parley's text one message holds, in bytes:
+	// Inert may turn a one-byte marker into a three-byte look-alike, so a
+	// text at the limit fits MaxMessage whatever it holds.
+	TextLimit = 10000
+)
+
+// Client is the send half of the Google Chat adapter. It is safe for
+// concurrent use.
+//
+// A message is created in the thread's space (spaces.messages.create), in
+// its thread when it has one (messageReplyOption
+// REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD), with a requestId derived from
+// Outgoing.IdempotencyKey: Chat returns the message already created for a
+// requestId it has seen, so a resend after an unknown outcome is never a
+// second message. Its text goes through Inert unless TrustMarkup.
+// Questions are cardsV2 (see cards); Edit patches text and cards.
+type Client struct {
+	// ProjectNumber is the app's project number: the account of every
+	// thread it may post into. Required.
+	ProjectNumber string
+	// BaseURL is the Chat API's root. Defaults to DefaultBaseURL.
+	BaseURL string
+	// TrustMarkup sends the agent's text as written
+	// (GOOGLECHAT_TRUST_AGENT_MARKUP).
+	TrustMarkup bool
+	// HTTP sends the requests. Defaults to a client with a 30-second
+	// timeout.
+	HTTP *http.Client
+
+	creds *auth.Credentials
+}
+
+// NewClient returns the client of the app of project whose service account
+// key is saJSON, getting its tokens from tokenURL when set (else the key's
+// token_uri), with Google's auth library: a 2-legged OAuth token for Scope,
+// cached until shortly before it expires.
+func NewClient(project string, saJSON []byte, tokenURL, baseURL string, c *http.Client) (*Client, error) {
+	if tokenURL != "" {
+		var key map[string]any
+		if err := json.Unmarshal(saJSON, &key); err != nil {
+			return nil, errors.New(SettingServiceAccount + " is not a service account key (JSON)")
+		}
+		key["token_uri"] = tokenURL
+		saJSON, _ = json.Marshal(key)
+	}
+	creds, err := credentials.NewCredentialsFromJSON(credentials.ServiceAccount, saJSON, &credentials.DetectOptions{
+		Scopes: []string{Scope}, Client: c, DisableAsyncRefresh: true,
+	})
+	if err != nil {
+		// The library's error may quote the key: named, not shown.
+		return nil, errors.New(SettingServiceAccount + " is not a service account key Google's auth library takes")
+	}
+	return &Client{ProjectNumber: project, BaseURL: baseURL, HTTP: c, creds: creds}, nil
+}
+
+// RequestID is the requestId of an idempotency key: hex of its SHA-256,
+// cut to 32 characters.
+func RequestID(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:16])
+}
+
+// Send creates m's text in its space and thread. The receipt holds the
+// message's name. Failures are *message.SendError, from Google's error
+// statuses:
+//
+//	429 RESOURCE_EXHAUSTED              rate_limit (Retry-After when sent)
+//	401 UNAUTHENTICATED                 auth
+//	403 PERMISSION_DENIED               permission (the app is not in the space)
+//	404 NOT_FOUND                       not_found
+//	400 INVALID_ARGUMENT (over 32,000)  invalid_payload
+//	409 ALREADY_EXISTS                  conflict
+//	5xx                                 unknown: resendable, with the same requestId
+//	no answer after the request left    unknown
+func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	if err := c.check(m.Thread); err != nil {
+		return message.Receipt{}, wrap("send", err)
+	}
+	text, err := platform.TextOf(m.Content)
+	if err != nil {
+		return message.Receipt{}, wrap("send", err)
+	}
+	return c.create(ctx, m, GoogleChatMessage{Text: c.text(text)})
+}
+
+// Ask creates a question: its text, and its controls as a card.
+func (c *Client) Ask(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	if err := c.check(m.Thread); err != nil {
+		return message.Receipt{}, wrap("ask", err)
+	}
+	if m.Content.Prompt == nil {
+		return message.Receipt{}, wrap("ask", invalid("content is not a question"))
+	}
+	cs, err := cards(*m.Content.Prompt)
+	if err != nil {
+		return message.Receipt{}, wrap("ask", err)
+	}
+	return c.create(ctx, m, GoogleChatMessage{Text: c.text(m.Content.Prompt.Text), CardsV2: cs})
+}
+
+func (c *Client) create(ctx context.Context, m message.Outgoing, msg GoogleChatMessage) (message.Receipt, error) {
+	q := url.Values{}
+	if m.IdempotencyKey != "" {
+		q.Set("requestId", RequestID(m.IdempotencyKey))
+	}
+	if m.Thread.Thread != "" {
+		msg.Thread = &GoogleChatThread{Name: m.Thread.Chat + "/threads/" + m.Thread.Thread}
+		q.Set("messageReplyOption", "REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD")
+	}
+	path := "/v1/" + m.Thread.Chat + "/messages"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	resp, err := c.call(ctx, http.MethodPost, path, msg)
+	if err != nil {
+		return message.Receipt{}, wrap("send", err)
+	}
+	var got GoogleChatMessage
+	if err := (platform.API{Name: "Chat API"}).Decode(resp, &got); err != nil {
+		return message.Receipt{}, wrap("send", err)
+	}
+	if !messageName.MatchString(got.Name) {
+		return message.Receipt{}, wrap("send", &message.SendError{Class: message.FailUnknown, Status: resp.Status, Reason: "answer has no message name"})
+	}
+	return message.Receipt{MessageIDs: []string{got.Name}}, nil
+}
+
+// Edit patches a message the app sent (spaces.messages.patch,
+// updateMask text,cardsV2): new text, or a question as it is now (a closed
+// one has no card left).
+func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, ct message.Content) error {
+	if err := c.check(t); err != nil {
+		return wrap("edit", err)
+	}
+	if m := messageName.FindStringSubmatch(messageID); m == nil || m[1] != t.Chat {
+		return wrap("edit", invalid("not a message of the thread's space"))
+	}
+	var msg GoogleChatMessage
+	switch ct.Kind() {
+	case message.ContentText:
+		msg = GoogleChatMessage{Text: c.text(ct.Text), CardsV2: []GoogleChatCardV2{}}
+	case message.ContentPrompt:
+		cs, err := cards(*ct.Prompt)
+		if err != nil {
+			return wrap("edit", err)
+		}
+		msg = GoogleChatMessage{Text: c.text(ct.Prompt.Text), CardsV2: cs}
+	default:
+		return wrap("edit", invalid("content is neither text nor a question"))
+	}
+	_, err := c.call(ctx, http.MethodPatch, "/v1/"+messageID+"?updateMask=text%2CcardsV2", msg)
+	return wrap("edit", err)
+}
+
+// Acknowledge answers a click. The event's answer has stopped the spinner,
+// so an empty notice sends nothing; a notice is a private message to the
+// person who clicked (privateMessageViewer), which nobody else sees.
+func (c *Client) Acknowledge(ctx context.Context, ev message.Event, notice string) error {
+	if err := c.check(ev.Thread); err != nil {
+		return wrap("acknowledge", err)
+	}
+	if notice == "" {
+		return nil
+	}
+	if !userName.MatchString(ev.Sender.ID) {
+		return wrap("acknowledge", invalid("the click names no user"))
+	}
+	msg := GoogleChatMessage{Text: c.text(notice), PrivateMessageViewer: &GoogleChatUser{Name: ev.Sender.ID}}
+	_, err := c.create(ctx, message.Outgoing{Thread: ev.Thread, IdempotencyKey: "ack#" + ev.Key()}, msg)
+	return err
+}
+
+func (c *Client) text(s string) string {
+	if c.TrustMarkup {
+		return s
+	}
+	return Inert(s)
+}
+
+var threadID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// check refuses, without a call, a thread of another app or without a
+// space, and names that would change the call's path.
+func (c *Client) check(t message.Thread) error {
+	if c.ProjectNumber == "" {
+		return &message.SendError{Class: message.FailAuth, Reason: "no project number configured"}
+	}
+	if err := platform.CheckThread(c.ProjectNumber, t); err != nil {
+		return err
+	}
+	if !spaceName.MatchString(t.Chat) || (t.Thread != "" && !threadID.MatchString(t.Thread)) {
+		return invalid("the chat is not a space name")
+	}
+	return nil
+}
+
+// call sends msg with method to path below the API's root, with the app's
+// token, and classifies any answer but a 2xx.
+func (c *Client) call(ctx context.Context, method, path string, msg GoogleChatMessage) (*platform.Response, error) {
+	if c.creds == nil {
+		return nil, &message.SendError{Class: message.FailAuth, Reason: "no service account configured"}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		return nil, invalid("the message does not encode")
+	}
+	tok, err := c.creds.Token(ctx)
+	if err != nil {
+		return nil, tokenFailure(ctx, err)
+	}
+	base := strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/")
+	req, err := http.NewRequestWithContext(ctx, method, base+path, &buf)
+	if err != nil {
+		return nil, &message.SendError{Class: message.FailAuth, Reason: "the Chat API URL does not parse"}
+	}
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	req.Header.Set("Authorization", "Bearer "+tok.Value)
+	resp, err := platform.Do(ctx, cmp.Or(c.HTTP, defaultHTTP), req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status >= 200 && resp.Status < 300 {
+		return resp, nil
+	}
+	return nil, classify(resp)
+}
+
+var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
+
+// tokenFailure classifies a failed token request: Google's 4xx (a revoked
+// key, a wrong scope) is auth, a 429 a rate limit, anything else
+// transient. The message was never sent.
+func tokenFailure(ctx context.Context, err error) error {
+	if ae, ok := errors.AsType[*auth.Error](err); ok && ae.Response != nil {
+		st := ae.Response.StatusCode
+		se := &message.SendError{Class: message.FailTransient, Status: st, Reason: "Google token: HTTP " + strconv.Itoa(st)}
+		switch {
+		case st == http.StatusTooManyRequests:
+			se.Class, se.RetryAfter = message.FailRateLimit, platform.RetryAfter(ae.Response.Header, time.Now())
+		case st >= 400 && st < 500:
+			se.Class = message.FailAuth
+		}
+		return se
+	}
+	if ctx.Err() != nil {
+		return &message.SendError{Class: message.FailCancelled, Reason: "Google token: cancelled", Err: ctx.Err()}
+	}
+	return &message.SendError{Class: message.FailTransient, Reason: "Google token: no answer"}
+}
+
+// statusClasses are Google's canonical error statuses Parley tells apart.
+var statusClasses = map[string]message.FailureClass{
+	"INVALID_ARGUMENT":    message.FailInvalidPayload,
+	"FAILED_PRECONDITION": message.FailInvalidPayload,
+	"OUT_OF_RANGE":        message.FailInvalidPayload,
+	"UNAUTHENTICATED":     message.FailAuth,
+	"PERMISSION_DENIED":   message.FailPermission,
+	"NOT_FOUND":           message.FailNotFound,
+	"ALREADY_EXISTS":      message.FailConflict,
+	"ABORTED":             message.FailTransient,
+	"RESOURCE_EXHAUSTED":  message.FailRateLimit,
+}
+
+// classify maps a Chat API error answer to a SendError (see Send).
+func classify(resp *platform.Response) *message.SendError {
+	var e GoogleChatError
+	_ = json.Unmarshal(resp.Body, &e) // an edge's page is no JSON: its status says it
+	se := platform.StatusFailure(resp.Status, resp.Header)
+	reason := "HTTP " + strconv.Itoa(resp.Status)
+	if e.Error.Status != "" {
+		reason += " " + e.Error.Status
+	}
+	switch {
+	case resp.Status >= 500:
+		se.Class = message.FailUnknown
+	case resp.Status == http.StatusNotFound && e.Error.Status == "":
+		se.Class = message.FailAuth // no Google body: the root is wrong
+	default:
+		if cl, ok := statusClasses[e.Error.Status]; ok {
+			se.Class = cl
+		}
+	}
+	se.Reason = platform.Reason(reason)
+	return se
+}
+
+func wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("googlechat %s: %w", what, err)
+}
