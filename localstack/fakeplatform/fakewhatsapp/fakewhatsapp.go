@@ -657,4 +657,3 @@ func (s Status) Body() []byte {
 	})
 	return b
 }
-

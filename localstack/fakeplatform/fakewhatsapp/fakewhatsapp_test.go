@@ -354,4 +354,3 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
-
