@@ -12,13 +12,17 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/discord"
+	"github.com/parleyhq/parley/shared/platform/googlechat"
 	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
+	"github.com/parleyhq/parley/shared/platform/teams"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/questions"
@@ -59,15 +63,21 @@ func newPlatforms(t testing.TB) *platforms {
 		discord.SettingBotToken: fakediscord.BotToken, discord.SettingApplicationID: fakediscord.ApplicationID,
 		line.SettingChannelAccessToken: lineToken, line.SettingBotUserID: lineBot,
 		whatsapp.SettingAccessToken: waToken, whatsapp.SettingPhoneNumberID: waPhone,
+		teams.SettingAppID: faketeams.AppID, teams.SettingTenantID: faketeams.TenantID, teams.SettingAppPassword: faketeams.Password,
+		googlechat.SettingProjectNumber: fakegooglechat.ProjectNumber,
+		// Its token_uri is replaced by the fake's (BaseURLs).
+		googlechat.SettingServiceAccount: fakegooglechat.ServiceAccountJSON("https://oauth2.googleapis.com/token"),
 	} {
 		env[k] = v
 	}
 	p := &platforms{srv: srv, senders: map[message.Platform]platform.Sender{}, threads: map[message.Platform]message.Thread{
-		message.Telegram: {Platform: message.Telegram, Account: "7000000001", Chat: "42"},
-		message.Slack:    {Platform: message.Slack, Account: "T0TEAM0001", Chat: "C0CHAN0001"},
-		message.Discord:  {Platform: message.Discord, Account: fakediscord.ApplicationID, Chat: "1309000000000000200"},
-		message.LINE:     {Platform: message.LINE, Account: lineBot, Chat: "Uada00000000000000000000000000042"},
-		message.WhatsApp: {Platform: message.WhatsApp, Account: waPhone, Chat: "15551230001"},
+		message.Telegram:   {Platform: message.Telegram, Account: "7000000001", Chat: "42"},
+		message.Slack:      {Platform: message.Slack, Account: "T0TEAM0001", Chat: "C0CHAN0001"},
+		message.Discord:    {Platform: message.Discord, Account: fakediscord.ApplicationID, Chat: "1309000000000000200"},
+		message.LINE:       {Platform: message.LINE, Account: lineBot, Chat: "Uada00000000000000000000000000042"},
+		message.WhatsApp:   {Platform: message.WhatsApp, Account: waPhone, Chat: "15551230001"},
+		message.Teams:      {Platform: message.Teams, Account: faketeams.AppID, Chat: "19:group0000000000000000000000000001@thread.v2"},
+		message.GoogleChat: {Platform: message.GoogleChat, Account: fakegooglechat.ProjectNumber, Chat: "spaces/AAQAparley01", Thread: "Thr00000002"},
 	}}
 	for _, a := range registry.Chat() {
 		s, err := a.NewSender(func(k string) string { return env[k] }, srv.Client())
