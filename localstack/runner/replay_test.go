@@ -91,7 +91,10 @@ func TestReplaysPastTheDedupeWindowAreIgnored_Finding11(t *testing.T) {
 		t.Errorf("Telegram: %v", got)
 	}
 
-	h.waitDelivered(6, 60*time.Second)
+	// The 7-day retry is taken and reaches the agent; its reply cannot
+	// go free-form, since the person's 24-hour window closed six days
+	// ago (ADR 0018), so it fails window_closed before any call.
+	h.waitDelivered(4, 60*time.Second)
 	h.quiesce(10 * time.Second)
 	delivered := texts(h.fake.Delivered())
 	for _, d := range delivered {
@@ -100,9 +103,15 @@ func TestReplaysPastTheDedupeWindowAreIgnored_Finding11(t *testing.T) {
 			break
 		}
 	}
-	for _, want := range []string{"echo: fresh line", "echo: retried whatsapp", "echo: fresh whatsapp"} {
+	for _, want := range []string{"echo: fresh line", "echo: fresh whatsapp"} {
 		if !slices.Contains(delivered, want) {
 			t.Errorf("%q not delivered: %q", want, delivered)
 		}
+	}
+	if heard := h.agent.texts("whatsapp:" + waPhone + ":15551230002"); !slices.Equal(heard, []string{"retried whatsapp"}) {
+		t.Errorf("the agent heard %q in the retried message's thread, want the retry once", heard)
+	}
+	if n := len(h.logs.lines("outcome", "failed", "thread_key", "whatsapp:"+waPhone+":15551230002")); n == 0 {
+		t.Error("the retry's reply, outside its window, did not fail")
 	}
 }

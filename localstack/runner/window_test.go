@@ -39,7 +39,7 @@ func TestWhatsAppSendOutsideTheWindow(t *testing.T) {
 			t.Fatalf("/send: %d %s", code, body)
 		}
 		h.quiesce(30 * time.Second)
-		in := h.intentFor("evt#parley#agent#reminder-25h")
+		in := h.intentFor("evt#parley#" + thread + "#reminder-25h")
 		var states []message.UnitState
 		for _, u := range in.Units {
 			states = append(states, u.State)

@@ -365,8 +365,11 @@ func itemCases() []itemCase {
 				// The claim's place on the sweeper's list stands.
 				want.SweepAt = ms(30*time.Second + store.SweepGrace)
 				wantIntent(want)(t, ctx, s)
+				// A committed claim is its intent: the intent's thread and
+				// origin say whose turn it was (ClaimSpec.Thread, Origin).
 				wantClaim(store.Claim{Key: committedKey, State: store.ClaimDone, Owner: "turn-owner", LeaseUntil: ms(30 * time.Second),
-					ExpiresAt: committed.ExpiresAt, ClaimedAt: base, Attempts: 1, Reason: "enqueued"})(t, ctx, s)
+					ExpiresAt: committed.ExpiresAt, ClaimedAt: base, Attempts: 1, Reason: "enqueued",
+					Thread: committed.Thread, Origin: committed.Origin})(t, ctx, s)
 			}},
 		{name: "question-open", key: store.QuestionKey(q.Thread),
 			write: func(ctx context.Context, s *dynamostore.Store) error {
