@@ -1,6 +1,9 @@
 package agent
 
-import "github.com/parleyhq/parley/shared/message"
+import (
+	"github.com/parleyhq/parley/shared/history"
+	"github.com/parleyhq/parley/shared/message"
+)
 
 // Version is the turn request schema this package sends, in TurnRequest.Version.
 const Version = "parley.turn.v1"
@@ -26,6 +29,35 @@ type TurnRequest struct {
 	// Answer is set when the turn carries the result of a question the
 	// agent asked (next type "ask"): docs/agent-protocol.md#questions.
 	Answer *Answer `json:"answer,omitempty"`
+	// History is the thread's recent transcript, oldest first, without
+	// this turn's own events, when the deployment keeps one
+	// (PARLEY_HISTORY): docs/agent-protocol.md#history.
+	History []history.Entry `json:"history,omitempty"`
+	// Events, when set, are every event this turn answers, in order: the
+	// messages a busy thread collected while a turn ran
+	// (PARLEY_BUSY_POLICY collect). Event is the last of them.
+	Events []message.Event `json:"events,omitempty"`
+	// Superseded names a turn of the thread whose reply this turn's
+	// message interrupted (PARLEY_BUSY_POLICY interrupt), and the bubbles
+	// of it that were never sent.
+	Superseded *Superseded `json:"superseded,omitempty"`
+}
+
+// Superseded is a turn whose undelivered bubbles a newer message
+// cancelled.
+type Superseded struct {
+	// TurnID is the superseded turn.
+	TurnID string `json:"turn_id"`
+	// Bubbles are its bubbles that were cancelled before any of their
+	// text was sent, in order.
+	Bubbles []SupersededBubble `json:"bubbles"`
+}
+
+// SupersededBubble is one cancelled bubble.
+type SupersededBubble struct {
+	// ID is the bubble's id in the superseded reply.
+	ID   string `json:"id"`
+	Text string `json:"text"`
 }
 
 // Answer is the result of a question the agent asked, in the shape of an MCP

@@ -17,6 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/history"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/store"
@@ -68,6 +69,31 @@ func schemaTurns() map[string]agent.TurnRequest {
 			Sender: message.Sender{ID: "U0BOT", Name: "deploybot", IsBot: true}, Text: "deploy finished", MessageID: "1773480500.000200",
 			ChatType: message.ChatGroup, Time: at,
 		}, nil),
+		"ContextAndReaction": func() agent.TurnRequest {
+			r := req("7182", message.Event{
+				Platform: message.Telegram, Account: tg.Account, EventID: "918273800", Kind: message.KindReaction, Thread: tg,
+				Sender: message.Sender{ID: "123456789"}, ChatType: message.ChatPrivate, Time: at,
+				Reaction: &message.Reaction{MessageID: "4251", Emoji: "👍"},
+				Quote:    &message.Quote{MessageID: "4251", Text: "your flight moved", Parley: true, TurnID: "4f9c2a7be1d04c3a9a51e2d8c7b60f13"},
+			}, nil)
+			r.History = []history.Entry{
+				{ID: "evt#telegram#7312345678#918273645", Role: history.RolePerson, Kind: history.KindMessage, Text: "when does my flight leave?",
+					Sender: &message.Sender{ID: "123456789", Name: "Ada Lovelace"}, MessageIDs: []string{"4242"}, Time: at},
+				{ID: "4f9c2a7be1d04c3a9a51e2d8c7b60f13#b1#1", Role: history.RoleAgent, Kind: history.KindBubble, Text: "your flight moved",
+					MessageIDs: []string{"4251"}, TurnID: "4f9c2a7be1d04c3a9a51e2d8c7b60f13", Time: at.Add(time.Second)},
+			}
+			r.Superseded = &agent.Superseded{TurnID: "4f9c2a7be1d04c3a9a51e2d8c7b60f13", Bubbles: []agent.SupersededBubble{{ID: "b2", Text: "gate B12"}}}
+			return r
+		}(),
+		"Collected": func() agent.TurnRequest {
+			first := message.Event{Platform: message.Telegram, Account: tg.Account, EventID: "1", Kind: message.KindMessage, Thread: tg,
+				Sender: message.Sender{ID: "123456789"}, Text: "wait", MessageID: "1", ChatType: message.ChatPrivate, Time: at}
+			last := first
+			last.EventID, last.Text, last.MessageID = "2", "one more thing", "2"
+			r := req("8293", last, nil)
+			r.Events = []message.Event{first, last}
+			return r
+		}(),
 		"ReplyContext": req("6071", message.Event{
 			Platform: message.LINE, Account: line.Account, EventID: "01HX", Kind: message.KindMessage, Thread: line,
 			Sender: message.Sender{ID: "U2user"}, Text: "hi", MessageID: "5000", ChatType: message.ChatGroup, Time: at,

@@ -135,6 +135,7 @@ func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 func (d Deps) turnConfig() turn.Config {
 	return turn.Config{
 		Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, Questions: d.Config.Questions, AsyncTimeout: d.Config.AsyncTimeout,
+		History: d.Config.History,
 		// The claim outlives the function's timeout, which is sized from
 		// the agent's: a running turn is never taken over.
 		ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
@@ -220,6 +221,9 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		Config: d.turnConfig(),
 		Now:    d.Now,
 		Log:    d.Log.With("function", "turn"),
+	}
+	if d.Config.History.On() {
+		p.History = st
 	}
 	return &consumer.Consumer{
 		Handle:      p.Handle,

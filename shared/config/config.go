@@ -19,6 +19,7 @@ import (
 
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/history"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/registry"
@@ -82,6 +83,11 @@ type Config struct {
 	// be *, as an events source's targets. Defaults to none: every send is
 	// refused.
 	SendTargets string
+	// History keeps each thread's transcript for the agent
+	// (PARLEY_HISTORY: off, a number of entries, or entries and a byte
+	// bound; PARLEY_HISTORY_TTL: how long after its last change). Defaults
+	// to off; when on, 16 KiB and 720h.
+	History history.Config
 	// Triage is the policy for proactive events (PARLEY_TRIAGE, JSON; see
 	// triage.ParseConfig). Defaults to no quiet hours, no cooldown and no
 	// daily cap, in UTC.
@@ -284,6 +290,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	default:
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTIONS: want on or off, got %q", v))
 	}
+	c.History = p.history("PARLEY_HISTORY", "PARLEY_HISTORY_TTL")
 	c.SendTargets = getenv("PARLEY_SEND_TARGETS")
 	c.AllowBots = p.boolean("PARLEY_ALLOW_BOTS", false)
 	c.AsyncTimeout = p.duration("PARLEY_ASYNC_TIMEOUT", 15*time.Minute)
@@ -405,6 +412,28 @@ func (p *parser) level(name string) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
+}
+
+// history reads the history settings and validates them.
+func (p *parser) history(name, ttlName string) history.Config {
+	c, err := history.Parse(p.getenv(name))
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: %w", name, err))
+		return history.Config{}
+	}
+	c.TTL = p.duration(ttlName, 0)
+	if p.getenv(ttlName) != "" && c.TTL == 0 {
+		p.errs = append(p.errs, fmt.Errorf("%s: want more than 0", ttlName))
+	}
+	if !c.On() {
+		return history.Config{}
+	}
+	c = c.WithDefaults()
+	if err := c.Validate(); err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s, %s: %w", name, ttlName, err))
+		return history.Config{}
+	}
+	return c
 }
 
 // triage reads the triage policy's JSON and validates it.

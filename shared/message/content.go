@@ -23,6 +23,8 @@ type Content struct {
 	Text string `json:"text,omitempty"`
 	// Prompt is a question message to send.
 	Prompt *Prompt `json:"prompt,omitempty"`
+	// React is a reaction to set on the message the unit replies to.
+	React *React `json:"react,omitempty"`
 }
 
 // Text is text content.
@@ -33,6 +35,8 @@ func (c Content) Kind() ContentKind {
 	switch {
 	case c.Prompt != nil:
 		return ContentPrompt
+	case c.React != nil:
+		return ContentReaction
 	case c.Text != "":
 		return ContentText
 	}

@@ -108,7 +108,8 @@ type Event struct {
 	// update_id, Slack's channel:ts of the message, a proactive event's id.
 	// Redeliveries carry the same EventID.
 	EventID string `json:"event_id"`
-	// Kind is KindMessage, KindProactive, KindAnswer, KindStatus or KindSend.
+	// Kind is KindMessage, KindProactive, KindAnswer, KindStatus, KindSend,
+	// or one of the opt-in kinds KindReaction, KindEdit, KindDelete.
 	Kind Kind `json:"kind"`
 	// Thread is where a reply goes.
 	Thread Thread `json:"thread"`
@@ -145,6 +146,11 @@ type Event struct {
 	ReplyContext *ReplyContext `json:"reply_context,omitempty"`
 	// Send is what a KindSend event delivers.
 	Send *Send `json:"send,omitempty"`
+	// Quote is the message this one replies to, or a reaction reacts to,
+	// as far as it is known.
+	Quote *Quote `json:"quote,omitempty"`
+	// Reaction is what a KindReaction event reports.
+	Reaction *Reaction `json:"reaction,omitempty"`
 }
 
 // Key is the event's dedupe key, stable across redeliveries.

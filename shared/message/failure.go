@@ -35,6 +35,10 @@ const (
 	// is unknown (a timeout after the request left). Goes to
 	// unknown_after_send.
 	FailUnknown FailureClass = "unknown"
+	// FailSuperseded: never sent: a newer message in the thread cancelled
+	// the unit's bubble before any of it went (PARLEY_BUSY_POLICY
+	// interrupt). The unit ends failed, for no operator to look at.
+	FailSuperseded FailureClass = "superseded"
 )
 
 // Permanent reports whether retrying cannot help.

@@ -20,6 +20,12 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, cfg Config, ev m
 		return nil
 	}
 	log = log.With("relation", ev.Send.Relation)
+	// Recorded in the thread's history as a turn of its own: what it
+	// delivers is the thread's too.
+	if _, _, err := p.converse(ctx, log, cfg, []heardAt{{ev, p.now()}}, intentID, nil); err != nil {
+		p.release(ctx, log, key, owner, time.Time{})
+		return err
+	}
 	reply := agent.Reply{Status: 200, ContentType: ev.Send.ContentType, Body: []byte(ev.Send.Body)}
 	units, outcome, err := p.planReply(ctx, log, cfg, ev, ch, intentID, reply)
 	if ev.Send.Relation == "system" {

@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/history"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/questions"
@@ -109,6 +110,9 @@ type Config struct {
 	// its posted reply (PARLEY_ASYNC_TIMEOUT); the thread's later turns
 	// wait behind it. Defaults to 15 minutes; at most MaxAsyncTimeout.
 	AsyncTimeout time.Duration
+	// History is the thread transcripts' bounds and TTL (PARLEY_HISTORY,
+	// PARLEY_HISTORY_TTL): off unless Entries is set.
+	History history.Config
 	// AwaitPoll is how often a waiting turn looks at its record when no
 	// post woke it: a safety net, since a post wakes it. Each look returns
 	// the thread's queued messages with it, a receive each, so it is rare.
@@ -136,6 +140,9 @@ func (c Config) WithDefaults() Config {
 	c.Questions = c.Questions.WithDefaults()
 	c.AsyncTimeout = cmp.Or(c.AsyncTimeout, 15*time.Minute)
 	c.AwaitPoll = cmp.Or(c.AwaitPoll, time.Hour)
+	if c.History.On() {
+		c.History = c.History.WithDefaults()
+	}
 	return c
 }
 
@@ -148,6 +155,11 @@ func (c Config) Validate() error {
 	}
 	if c.MaxAge <= 0 || c.MaxAge > MaxMaxAge {
 		errs = append(errs, fmt.Errorf("turn max age %s: want more than 0 and at most %s", c.MaxAge, MaxMaxAge))
+	}
+	if c.History.On() {
+		if err := c.History.Validate(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.Questions.TTL <= 0 || c.Questions.TTL > questions.MaxTTL {
 		errs = append(errs, fmt.Errorf("question TTL %s: want more than 0 and at most %s", c.Questions.TTL, questions.MaxTTL))
@@ -182,6 +194,9 @@ type Processor struct {
 	// fresh message on a platform with a customer-service window; nil
 	// leaves such sends to the platform.
 	Windows store.Windows
+	// History keeps the threads' transcripts (Config.History); nil keeps
+	// none.
+	History History
 	Config  Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
@@ -266,7 +281,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	var units []intent.Unit
 	outcome := "question"
 	if !h.handled || h.answer != nil {
-		units, outcome, err = p.plan(ctx, log, cfg, ev, ch, intentID, h.answer)
+		units, outcome, err = p.plan(ctx, log, cfg, []heardAt{{ev, receivedAt(rec, in, now)}}, ch, intentID, h.answer)
 	}
 	units = append(h.units, units...)
 	if err != nil {
@@ -366,7 +381,23 @@ func (p *Processor) enqueue(ctx context.Context, log *slog.Logger, stored intent
 // answer to its question, when the turn carries one) and plans its reply
 // into units, a question it asks last. Returns the units and a stable
 // outcome word.
-func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, intentID string, answer *agent.Answer) ([]intent.Unit, string, error) {
+//
+// The turn answers heard, in order: one event, or the messages a busy
+// thread collected, the last of which is its event.
+func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, heard []heardAt, ch Channel, intentID string, answer *agent.Answer) ([]intent.Unit, string, error) {
+	seen, evs, err := p.converse(ctx, log, cfg, heard, intentID, answer)
+	if err != nil {
+		return nil, "", err
+	}
+	ev := evs[len(evs)-1]
+	req := agent.TurnRequest{
+		Version: agent.Version, TurnID: intentID, ThreadKey: ev.Thread.Key(), SessionKey: ev.Thread.Key(), Event: ev,
+		Answer: answer,
+	}
+	if len(evs) > 1 {
+		req.Events = evs
+	}
+	req.History = fitHistory(req, seen)
 	var wg sync.WaitGroup
 	if t := ch.Typer; t != nil {
 		wg.Go(func() {
@@ -378,10 +409,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, ev m
 		})
 	}
 	start := p.now()
-	reply, err := p.Agent.Call(ctx, agent.TurnRequest{
-		Version: agent.Version, TurnID: intentID, ThreadKey: ev.Thread.Key(), SessionKey: ev.Thread.Key(), Event: ev,
-		Answer: answer,
-	})
+	reply, err := p.Agent.Call(ctx, req)
 	wg.Wait()
 	if err != nil {
 		return nil, "", fmt.Errorf("call agent: %w", err)
