@@ -99,6 +99,8 @@ type countingAgent struct {
 	fail func(req agent.TurnRequest) (status int, ok bool)
 	// answers lists the answers to questions the agent got, in order.
 	answers []agent.Answer
+	// reqs lists every request, in arrival order.
+	reqs []agent.TurnRequest
 }
 
 func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -108,6 +110,7 @@ func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.turns[req.TurnID]++
 	a.order[req.ThreadKey] = append(a.order[req.ThreadKey], req.Event.Text)
+	a.reqs = append(a.reqs, req)
 	if req.Answer != nil {
 		a.answers = append(a.answers, *req.Answer)
 	}
@@ -137,6 +140,19 @@ func (a *countingAgent) gotAnswers() []agent.Answer {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]agent.Answer(nil), a.answers...)
+}
+
+// requests is every request of threadKey the agent got, in order.
+func (a *countingAgent) requests(threadKey string) []agent.TurnRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []agent.TurnRequest
+	for _, r := range a.reqs {
+		if r.ThreadKey == threadKey {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (a *countingAgent) texts(threadKey string) []string {

@@ -22,7 +22,8 @@ import (
 // limits, recorded on the waiting turn, which it wakes) and POST /send (its
 // own message into a thread PARLEY_SEND_TARGETS allows: deduped on its
 // idempotency key, optionally triaged, and enqueued in the thread's order
-// like any webhook).
+// like any webhook), and POST /history/erase (forget a thread's
+// transcript).
 func Reply(d Deps) (http.Handler, error) {
 	if err := d.Config.RequireStore(); err != nil {
 		return nil, err
@@ -70,6 +71,10 @@ func Reply(d Deps) (http.Handler, error) {
 		Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now, Log: log,
 	})
 	mux.Handle("/send", sends)
+	mux.Handle("/history/erase", &agentapi.EraseHandler{
+		Verifier: verifier, Store: d.store(), Now: d.Now, Log: log,
+		Sends: func(p message.Platform) bool { _, ok := registry.Lookup(p); return ok },
+	})
 	return mux, nil
 }
 
