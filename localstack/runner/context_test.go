@@ -2,12 +2,14 @@ package runner_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/history"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -123,4 +125,164 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatalf("%q is not a number", s)
 	}
 	return n
+}
+
+// telegramReaction is a message_reaction update: user chat adds emoji to
+// the message messageID.
+func telegramReaction(updateID int, chat int64, messageID int64, emoji string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"update_id": updateID,
+		"message_reaction": map[string]any{
+			"chat": map[string]any{"id": chat, "type": "private", "first_name": "Ada"}, "message_id": messageID,
+			"user": map[string]any{"id": chat, "is_bot": false, "first_name": "Ada"}, "date": time.Now().Unix(),
+			"old_reaction": []any{}, "new_reaction": []any{map[string]any{"type": "emoji", "emoji": emoji}},
+		},
+	})
+	return b
+}
+
+// slackReaction is a reaction_added event in a DM.
+func slackReaction(eventID, channel, ts, name string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"type": "event_callback", "team_id": "T0TEAM0001", "api_app_id": "A0APP00001", "event_id": eventID, "event_time": time.Now().Unix(),
+		"authorizations": []map[string]any{{"team_id": "T0TEAM0001", "user_id": "U0BOT00001", "is_bot": true}},
+		"event": map[string]any{"type": "reaction_added", "user": "U0ADA00001", "reaction": name,
+			"item": map[string]any{"type": "message", "channel": channel, "ts": ts}, "event_ts": fmt.Sprintf("%d.000100", time.Now().Unix())},
+	})
+	return b
+}
+
+// TestReactionReachesTheAgentOnce: a 👍 on one of Parley's bubbles, on
+// Telegram and on Slack, reaches the agent once (the webhook posted twice),
+// as a reaction naming the bubble and its turn; a reaction the deployment
+// does not list wakes nobody.
+func TestReactionReachesTheAgentOnce(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_HISTORY": "20", "PARLEY_REACTIONS": "👍"}})
+	const chat = 5200
+	tgThread := "telegram:" + tgBotID + ":5200"
+	if code, body := h.postTelegram(telegramUpdate(95200001, chat, "/one hello")); code != http.StatusOK {
+		t.Fatalf("message: %d %s", code, body)
+	}
+	sent := h.waitDelivered(1, 20*time.Second)[0]
+	if code, body := h.postSlack(slackDM("D0REACT001", "1764500000.000100", "/one hi")); code != http.StatusOK {
+		t.Fatalf("slack message: %d %s", code, body)
+	}
+	ds := h.waitDelivered(2, 20*time.Second)
+	slackSent := ds[1]
+	h.quiesce(20 * time.Second)
+
+	for range 2 {
+		if code, body := h.postTelegram(telegramReaction(95200002, chat, int64(mustAtoi(t, sent.MessageID)), "👍")); code != http.StatusOK {
+			t.Fatalf("reaction: %d %s", code, body)
+		}
+		if code, body := h.postSlack(slackReaction("Ev0REACT100", "D0REACT001", slackSent.MessageID, "+1")); code != http.StatusOK {
+			t.Fatalf("slack reaction: %d %s", code, body)
+		}
+	}
+	if code, body := h.postTelegram(telegramReaction(95200003, chat, int64(mustAtoi(t, sent.MessageID)), "🔥")); code != http.StatusOK || !strings.Contains(body, `"reason":"reaction"`) {
+		t.Fatalf("an unlisted reaction: %d %s, want it ignored", code, body)
+	}
+	h.waitDelivered(4, 20*time.Second)
+	h.quiesce(20 * time.Second)
+
+	for thread, first := range map[string]message.Event{
+		tgThread:                      {Platform: message.Telegram, Account: tgBotID, EventID: "95200001"},
+		"slack:T0TEAM0001:D0REACT001": {Platform: message.Slack, Account: "T0TEAM0001", EventID: "D0REACT001:1764500000.000100"},
+	} {
+		reqs := h.agent.requests(thread)
+		var reactions []agent.TurnRequest
+		for _, r := range reqs {
+			if r.Event.Kind == message.KindReaction {
+				reactions = append(reactions, r)
+			}
+		}
+		if len(reactions) != 1 {
+			t.Fatalf("%s: the agent heard %d reactions, want the 👍 once", thread, len(reactions))
+		}
+		ev := reactions[0].Event
+		if ev.Reaction == nil || ev.Reaction.Emoji != "👍" || ev.Quote == nil || ev.Quote.TurnID != intent.IDFor(first.Key()) || !ev.Quote.Parley {
+			t.Errorf("%s: reaction %+v, quote %+v; want 👍 naming turn %s", thread, ev.Reaction, ev.Quote, intent.IDFor(first.Key()))
+		}
+	}
+}
+
+// telegramEdit is an edited_message update of a private message.
+func telegramEdit(updateID int, chat int64, messageID int64, text string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"update_id": updateID,
+		"edited_message": map[string]any{
+			"message_id": messageID, "date": time.Now().Unix() - 5, "edit_date": time.Now().Unix(), "text": text,
+			"from": map[string]any{"id": chat, "is_bot": false, "first_name": "Ada"},
+			"chat": map[string]any{"id": chat, "type": "private", "first_name": "Ada"},
+		},
+	})
+	return b
+}
+
+// slackDeleted is a message_deleted event in a DM.
+func slackDeleted(channel, ts, text string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"type": "event_callback", "team_id": "T0TEAM0001", "api_app_id": "A0APP00001", "event_id": "EvDEL" + strings.ReplaceAll(ts, ".", ""), "event_time": time.Now().Unix(),
+		"authorizations": []map[string]any{{"team_id": "T0TEAM0001", "user_id": "U0BOT00001", "is_bot": true}},
+		"event": map[string]any{"type": "message", "subtype": "message_deleted", "hidden": true, "channel": channel, "channel_type": "im",
+			"ts": fmt.Sprintf("%d.000900", time.Now().Unix()), "deleted_ts": ts,
+			"previous_message": map[string]any{"type": "message", "user": "U0ADA00001", "text": text, "ts": ts}},
+	})
+	return b
+}
+
+// TestEditsAndDeletionsReachTheAgentAndHistory: with edits taken, an edit
+// on Telegram and a deletion on Slack reach the agent as events, and the
+// next turn's history holds the edited text and not the deleted message.
+// With edits off the same webhooks are ignored.
+func TestEditsAndDeletionsReachTheAgentAndHistory(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_HISTORY": "20", "PARLEY_EDITS": "on"}})
+	const chat = 5300
+	if code, body := h.postTelegram(telegramUpdate(95300001, chat, "/one book for two")); code != http.StatusOK {
+		t.Fatalf("message: %d %s", code, body)
+	}
+	h.waitDelivered(1, 20*time.Second)
+	h.quiesce(20 * time.Second)
+	if code, body := h.postTelegram(telegramEdit(95300002, chat, 95300001%1_000_000, "/one book for three")); code != http.StatusOK {
+		t.Fatalf("edit: %d %s", code, body)
+	}
+	h.waitDelivered(2, 20*time.Second)
+	h.quiesce(20 * time.Second)
+	if code, body := h.postTelegram(telegramUpdate(95300003, chat, "/one and?")); code != http.StatusOK {
+		t.Fatalf("third: %d %s", code, body)
+	}
+	h.waitDelivered(3, 20*time.Second)
+	h.quiesce(20 * time.Second)
+	reqs := h.agent.requests("telegram:" + tgBotID + ":5300")
+	if len(reqs) != 3 || reqs[1].Event.Kind != message.KindEdit || reqs[1].Event.Text != "/one book for three" {
+		t.Fatalf("the agent heard %d turns; the second %+v, want the edit", len(reqs), reqs[1].Event)
+	}
+	// The person's message reads as edited; the bubbles stay as delivered.
+	if got := transcript(reqs[2].History); got != "person:/one book for three | agent:book for two | agent:book for three" {
+		t.Errorf("history after the edit: %s", got)
+	}
+
+	if code, body := h.postSlack(slackDM("D0DEL00001", "1764600000.000100", "/one secret")); code != http.StatusOK {
+		t.Fatalf("slack: %d %s", code, body)
+	}
+	h.waitDelivered(4, 20*time.Second)
+	h.quiesce(20 * time.Second)
+	if code, body := h.postSlack(slackDeleted("D0DEL00001", "1764600000.000100", "/one secret")); code != http.StatusOK {
+		t.Fatalf("deletion: %d %s", code, body)
+	}
+	h.waitDelivered(6, 20*time.Second) // the echo agent answers an empty text with two bubbles
+	h.quiesce(20 * time.Second)
+	if code, body := h.postSlack(slackDM("D0DEL00001", "1764600002.000100", "/one after")); code != http.StatusOK {
+		t.Fatalf("slack: %d %s", code, body)
+	}
+	h.waitDelivered(7, 20*time.Second)
+	reqs = h.agent.requests("slack:T0TEAM0001:D0DEL00001")
+	if len(reqs) != 3 || reqs[1].Event.Kind != message.KindDelete || reqs[1].Event.MessageID != "1764600000.000100" {
+		t.Fatalf("the agent heard %d turns; the second %+v, want the deletion", len(reqs), reqs[1].Event)
+	}
+	if got := transcript(reqs[2].History); strings.Contains(got, "person:/one secret") {
+		t.Errorf("the deleted message is still in the history: %s", got)
+	}
 }

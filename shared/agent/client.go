@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
@@ -140,7 +141,15 @@ func (c *Client) Call(ctx context.Context, req TurnRequest) (Reply, error) {
 	// The platform's right to answer the event (a LINE reply token, a
 	// Discord interaction token) is Parley's to use: it never reaches the
 	// agent, which may be a plain-HTTP endpoint.
-	req.Event.ReplyContext = nil
+	req.Event.ReplyContext, req.Event.QuoteToken = nil, ""
+	if len(req.Events) > 0 {
+		evs := make([]message.Event, len(req.Events))
+		for i, ev := range req.Events {
+			ev.ReplyContext, ev.QuoteToken = nil, ""
+			evs[i] = ev
+		}
+		req.Events = evs
+	}
 	body, err := json.Marshal(req)
 	if err != nil {
 		// Only Event.Data or Answer.Content can fail (a NaN, a channel):

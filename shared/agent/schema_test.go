@@ -97,7 +97,7 @@ func schemaTurns() map[string]agent.TurnRequest {
 		"ReplyContext": req("6071", message.Event{
 			Platform: message.LINE, Account: line.Account, EventID: "01HX", Kind: message.KindMessage, Thread: line,
 			Sender: message.Sender{ID: "U2user"}, Text: "hi", MessageID: "5000", ChatType: message.ChatGroup, Time: at,
-			ReplyContext: &message.ReplyContext{Token: "reply-token", Until: at.Add(time.Minute)},
+			ReplyContext: &message.ReplyContext{Token: "reply-token", Until: at.Add(time.Minute)}, QuoteToken: "q-token-5000",
 		}, nil),
 	}
 }
@@ -149,7 +149,7 @@ func decodeStrict(t *testing.T, body []byte) agent.TurnRequest {
 }
 
 // notSent are fields of the Go types Call never sends.
-var notSent = map[string]bool{"request.event.reply_context": true, "request.event.send": true}
+var notSent = map[string]bool{"request.event.reply_context": true, "request.event.send": true, "request.event.quote_token": true}
 
 // TestRequestSchemaAgreesWithProducer: what Call sends validates, and
 // decodes back, with the same Go types, to what was sent.
@@ -165,6 +165,12 @@ func TestRequestSchemaAgreesWithProducer(t *testing.T) {
 					t.Fatalf("the platform's reply token reached the agent: %s", body)
 				}
 				req.Event.ReplyContext = nil // Call never sends it
+			}
+			if req.Event.QuoteToken != "" {
+				if bytes.Contains(body, []byte(req.Event.QuoteToken)) {
+					t.Fatalf("the platform's quote token reached the agent: %s", body)
+				}
+				req.Event.QuoteToken = ""
 			}
 			got := decodeStrict(t, body)
 			if !reflect.DeepEqual(got, req) {

@@ -30,6 +30,7 @@ import (
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
 	"github.com/parleyhq/parley/shared/sweeper"
+	"github.com/parleyhq/parley/shared/triage"
 	"github.com/parleyhq/parley/shared/turn"
 )
 
@@ -126,6 +127,7 @@ func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 		MaxBody:   d.Config.MaxBodyBytes,
 		DedupeTTL: d.Config.DedupeTTL,
 		AllowBots: d.Config.AllowBots,
+		Optional:  d.Config.Optional,
 		Now:       d.Now,
 		Log:       d.Log.With("function", "ingress"),
 	}, nil
@@ -158,6 +160,11 @@ func Ingress(d Deps, a platform.Adapter) (http.Handler, error) {
 		return nil, err
 	}
 	p.Window = a.Capabilities().Window > 0
+	if d.Config.Optional.TriageReactions {
+		if p.Triage, err = triage.New(d.Config.Triage, d.store(), p.Log); err != nil {
+			return nil, fmt.Errorf("PARLEY_TRIAGE: %w", err)
+		}
+	}
 	return p, nil
 }
 

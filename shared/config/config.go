@@ -20,6 +20,7 @@ import (
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/history"
+	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/registry"
@@ -83,6 +84,11 @@ type Config struct {
 	// be *, as an events source's targets. Defaults to none: every send is
 	// refused.
 	SendTargets string
+	// Optional is which of a person's actions besides messages reach the
+	// agent: reactions (PARLEY_REACTIONS: off, on, or the emoji taken,
+	// optionally with triage) and edits and deletions (PARLEY_EDITS, on or
+	// off). Defaults to none.
+	Optional ingress.Optional
 	// History keeps each thread's transcript for the agent
 	// (PARLEY_HISTORY: off, a number of entries, or entries and a byte
 	// bound; PARLEY_HISTORY_TTL: how long after its last change). Defaults
@@ -291,6 +297,18 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTIONS: want on or off, got %q", v))
 	}
 	c.History = p.history("PARLEY_HISTORY", "PARLEY_HISTORY_TTL")
+	opt, err := ingress.ParseReactions(getenv("PARLEY_REACTIONS"))
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_REACTIONS: %w", err))
+	}
+	c.Optional = opt
+	switch v := getenv("PARLEY_EDITS"); v {
+	case "", "off":
+	case "on":
+		c.Optional.Edits = true
+	default:
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_EDITS: want on or off, got %q", v))
+	}
 	c.SendTargets = getenv("PARLEY_SEND_TARGETS")
 	c.AllowBots = p.boolean("PARLEY_ALLOW_BOTS", false)
 	c.AsyncTimeout = p.duration("PARLEY_ASYNC_TIMEOUT", 15*time.Minute)

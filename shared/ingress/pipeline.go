@@ -92,6 +92,9 @@ type Pipeline struct {
 	// ClaimLease bounds how long an unfinished request blocks a retry of
 	// the same event. Defaults to 30 seconds (above the function timeout).
 	ClaimLease time.Duration
+	// Optional is which of a person's reactions, edits and deletions are
+	// taken; the zero value ignores them all, before any write.
+	Optional Optional
 	// Window lists each person's message on the store's window index, on
 	// the dedupe key written anyway: the platform limits free-form sends
 	// to a window after the person's last message (WhatsApp;
@@ -341,13 +344,18 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 		log.Info("event ignored", "decision", ResultIgnored, "reason", platform.IgnoredBot)
 		return ResultIgnored, platform.IgnoredBot, nil
 	}
+	if ok, reason := p.Optional.admits(ev); !ok {
+		log.Info("event ignored", "decision", ResultIgnored, "reason", reason)
+		return ResultIgnored, reason, nil
+	}
+	triaged := p.Optional.triaged(ev)
 	ttl := cmp.Or(p.DedupeTTL, store.DedupeTTL)
 	owner := store.NewOwner()
 	digest := ""
 	if d, ok := p.Receiver.(platform.Digester); ok {
 		digest = d.Digest(ev)
 	}
-	if !ev.Proactive() {
+	if !triaged {
 		if digest != "" {
 			return p.admitKeyed(ctx, log, ev, body, owner, digest, now, ttl)
 		}
@@ -377,7 +385,7 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 	}
 
 	var decision triage.Decision
-	if ev.Proactive() && p.Triage != nil {
+	if triaged && p.Triage != nil {
 		decision, err = p.Triage.Admit(ctx, ev, now, claim.Note)
 		if err != nil {
 			p.release(ctx, log, ev, owner, claim.Note)

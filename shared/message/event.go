@@ -120,6 +120,10 @@ type Event struct {
 	// MessageID is the platform's id of the inbound message (Telegram
 	// message_id, Slack ts), used to reply to it.
 	MessageID string `json:"message_id,omitempty"`
+	// QuoteToken, when set, is what a reply must name to quote the
+	// message, where that is not its id (LINE's quoteToken). Parley's to
+	// use: never sent to the agent.
+	QuoteToken string `json:"quote_token,omitempty"`
 	// ReplyTo is the id of the message this one answers, if any.
 	ReplyTo string `json:"reply_to,omitempty"`
 	// ChatType is "private" for a one-to-one chat with the bot, "group" for

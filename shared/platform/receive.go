@@ -154,6 +154,9 @@ const (
 	// IgnoredStale: the event's own timestamp is older than
 	// Request.Oldest: a replay past the dedupe window.
 	IgnoredStale = "stale"
+	// IgnoredReaction: a reaction the deployment does not take
+	// (PARLEY_REACTIONS off, or an emoji it does not list).
+	IgnoredReaction = "reaction"
 	// IgnoredMembership: the bot or a person joined or left a
 	// conversation (Teams' conversationUpdate, Google Chat's
 	// ADDED_TO_SPACE): nothing for the agent.

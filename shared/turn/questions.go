@@ -56,6 +56,10 @@ func (p *Processor) hear(ctx context.Context, log *slog.Logger, cfg Config, ev m
 		p.edit(ctx, log, ch, ev, ev.Cancel.IntentID, ev.Cancel.UnitID, message.Prompt{Text: ev.Cancel.Text})
 		return heard{handled: true, answer: &agent.Answer{QuestionID: ev.Cancel.QuestionID, Action: agent.AnswerCancel}}, nil
 	}
+	switch ev.Kind {
+	case message.KindReaction, message.KindEdit, message.KindDelete:
+		return heard{}, nil // about a message, never an answer to a question
+	}
 	if p.Questions == nil || cfg.Questions.Off {
 		if ev.Kind == message.KindAnswer {
 			p.acknowledge(ctx, log, ch, ev, questions.NoticeClosed)

@@ -471,7 +471,7 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 		units = append(units, ask...)
 	}
 	if len(units) > 0 && ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
-		units[0].ReplyTo = ev.MessageID
+		units[0].ReplyTo = cmp.Or(ev.QuoteToken, ev.MessageID)
 	}
 	return units, string(plan.Outcome), nil
 }

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
@@ -202,6 +203,13 @@ func (r *Receiver) command(in DiscordInteraction, at time.Time) (platform.Parsed
 			return platform.Parsed{}, fmt.Errorf("%w: a message command without its resolved target", platform.ErrMalformed)
 		}
 		ev.Text, ev.MessageID = target.Content, d.TargetID
+		// The target is what the person asks about: the agent gets it as
+		// the message quoted, and learns when it is one of the app's own.
+		ev.Quote = &message.Quote{MessageID: d.TargetID, Text: target.Content}
+		if a := target.Author; a != nil && a.ID != "" {
+			ev.Quote.Sender = &message.Sender{ID: a.ID, Name: cmp.Or(a.GlobalName, a.Username), IsBot: a.Bot}
+			ev.Quote.Parley = a.Bot && a.ID == r.ApplicationID
+		}
 	default:
 		return ignored(in.ID, platform.IgnoredUnsupported, note(noteUnsupported)), nil
 	}

@@ -72,6 +72,9 @@ func sampleExpectations() map[string]platform.Parsed {
 			Thread: guild, Sender: ada, Text: "Can we move the launch to Friday? The **vendor** slipped again.",
 			MessageID: "1444356900000000001", ChatType: message.ChatGroup, Time: at(1, 30),
 			ReplyContext: replyFor("5", "fake.1444357613813760001.1309000000000000200.cad54e7b1cc9e967e935", at(1, 30)),
+			// Grace wrote the message Ada asks about.
+			Quote: &message.Quote{MessageID: "1444356900000000001", Text: "Can we move the launch to Friday? The **vendor** slipped again.",
+				Sender: &message.Sender{ID: "1309000000000000043", Name: "Grace"}},
 		}),
 		// Grace (nickname "Grace H.") presses Lisbon on the bot's question.
 		"button-press.json": press(message.Event{
@@ -279,6 +282,14 @@ func TestParse(t *testing.T) {
 			message1(event(dm, ada, "hi", message.ChatGroup))},
 		{"MessageCommandWithoutText", interaction(`"type":2,` + member + `,"data":{"name":"Ask the agent","type":3,"target_id":"5","resolved":{"messages":{"5":{"id":"5","content":"","attachments":[{"id":"9"}]}}}}`),
 			ignored("no_text", ephemeral("There is no text to send to the agent."))},
+		// Asked about one of the app's own messages: the quote says so.
+		{"MessageCommandOnTheAppsMessage", interaction(`"type":2,` + member + `,"data":{"name":"Ask the agent","type":3,"target_id":"5","resolved":{"messages":{"5":{"id":"5","content":"gate B12","author":{"id":"` + testApp + `","username":"parley","bot":true}}}}}`),
+			message1(func() message.Event {
+				ev := event(guild, ada, "gate B12", message.ChatGroup)
+				ev.MessageID = "5"
+				ev.Quote = &message.Quote{MessageID: "5", Text: "gate B12", Sender: &message.Sender{ID: testApp, Name: "parley", IsBot: true}, Parley: true}
+				return ev
+			}())},
 		{"UserCommand", interaction(`"type":2,` + member + `,"data":{"name":"Ask the agent","type":2,"target_id":"5"}`), ignored("unsupported", ephemeral("This is not something Parley answers."))},
 		{"ChatInputNamedLikeTheMessageCommand", interaction(`"type":2,` + member + `,"data":{"name":"Ask the agent","type":1}`), ignored("unsupported", ephemeral("This is not something Parley answers."))},
 		{"ModalSubmit", interaction(`"type":5,` + member + `,"data":{"custom_id":"m1","components":[]}`), ignored("unsupported", ephemeral("This is not something Parley answers."))},

@@ -79,6 +79,10 @@ func FuzzReceiverParse(f *testing.F) {
 				if strings.TrimSpace(ev.Text) == "" || ev.Press != nil {
 					t.Fatalf("bad message %+v", ev)
 				}
+			case message.KindDelete:
+				if !chatID(ev.MessageID) || ev.Text != "" || ev.Press != nil {
+					t.Fatalf("bad deletion %+v", ev)
+				}
 			case message.KindAnswer:
 				if ev.Press == nil || ev.Press.Data == "" || ev.Press.MessageID != "" || ev.Text != "" {
 					t.Fatalf("bad answer %+v, press %+v", ev, ev.Press)

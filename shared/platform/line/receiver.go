@@ -62,9 +62,12 @@ var _ platform.Receiver = (*Receiver)(nil)
 // otherwise). The sender is source.userId.
 //
 //   - A text message is a KindMessage with its text (a leading mention of
-//     the bot removed), MessageID = its quoteToken (what a reply needs to
-//     quote it: LINE quotes by token, not by message id) and ReplyTo = the
-//     quotedMessageId of the message it quotes, if any.
+//     the bot removed), MessageID = its id, QuoteToken = its quoteToken
+//     (what a reply needs to quote it: LINE quotes by token, not by
+//     message id) and ReplyTo = the quotedMessageId of the message it
+//     quotes, if any.
+//   - An unsend is a KindDelete of the message it names (unsend.messageId),
+//     taken only when the deployment asks for edits (PARLEY_EDITS).
 //   - A postback is a KindAnswer with Press{Data: postback.data}; no
 //     MessageID (a quick reply names no message, and is gone once used).
 //   - Each message and postback carries its replyToken in ReplyContext, with
@@ -72,7 +75,7 @@ var _ platform.Receiver = (*Receiver)(nil)
 //
 // Dropped with a stable reason: other message types (stickers, images, …:
 // "no_text"), a text left empty ("no_text"), a postback without data
-// ("unsupported"), unsend ("deleted"), events in standby mode ("standby"),
+// ("unsupported"), events in standby mode ("standby"),
 // group messages without a user id ("no_sender") and every other event type
 // (follow, unfollow, join, leave, member events, beacons …: "unsupported").
 type Receiver struct {
@@ -194,9 +197,7 @@ func (r *Receiver) event(req *platform.Request, bot string, raw json.RawMessage)
 		return ignore(platform.IgnoredStale)
 	}
 	switch ev.Type {
-	case LineEventMessage, LineEventPostback:
-	case LineEventUnsend:
-		return ignore(platform.IgnoredDeleted)
+	case LineEventMessage, LineEventPostback, LineEventUnsend:
 	default:
 		return ignore(platform.IgnoredUnsupported)
 	}
@@ -217,6 +218,16 @@ func (r *Receiver) event(req *platform.Request, bot string, raw json.RawMessage)
 	}
 	if ev.ReplyToken != "" {
 		out.ReplyContext = &message.ReplyContext{Token: ev.ReplyToken, Until: out.Time.Add(ReplyTokenValidity)}
+	}
+	if ev.Type == LineEventUnsend {
+		if ev.Unsend == nil || !chatID(ev.Unsend.MessageID) {
+			return message.Event{}, nil, fmt.Errorf("%w: line unsend event without the message it unsends", platform.ErrMalformed)
+		}
+		if sender == "" {
+			return ignore(IgnoredNoSender)
+		}
+		out.Kind, out.Sender, out.MessageID = message.KindDelete, message.Sender{ID: sender}, ev.Unsend.MessageID
+		return out, nil, nil
 	}
 
 	if ev.Type == LineEventPostback {
@@ -255,7 +266,7 @@ func (r *Receiver) event(req *platform.Request, bot string, raw json.RawMessage)
 	out.Kind = message.KindMessage
 	out.Sender = message.Sender{ID: sender}
 	out.Text = text
-	out.MessageID = m.QuoteToken
+	out.MessageID, out.QuoteToken = m.ID, m.QuoteToken
 	out.ReplyTo = m.QuotedMessageID
 	return out, nil, nil
 }

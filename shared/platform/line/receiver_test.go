@@ -70,16 +70,18 @@ func reply(token string, ms int64) *message.ReplyContext {
 // sampleExpectations is what each payload in events/line parses to; the
 // conformance suite (TestConformance) verifies and parses every file.
 func sampleExpectations() map[string]platform.Parsed {
+	// The batch's message ids, by quote token.
+	msgIDs := map[string]string{"Qx1aB2cD3eF4gH5iJ6kL7mN8-Ada2": "583011253812345003", "Rz2bC3dE4fG5hI6jK7lM8nO9-Grace2": "583011253823456004", "Sa3cD4eF5gH6iJ7kL8mN9oP0-Ada3": "583011253834567005"}
 	adaText := message.Event{
 		Platform: message.LINE, Account: bot, EventID: "01KB7Z8Y0R3GZ5M2WQ4N6P8T0A", Kind: message.KindMessage,
 		Thread: chat(ada), Sender: message.Sender{ID: ada}, Text: "what's the weather in Lisbon tomorrow?",
-		MessageID: "q3Plxr4AgKd1a0F1oK0Gz9vN7-Ada1", ChatType: message.ChatPrivate, Time: at(1764432000123),
+		MessageID: "583011239467942001", QuoteToken: "q3Plxr4AgKd1a0F1oK0Gz9vN7-Ada1", ChatType: message.ChatPrivate, Time: at(1764432000123),
 		ReplyContext: reply("b60d432864f44d079f6d8efe86cf404b", 1764432000123),
 	}
 	batch := func(id string, th message.Thread, who, text, quote string, chatType string, ms int64, token string) message.Event {
 		return message.Event{
 			Platform: message.LINE, Account: bot, EventID: id, Kind: message.KindMessage, Thread: th,
-			Sender: message.Sender{ID: who}, Text: text, MessageID: quote, ChatType: chatType, Time: at(ms),
+			Sender: message.Sender{ID: who}, Text: text, MessageID: msgIDs[quote], QuoteToken: quote, ChatType: chatType, Time: at(ms),
 			ReplyContext: reply(token, ms),
 		}
 	}
@@ -95,7 +97,7 @@ func sampleExpectations() map[string]platform.Parsed {
 			// The leading mention of the bot is what addressed it, not
 			// what was said to it.
 			Text:      "can you remind everyone at 10:15?",
-			MessageID: "yHc2m0QpLw8sX4bT6vZ1n3R5-Grace1", ReplyTo: "600000000000000007",
+			MessageID: "583011246633221002", QuoteToken: "yHc2m0QpLw8sX4bT6vZ1n3R5-Grace1", ReplyTo: "600000000000000007",
 			ChatType: message.ChatGroup, Time: at(1764432060456),
 			ReplyContext: reply("8f2e1c0b9a7d4e6f8a1b2c3d4e5f6a7b", 1764432060456),
 		}}},
@@ -211,35 +213,41 @@ func TestParse(t *testing.T) {
 		{"OnlyTheMention", text(adaSrc, `{"type":"text","id":"1","quoteToken":"q","text":"@Parley ","mention":{"mentionees":[{"index":0,"length":7,"type":"user","isSelf":true}]}}`), ignored(platform.IgnoredNoText), nil},
 		{"Standby", event(`{"type":"message","source":` + adaSrc + `,"message":{"type":"text","id":"1","quoteToken":"q","text":"hi"},"webhookEventId":"` + id + `","timestamp":1,"mode":"standby"}`), ignored(IgnoredStandby), nil},
 		{"GroupWithoutUser", text(`{"type":"group","groupId":"`+group+`"}`, `{"type":"text","id":"1","quoteToken":"q","text":"hi"}`), ignored(IgnoredNoSender), nil},
-		{"Unsend", event(`{"type":"unsend","unsend":{"messageId":"1"},"source":` + adaSrc + `,` + base + `}`), ignored(platform.IgnoredDeleted), nil},
+		// Ingress takes a deletion only when the deployment asks for edits.
+		{"Unsend", event(`{"type":"unsend","unsend":{"messageId":"600000000000000009"},"source":` + adaSrc + `,` + base + `}`), platform.Parsed{Events: []message.Event{{
+			Platform: message.LINE, Account: bot, EventID: id, Kind: message.KindDelete, Thread: chat(ada),
+			Sender: message.Sender{ID: ada}, MessageID: "600000000000000009", ChatType: message.ChatPrivate, Time: at(1764432000000),
+			ReplyContext: reply("r0", 1764432000000),
+		}}}, nil},
+		{"UnsendWithoutMessage", event(`{"type":"unsend","unsend":{},"source":` + adaSrc + `,` + base + `}`), platform.Parsed{}, platform.ErrMalformed},
 		{"Join", event(`{"type":"join","source":{"type":"group","groupId":"` + group + `"},` + base + `}`), ignored(platform.IgnoredUnsupported), nil},
 		{"FutureEventType", event(`{"type":"hologram","hologram":[1,2],` + base + `}`), ignored(platform.IgnoredUnsupported), nil},
 		{"PostbackWithoutData", event(`{"type":"postback","postback":{"data":"","params":{"date":"2025-12-01"}},"source":` + adaSrc + `,` + base + `}`), ignored(platform.IgnoredUnsupported), nil},
 		{"Room", text(room, `{"type":"text","id":"1","quoteToken":"q","text":"hi"}`), platform.Parsed{Events: []message.Event{{
 			Platform: message.LINE, Account: bot, EventID: id, Kind: message.KindMessage, Thread: chat("R200000000000000000000000000000f1"),
-			Sender: message.Sender{ID: grace}, Text: "hi", MessageID: "q", ChatType: message.ChatGroup, Time: at(1764432000000),
+			Sender: message.Sender{ID: grace}, Text: "hi", MessageID: "1", QuoteToken: "q", ChatType: message.ChatGroup, Time: at(1764432000000),
 			ReplyContext: reply("r0", 1764432000000),
 		}}}, nil},
 		// A mention of someone else, or one not at the start, stays.
 		{"OtherMention", text(adaSrc, `{"type":"text","id":"1","quoteToken":"q","text":"@Grace hi","mention":{"mentionees":[{"index":0,"length":6,"type":"user","isSelf":false}]}}`), platform.Parsed{Events: []message.Event{{
 			Platform: message.LINE, Account: bot, EventID: id, Kind: message.KindMessage, Thread: chat(ada),
-			Sender: message.Sender{ID: ada}, Text: "@Grace hi", MessageID: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
+			Sender: message.Sender{ID: ada}, Text: "@Grace hi", MessageID: "1", QuoteToken: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
 			ReplyContext: reply("r0", 1764432000000),
 		}}}, nil},
 		// Mention offsets count UTF-16 units: an emoji is two.
 		{"MentionAfterEmojiName", text(adaSrc, `{"type":"text","id":"1","quoteToken":"q","text":"@😀bot  go","mention":{"mentionees":[{"index":0,"length":6,"type":"user","isSelf":true}]}}`), platform.Parsed{Events: []message.Event{{
 			Platform: message.LINE, Account: bot, EventID: id, Kind: message.KindMessage, Thread: chat(ada),
-			Sender: message.Sender{ID: ada}, Text: "go", MessageID: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
+			Sender: message.Sender{ID: ada}, Text: "go", MessageID: "1", QuoteToken: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
 			ReplyContext: reply("r0", 1764432000000),
 		}}}, nil},
 		{"MentionPastTheText", text(adaSrc, `{"type":"text","id":"1","quoteToken":"q","text":"@b","mention":{"mentionees":[{"index":0,"length":9,"type":"user","isSelf":true}]}}`), platform.Parsed{Events: []message.Event{{
 			Platform: message.LINE, Account: bot, EventID: id, Kind: message.KindMessage, Thread: chat(ada),
-			Sender: message.Sender{ID: ada}, Text: "@b", MessageID: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
+			Sender: message.Sender{ID: ada}, Text: "@b", MessageID: "1", QuoteToken: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
 			ReplyContext: reply("r0", 1764432000000),
 		}}}, nil},
 		{"NoReplyToken", event(`{"type":"message","source":` + adaSrc + `,"message":{"type":"text","id":"1","quoteToken":"q","text":"hi"},"webhookEventId":"` + id + `","timestamp":1764432000000,"mode":"active"}`), platform.Parsed{Events: []message.Event{{
 			Platform: message.LINE, Account: bot, EventID: id, Kind: message.KindMessage, Thread: chat(ada),
-			Sender: message.Sender{ID: ada}, Text: "hi", MessageID: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
+			Sender: message.Sender{ID: ada}, Text: "hi", MessageID: "1", QuoteToken: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
 		}}}, nil},
 
 		{"AnotherBot", []byte(`{"destination":"` + ada + `","events":[]}`), platform.Parsed{}, platform.ErrForbidden},

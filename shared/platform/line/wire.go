@@ -29,6 +29,12 @@ type LineEvent struct {
 	ReplyToken      string               `json:"replyToken"`
 	Message         json.RawMessage      `json:"message"`
 	Postback        json.RawMessage      `json:"postback"`
+	Unsend          *LineUnsend          `json:"unsend"`
+}
+
+// LineUnsend names the message a person unsent.
+type LineUnsend struct {
+	MessageID string `json:"messageId"`
 }
 
 // Event types Parley handles or names.

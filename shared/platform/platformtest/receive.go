@@ -283,8 +283,17 @@ func (s *suite) wellFormed(ev message.Event) error {
 		if st := ev.Status; st == nil || st.MessageID == "" || st.State == "" {
 			return fmt.Errorf("a status without the message it reports on, or its state: %+v", ev.Status)
 		}
+	case message.KindReaction:
+		// WhatsApp names no emoji when one is taken back.
+		if r := ev.Reaction; r == nil || r.MessageID == "" || (r.Emoji == "" && !r.Removed) || ev.Text != "" {
+			return fmt.Errorf("a reaction without the message it reacts to, or its emoji: %s", show(ev.Reaction))
+		}
+	case message.KindEdit, message.KindDelete:
+		if ev.MessageID == "" || ev.Press != nil || ev.Reaction != nil {
+			return errors.New("an edit or a deletion that names no message")
+		}
 	default:
-		return fmt.Errorf("kind %q: a chat platform sends messages, answers and statuses", ev.Kind)
+		return fmt.Errorf("kind %q: a chat platform sends messages, answers, statuses, reactions, edits and deletions", ev.Kind)
 	}
 	return nil
 }

@@ -62,6 +62,14 @@ func FuzzReceiverParse(f *testing.F) {
 				if strings.TrimSpace(ev.Text) == "" || ev.EventID != ev.Thread.Chat+":"+ev.MessageID || ev.MessageID == "" || ev.Press != nil {
 					t.Fatalf("bad message %+v", ev)
 				}
+			case message.KindEdit, message.KindDelete:
+				if ev.MessageID == "" || ev.Press != nil || ev.Reaction != nil {
+					t.Fatalf("bad edit or deletion %+v", ev)
+				}
+			case message.KindReaction:
+				if r := ev.Reaction; r == nil || r.MessageID == "" || r.Emoji == "" || ev.Text != "" {
+					t.Fatalf("bad reaction %+v", ev)
+				}
 			case message.KindAnswer:
 				answers++
 				pr := ev.Press

@@ -177,17 +177,20 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 	if err := json.Unmarshal(env.Event, &kind); err != nil {
 		return platform.Parsed{}, fmt.Errorf("%w: slack event does not decode", platform.ErrMalformed)
 	}
-	if kind.Type != SlackEventMessage && kind.Type != SlackEventAppMention {
+	var botUser string
+	if len(env.Authorizations) > 0 {
+		botUser = env.Authorizations[0].UserID
+	}
+	switch kind.Type {
+	case SlackEventMessage, SlackEventAppMention:
+	case SlackEventReactionAdded, SlackEventReactionRemoved:
+		return r.reaction(env, botUser, ignore)
+	default:
 		return ignore(platform.IgnoredUnsupported)
 	}
 	var ev SlackMessageEvent
 	if err := json.Unmarshal(env.Event, &ev); err != nil {
 		return platform.Parsed{}, fmt.Errorf("%w: slack %s event does not decode", platform.ErrMalformed, kind.Type)
-	}
-
-	var botUser string
-	if len(env.Authorizations) > 0 {
-		botUser = env.Authorizations[0].UserID
 	}
 	if md := ev.Metadata; md != nil && md.EventType == MetadataEventType && md.EventPayload.Origin == message.OriginParley {
 		// Parley's own operational output, echoed (by its bot, or by a
@@ -201,9 +204,9 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 	switch ev.Subtype {
 	case "", SlackSubtypeThreadBroadcast, SlackSubtypeFileShare, SlackSubtypeBotMessage:
 	case SlackSubtypeMessageChanged:
-		return ignore(platform.IgnoredEdited)
+		return r.edit(env, ev, botUser, ignore)
 	case SlackSubtypeMessageDeleted:
-		return ignore(platform.IgnoredDeleted)
+		return r.deleted(env, ev, botUser, ignore)
 	default:
 		return ignore(platform.IgnoredUnsupported)
 	}
@@ -231,12 +234,8 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 		return ignore(platform.IgnoredNoText)
 	}
 
-	// app_mention carries no channel_type; DM channel ids start with D.
-	im := ev.ChannelType == SlackChannelIM || (ev.ChannelType == "" && strings.HasPrefix(ev.Channel, "D"))
-	thread := message.Thread{Platform: message.Slack, Account: team, Chat: ev.Channel, Thread: ev.ThreadTS}
-	if thread.Thread == "" && !im && !r.ReplyInChannel {
-		thread.Thread = ev.TS
-	}
+	im := isIM(ev)
+	thread := r.thread(team, ev.Channel, ev.TS, ev.ThreadTS, im)
 	out := message.Event{
 		Platform:  message.Slack,
 		Account:   team,
@@ -256,6 +255,115 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 		out.ReplyTo = ev.ThreadTS
 	}
 	return platform.Parsed{Events: []message.Event{out}}, nil
+}
+
+// isIM reports whether ev is in a direct message: app_mention carries no
+// channel_type, and DM channel ids start with D.
+func isIM(ev SlackMessageEvent) bool {
+	return ev.ChannelType == SlackChannelIM || (ev.ChannelType == "" && strings.HasPrefix(ev.Channel, "D"))
+}
+
+// thread is where a reply to the message ts (in thread threadTS, if any)
+// goes: its thread; a top-level channel message starts one on itself
+// unless ReplyInChannel.
+func (r *Receiver) thread(team, channel, ts, threadTS string, im bool) message.Thread {
+	t := message.Thread{Platform: message.Slack, Account: team, Chat: channel, Thread: threadTS}
+	if t.Thread == "" && !im && !r.ReplyInChannel {
+		t.Thread = ts
+	}
+	return t
+}
+
+// team is the workspace an envelope is from.
+func teamOf(env SlackEnvelope) string {
+	if env.TeamID == "" && len(env.Authorizations) > 0 {
+		return env.Authorizations[0].TeamID
+	}
+	return env.TeamID
+}
+
+// edit turns a message_changed event into an edit of the message it names,
+// in the thread its replies go to: what it says now. An edit whose text did
+// not change (Slack adds a link's preview) is no edit; the app's own edits
+// (its questions' progress) and other bots' are dropped.
+func (r *Receiver) edit(env SlackEnvelope, ev SlackMessageEvent, botUser string, ignore func(string) (platform.Parsed, error)) (platform.Parsed, error) {
+	m, team := ev.Message, teamOf(env)
+	switch {
+	case m == nil || m.TS == "" || team == "" || ev.Channel == "" || ev.TS == "":
+		return platform.Parsed{}, fmt.Errorf("%w: slack message_changed without the message, team, channel or ts", platform.ErrMalformed)
+	case m.BotID != "" || m.User == "" || m.User == botUser:
+		return ignore(platform.IgnoredBot)
+	case ev.PreviousMessage != nil && ev.PreviousMessage.Text == m.Text:
+		return ignore(platform.IgnoredEdited)
+	}
+	im := ev.ChannelType == SlackChannelIM || strings.HasPrefix(ev.Channel, "D")
+	out := message.Event{
+		Platform: message.Slack, Account: team, EventID: "edit:" + ev.Channel + ":" + m.TS + ":" + ev.TS, Kind: message.KindEdit,
+		Thread: r.thread(team, ev.Channel, m.TS, m.ThreadTS, im), Sender: message.Sender{ID: m.User},
+		Text: stripMention(m.Text, botUser), MessageID: m.TS, ChatType: chatType(im), Time: tsTime(ev.TS, env.EventTime),
+	}
+	return platform.Parsed{Events: []message.Event{out}}, nil
+}
+
+// deleted turns a message_deleted event into a deletion of the message it
+// names, by the person who wrote it. The app's own messages and other
+// bots' are dropped.
+func (r *Receiver) deleted(env SlackEnvelope, ev SlackMessageEvent, botUser string, ignore func(string) (platform.Parsed, error)) (platform.Parsed, error) {
+	prev, team := ev.PreviousMessage, teamOf(env)
+	switch {
+	case ev.DeletedTS == "" || team == "" || ev.Channel == "":
+		return platform.Parsed{}, fmt.Errorf("%w: slack message_deleted without deleted_ts, team or channel", platform.ErrMalformed)
+	case prev == nil || prev.User == "":
+		return ignore(platform.IgnoredUnsupported) // nobody to say who deleted what
+	case prev.BotID != "" || prev.User == botUser:
+		return ignore(platform.IgnoredBot)
+	}
+	im := ev.ChannelType == SlackChannelIM || strings.HasPrefix(ev.Channel, "D")
+	out := message.Event{
+		Platform: message.Slack, Account: team, EventID: "del:" + ev.Channel + ":" + ev.DeletedTS, Kind: message.KindDelete,
+		Thread: r.thread(team, ev.Channel, ev.DeletedTS, prev.ThreadTS, im), Sender: message.Sender{ID: prev.User},
+		MessageID: ev.DeletedTS, ChatType: chatType(im), Time: tsTime(ev.TS, env.EventTime),
+	}
+	return platform.Parsed{Events: []message.Event{out}}, nil
+}
+
+// reaction turns reaction_added or reaction_removed on a message into a
+// reaction event, keyed by the envelope's event_id (Slack's retries repeat
+// it). The event does not say which thread the message is in: it is the
+// channel's (in a direct message, the conversation's own thread).
+func (r *Receiver) reaction(env SlackEnvelope, botUser string, ignore func(string) (platform.Parsed, error)) (platform.Parsed, error) {
+	var ev SlackReactionEvent
+	if err := json.Unmarshal(env.Event, &ev); err != nil {
+		return platform.Parsed{}, fmt.Errorf("%w: slack %s event does not decode", platform.ErrMalformed, "reaction")
+	}
+	team := teamOf(env)
+	switch {
+	case ev.Item.Type != "message":
+		return ignore(platform.IgnoredUnsupported) // a file's reaction
+	case team == "" || ev.Item.Channel == "" || ev.Item.TS == "" || ev.User == "" || ev.Reaction == "":
+		return platform.Parsed{}, fmt.Errorf("%w: slack reaction without team, channel, ts, user or reaction", platform.ErrMalformed)
+	case ev.User == botUser:
+		return ignore(platform.IgnoredBot)
+	}
+	id := env.EventID
+	if id == "" {
+		id = ev.Item.Channel + ":" + ev.Item.TS + ":" + ev.User + ":" + ev.Reaction + ":" + ev.EventTS
+	}
+	im := strings.HasPrefix(ev.Item.Channel, "D")
+	out := message.Event{
+		Platform: message.Slack, Account: team, EventID: "react:" + id, Kind: message.KindReaction,
+		Thread: message.Thread{Platform: message.Slack, Account: team, Chat: ev.Item.Channel},
+		Sender: message.Sender{ID: ev.User}, ChatType: chatType(im), Time: tsTime(ev.EventTS, env.EventTime),
+		Reaction: &message.Reaction{MessageID: ev.Item.TS, Emoji: EmojiFromName(ev.Reaction), Removed: ev.Type == SlackEventReactionRemoved},
+	}
+	return platform.Parsed{Events: []message.Event{out}}, nil
+}
+
+func chatType(im bool) string {
+	if im {
+		return message.ChatPrivate
+	}
+	return message.ChatGroup
 }
 
 // interactionWithin is how long Slack waits for the answer to an

@@ -44,9 +44,31 @@ type SlackAuthorization struct {
 
 // Inner event types (SlackMessageEvent.Type).
 const (
-	SlackEventMessage    = "message"
-	SlackEventAppMention = "app_mention"
+	SlackEventMessage         = "message"
+	SlackEventAppMention      = "app_mention"
+	SlackEventReactionAdded   = "reaction_added"
+	SlackEventReactionRemoved = "reaction_removed"
 )
+
+// SlackReactionEvent is a reaction_added or reaction_removed event
+// (scope reactions:read). Reaction is the emoji's name, without colons,
+// with a "::skin-tone-N" suffix when one was chosen.
+type SlackReactionEvent struct {
+	Type     string            `json:"type"`
+	User     string            `json:"user"`
+	Reaction string            `json:"reaction"`
+	ItemUser string            `json:"item_user,omitempty"`
+	Item     SlackReactionItem `json:"item"`
+	EventTS  string            `json:"event_ts"`
+}
+
+// SlackReactionItem is what a reaction is on: a message (a channel and its
+// ts), or a file.
+type SlackReactionItem struct {
+	Type    string `json:"type"`
+	Channel string `json:"channel,omitempty"`
+	TS      string `json:"ts,omitempty"`
+}
 
 // Message subtypes (SlackMessageEvent.Subtype) Parley tells apart.
 const (
@@ -87,6 +109,13 @@ type SlackMessageEvent struct {
 	PreviousMessage *SlackMessageEvent `json:"previous_message,omitempty"`
 	DeletedTS       string             `json:"deleted_ts,omitempty"`
 	Metadata        *SlackMetadata     `json:"metadata,omitempty"`
+}
+
+// SlackReactionRequest is the body of reactions.add and reactions.remove.
+type SlackReactionRequest struct {
+	Channel   string `json:"channel"`
+	Timestamp string `json:"timestamp"`
+	Name      string `json:"name"`
 }
 
 // MetadataEventType is the event_type of the metadata Parley attaches to

@@ -39,8 +39,11 @@ func FuzzReceiverParse(f *testing.F) {
 			}
 			return
 		}
-		if len(p.Events)+len(p.Ignored) != 1 || p.Reply != nil {
-			t.Fatalf("Parse = %+v, want one event or one ignored update", p)
+		if (len(p.Events) > 0 && len(p.Ignored) > 0) || len(p.Events)+len(p.Ignored) == 0 || len(p.Ignored) > 1 || p.Reply != nil {
+			t.Fatalf("Parse = %+v, want the update's events or one ignored update", p)
+		}
+		if len(p.Events) > 1 && p.Events[0].Kind != message.KindReaction {
+			t.Fatalf("Parse = %+v: only a reaction update makes several events", p)
 		}
 		for _, ev := range p.Events {
 			if ev.EventID == "" || ev.Account != testBotID || ev.Thread.Platform != message.Telegram || ev.Thread.Chat == "" ||
@@ -54,6 +57,14 @@ func FuzzReceiverParse(f *testing.F) {
 				}
 				if ev.Time.Unix() > 0 && ev.Time.Before(req.Oldest) {
 					t.Fatalf("a message of %v, past the dedupe window, is taken", ev.Time)
+				}
+			case message.KindEdit:
+				if ev.MessageID == "" || ev.Press != nil || ev.Reaction != nil {
+					t.Fatalf("bad edit %+v", ev)
+				}
+			case message.KindReaction:
+				if r := ev.Reaction; r == nil || r.MessageID == "" || r.Emoji == "" || ev.Text != "" {
+					t.Fatalf("bad reaction %+v", ev)
 				}
 			case message.KindAnswer:
 				if pr := ev.Press; pr == nil || pr.Data == "" || pr.MessageID == "" || "cb:"+pr.AckID != ev.EventID || ev.Text != "" {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -174,8 +175,12 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 
 	m := u.Message
 	switch {
-	case u.EditedMessage != nil, u.EditedChannelPost != nil:
+	case u.EditedMessage != nil:
+		return r.edit(id, u.EditedMessage, req, ignore)
+	case u.EditedChannelPost != nil:
 		return ignore(platform.IgnoredEdited)
+	case u.MessageReaction != nil:
+		return r.reaction(id, u.MessageReaction, req, ignore)
 	case u.CallbackQuery != nil:
 		// A press has no date of its own (its message's is the question's),
 		// and it is bounded by its question instead: answered once, closed
@@ -213,8 +218,108 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	// message; only a reply to something else is a real reply.
 	if rt := m.ReplyToMessage; rt != nil && !(m.IsTopicMessage && rt.MessageID == m.MessageThreadID) {
 		ev.ReplyTo = strconv.FormatInt(rt.MessageID, 10)
+		ev.Quote = r.quote(rt)
 	}
 	return platform.Parsed{Events: []message.Event{ev}}, nil
+}
+
+// quote is what a reply_to_message says of the message replied to: its
+// text (or caption), its author, and whether this bot sent it.
+func (r *Receiver) quote(rt *TelegramMessage) *message.Quote {
+	q := &message.Quote{MessageID: strconv.FormatInt(rt.MessageID, 10), Text: rt.Text}
+	if q.Text == "" {
+		q.Text = rt.Caption
+	}
+	if s := sender(rt); s.ID != "" {
+		q.Sender = &s
+		q.Parley = rt.From != nil && rt.From.IsBot && s.ID == r.BotID
+	}
+	return q
+}
+
+// edit turns an edited_message into an edit of the message it names: its
+// text now, from the person who edited it. Every edit of one message is an
+// update of its own, so the update id keys it.
+func (r *Receiver) edit(id string, m *TelegramMessage, req *platform.Request, ignore func(string) (platform.Parsed, error)) (platform.Parsed, error) {
+	at := m.EditDate
+	if at == 0 {
+		at = m.Date
+	}
+	switch {
+	case m.MessageID == 0 || m.Chat.ID == 0:
+		return platform.Parsed{}, fmt.Errorf("%w: telegram edited_message without message_id or chat", platform.ErrMalformed)
+	case at > 0 && req.Stale(time.Unix(at, 0)):
+		return ignore(platform.IgnoredStale)
+	case m.From != nil && m.From.IsBot:
+		return ignore(platform.IgnoredBot)
+	}
+	text := m.Text
+	if text == "" {
+		text = m.Caption
+	}
+	ev := message.Event{
+		Platform: message.Telegram, Account: r.BotID, EventID: id, Kind: message.KindEdit,
+		Thread: r.thread(m), Sender: sender(m), Text: text, MessageID: strconv.FormatInt(m.MessageID, 10),
+		ChatType: chatType(m), Time: time.Unix(at, 0).UTC(),
+	}
+	return platform.Parsed{Events: []message.Event{ev}}, nil
+}
+
+// reaction turns a message_reaction update into one reaction event per
+// reaction added or taken back (a change from 👍 to ❤ is both), each keyed
+// by the update id and its place. The update names no forum topic: the
+// event is the chat's.
+func (r *Receiver) reaction(id string, u *TelegramMessageReactionUpdated, req *platform.Request, ignore func(string) (platform.Parsed, error)) (platform.Parsed, error) {
+	switch {
+	case u.MessageID == 0 || u.Chat.ID == 0:
+		return platform.Parsed{}, fmt.Errorf("%w: telegram message_reaction without message_id or chat", platform.ErrMalformed)
+	case u.Date > 0 && req.Stale(time.Unix(u.Date, 0)):
+		return ignore(platform.IgnoredStale)
+	case u.User != nil && u.User.IsBot:
+		return ignore(platform.IgnoredBot)
+	}
+	var who message.Sender
+	switch {
+	case u.User != nil:
+		who = user(u.User)
+	case u.ActorChat != nil:
+		who = message.Sender{ID: strconv.FormatInt(u.ActorChat.ID, 10), Name: u.ActorChat.Title}
+	}
+	ct := message.ChatGroup
+	if u.Chat.Type == TelegramChatPrivate {
+		ct = message.ChatPrivate
+	}
+	msgID := strconv.FormatInt(u.MessageID, 10)
+	var out platform.Parsed
+	add := func(rt TelegramReactionType, removed bool) {
+		emoji := rt.Emoji
+		if rt.Type == TelegramReactionCustomEmoji && rt.CustomEmojiID != "" {
+			emoji = ":" + rt.CustomEmojiID + ":"
+		}
+		if emoji == "" {
+			return // a paid reaction: no emoji
+		}
+		out.Events = append(out.Events, message.Event{
+			Platform: message.Telegram, Account: r.BotID, EventID: id + ":" + strconv.Itoa(len(out.Events)), Kind: message.KindReaction,
+			Thread: message.Thread{Platform: message.Telegram, Account: r.BotID, Chat: strconv.FormatInt(u.Chat.ID, 10)},
+			Sender: who, ChatType: ct, Time: time.Unix(u.Date, 0).UTC(),
+			Reaction: &message.Reaction{MessageID: msgID, Emoji: emoji, Removed: removed},
+		})
+	}
+	for _, n := range u.New {
+		if !slices.Contains(u.Old, n) {
+			add(n, false)
+		}
+	}
+	for _, o := range u.Old {
+		if !slices.Contains(u.New, o) {
+			add(o, true)
+		}
+	}
+	if len(out.Events) == 0 {
+		return ignore(platform.IgnoredUnsupported)
+	}
+	return out, nil
 }
 
 // press turns a callback_query into an answer; see Receiver.

@@ -109,6 +109,9 @@ func sampleExpectations() map[string]platform.Parsed {
 			Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1001000000001"},
 			Sender: message.Sender{ID: "43", Name: "Grace Hopper"}, Text: "@parley_test_bot can you remind everyone at 10:15?",
 			MessageID: "2045", ReplyTo: "2040", ChatType: message.ChatGroup, Time: time.Date(2025, 11, 29, 16, 1, 0, 0, time.UTC),
+			// The message it replies to is the bot's own.
+			Quote: &message.Quote{MessageID: "2040", Text: "The standup moved to 10:30.",
+				Sender: &message.Sender{ID: testBotID, Name: "Parley", IsBot: true}, Parley: true},
 		}}},
 		"topic-message.json": {Events: []message.Event{{
 			Platform: message.Telegram, Account: testBotID, EventID: "900000003", Kind: message.KindMessage,
@@ -130,7 +133,18 @@ func sampleExpectations() map[string]platform.Parsed {
 			Thread: forum, Sender: message.Sender{ID: "43", Name: "Grace Hopper"}, ChatType: message.ChatGroup, Time: sampleNow,
 			Press: &message.Press{Data: "q1:yes", MessageID: "320", AckID: "4300000000000000102"},
 		}}, Ack: answered("4300000000000000102")},
-		"edited-message.json":  {Ignored: []platform.Ignored{{Reason: "edited", ID: "900000004"}}},
+		// An edit is an event of its own; ingress takes it only when the
+		// deployment asks for edits (PARLEY_EDITS).
+		"edited-message.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000004", Kind: message.KindEdit,
+			Thread: private, Sender: user42(), Text: "what's the weather in Porto tomorrow?",
+			MessageID: "101", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 0, 30, 0, time.UTC),
+		}}},
+		"message-reaction.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000008:0", Kind: message.KindReaction,
+			Thread: private, Sender: user42(), ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 1, 30, 0, time.UTC),
+			Reaction: &message.Reaction{MessageID: "104", Emoji: "👍"},
+		}}},
 		"bot-message.json":     {Ignored: []platform.Ignored{{Reason: "bot", ID: "900000005"}}},
 		"sticker-no-text.json": {Ignored: []platform.Ignored{{Reason: "no_text", ID: "900000007"}}},
 	}
@@ -162,6 +176,27 @@ func TestParse(t *testing.T) {
 			}}, Ack: answered("77")}},
 		{"ChannelPost", `{"update_id":5,"channel_post":{"message_id":1,"sender_chat":{"id":-1002,"title":"News","type":"channel"},"chat":{"id":-1002,"title":"News","type":"channel"},"date":1,"text":"hello"}}`, ignored("unsupported")},
 		{"EditedChannelPost", `{"update_id":5,"edited_channel_post":{"message_id":1,"chat":{"id":-1002,"type":"channel"},"date":1,"text":"hello"}}`, ignored("edited")},
+		{"EditedByABot", `{"update_id":5,"edited_message":{"message_id":1,"from":{"id":43,"is_bot":true,"first_name":"B"},"chat":{"id":42,"type":"private"},"date":1,"edit_date":2,"text":"x"}}`, ignored("bot")},
+		// 👍 became ❤: one reaction added, one taken back, each its own
+		// event; a custom emoji is named by its id; a paid one has none.
+		{"ReactionChanged", `{"update_id":5,"message_reaction":{"chat":{"id":-1003,"type":"supergroup"},"message_id":9,"user":{"id":42,"is_bot":false,"first_name":"Ada"},"date":1,
+			"old_reaction":[{"type":"emoji","emoji":"👍"},{"type":"paid"}],"new_reaction":[{"type":"emoji","emoji":"❤"},{"type":"custom_emoji","custom_emoji_id":"5368324170671202286"},{"type":"paid"}]}}`,
+			platform.Parsed{Events: []message.Event{
+				{Platform: message.Telegram, Account: testBotID, EventID: "5:0", Kind: message.KindReaction,
+					Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1003"}, Sender: message.Sender{ID: "42", Name: "Ada"},
+					ChatType: message.ChatGroup, Time: time.Unix(1, 0).UTC(), Reaction: &message.Reaction{MessageID: "9", Emoji: "❤"}},
+				{Platform: message.Telegram, Account: testBotID, EventID: "5:1", Kind: message.KindReaction,
+					Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1003"}, Sender: message.Sender{ID: "42", Name: "Ada"},
+					ChatType: message.ChatGroup, Time: time.Unix(1, 0).UTC(), Reaction: &message.Reaction{MessageID: "9", Emoji: ":5368324170671202286:"}},
+				{Platform: message.Telegram, Account: testBotID, EventID: "5:2", Kind: message.KindReaction,
+					Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1003"}, Sender: message.Sender{ID: "42", Name: "Ada"},
+					ChatType: message.ChatGroup, Time: time.Unix(1, 0).UTC(), Reaction: &message.Reaction{MessageID: "9", Emoji: "👍", Removed: true}},
+			}}},
+		{"ReactionAnonymousAdmin", `{"update_id":5,"message_reaction":{"chat":{"id":-1003,"type":"supergroup"},"message_id":9,"actor_chat":{"id":-1003,"title":"Lab","type":"supergroup"},"date":1,"old_reaction":[],"new_reaction":[{"type":"emoji","emoji":"🔥"}]}}`,
+			platform.Parsed{Events: []message.Event{{Platform: message.Telegram, Account: testBotID, EventID: "5:0", Kind: message.KindReaction,
+				Thread: message.Thread{Platform: message.Telegram, Account: testBotID, Chat: "-1003"}, Sender: message.Sender{ID: "-1003", Name: "Lab"},
+				ChatType: message.ChatGroup, Time: time.Unix(1, 0).UTC(), Reaction: &message.Reaction{MessageID: "9", Emoji: "🔥"}}}}},
+		{"ReactionNothingChanged", `{"update_id":5,"message_reaction":{"chat":{"id":42,"type":"private"},"message_id":9,"user":{"id":42,"is_bot":false,"first_name":"Ada"},"date":1,"old_reaction":[{"type":"paid"}],"new_reaction":[]}}`, ignored("unsupported")},
 		{"AutomaticForward", `{"update_id":5,"message":{"message_id":9,"sender_chat":{"id":-1002,"title":"News","type":"channel"},"chat":{"id":-1003,"type":"supergroup"},"date":1,"is_automatic_forward":true,"text":"hello"}}`, ignored("unsupported")},
 		{"MemberUpdate", `{"update_id":5,"my_chat_member":{"chat":{"id":42,"type":"private"}}}`, ignored("unsupported")},
 		{"NewFieldsAreFine", `{"update_id":5,"future_thing":{"x":[1,2]},"message":{"message_id":9,"from":{"id":42,"is_bot":false,"first_name":"Ada","shiny":true},"chat":{"id":42,"type":"private"},"date":1,"text":"hi"}}`,
@@ -212,6 +247,8 @@ func TestParseMalformed(t *testing.T) {
 		"Truncated":      `{"update_id":5,"message":{"text":"hi`,
 		"BadMessage":     `{"update_id":5,"message":"hi"}`,
 		"PressWithoutID": `{"update_id":5,"callback_query":{"from":{"id":42,"first_name":"hi"},"message":{"message_id":9,"chat":{"id":42,"type":"private"},"date":1},"data":"q0"}}`,
+		"ReactionNoChat": `{"update_id":5,"message_reaction":{"message_id":9,"date":1,"old_reaction":[],"new_reaction":[{"type":"emoji","emoji":"hi"}]}}`,
+		"EditNoMessage":  `{"update_id":5,"edited_message":{"chat":{"id":42,"type":"private"},"date":1,"text":"hi"}}`,
 		"PressByNobody":  `{"update_id":5,"callback_query":{"id":"1","message":{"message_id":9,"chat":{"id":42,"type":"private"},"date":1},"data":"hi"}}`,
 	} {
 		t.Run(name, func(t *testing.T) {

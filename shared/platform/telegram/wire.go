@@ -20,6 +20,43 @@ type TelegramUpdate struct {
 	ChannelPost       *TelegramMessage       `json:"channel_post,omitempty"`
 	EditedChannelPost *TelegramMessage       `json:"edited_channel_post,omitempty"`
 	CallbackQuery     *TelegramCallbackQuery `json:"callback_query,omitempty"`
+	// MessageReaction comes only when setWebhook's allowed_updates names
+	// "message_reaction" (and, in a group, to an administrator bot).
+	MessageReaction *TelegramMessageReactionUpdated `json:"message_reaction,omitempty"`
+}
+
+// TelegramMessageReactionUpdated is a change of a user's reactions to a
+// message. Reactions set by bots are not reported.
+type TelegramMessageReactionUpdated struct {
+	Chat      TelegramChat           `json:"chat"`
+	MessageID int64                  `json:"message_id"`
+	User      *TelegramUser          `json:"user,omitempty"`
+	ActorChat *TelegramChat          `json:"actor_chat,omitempty"`
+	Date      int64                  `json:"date"`
+	Old       []TelegramReactionType `json:"old_reaction"`
+	New       []TelegramReactionType `json:"new_reaction"`
+}
+
+// TelegramReactionType is a reaction: an emoji, a custom emoji or a paid
+// one.
+type TelegramReactionType struct {
+	Type          string `json:"type"`
+	Emoji         string `json:"emoji,omitempty"`
+	CustomEmojiID string `json:"custom_emoji_id,omitempty"`
+}
+
+// Reaction types (TelegramReactionType.Type).
+const (
+	TelegramReactionEmoji       = "emoji"
+	TelegramReactionCustomEmoji = "custom_emoji"
+)
+
+// TelegramSetMessageReaction is the body of setMessageReaction: the bot's
+// reactions to a message, replacing the ones it set before.
+type TelegramSetMessageReaction struct {
+	ChatID    TelegramChatID         `json:"chat_id"`
+	MessageID int64                  `json:"message_id"`
+	Reaction  []TelegramReactionType `json:"reaction"`
 }
 
 // TelegramMessage is a message in a chat.

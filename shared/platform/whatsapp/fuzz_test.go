@@ -76,6 +76,10 @@ func FuzzReceiverParse(f *testing.F) {
 				if ev.Press == nil || ev.Press.Data == "" || ev.Text != "" || ev.EventID != ev.MessageID || ev.Sender.ID != ev.Thread.Chat {
 					t.Fatalf("bad answer %+v", ev)
 				}
+			case message.KindReaction:
+				if r := ev.Reaction; r == nil || r.MessageID == "" || r.Removed != (r.Emoji == "") || ev.Text != "" || ev.Sender.ID != ev.Thread.Chat {
+					t.Fatalf("bad reaction %+v", ev)
+				}
 			case message.KindStatus:
 				st := ev.Status
 				if st == nil || !states[st.State] || ev.EventID != st.MessageID+":"+st.State || ev.Sender != (message.Sender{}) || ev.Text != "" {

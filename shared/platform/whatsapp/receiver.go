@@ -332,8 +332,17 @@ func (r *Receiver) message(out *platform.Parsed, req *platform.Request, phone st
 		}
 		ev.Kind = message.KindAnswer
 		ev.Press = &message.Press{Data: data, MessageID: quoted}
+	case WhatsAppTypeReaction:
+		if m.Reaction == nil || m.Reaction.MessageID == "" {
+			return fmt.Errorf("%w: whatsapp reaction without the message it reacts to", platform.ErrMalformed)
+		}
+		// A reaction taken back names no emoji: the agent hears which
+		// message lost its reaction. A reaction opens no window of its
+		// own: the turn finds the person's last message's.
+		ev.Kind, ev.MessageID, ev.ReplyContext = message.KindReaction, "", nil
+		ev.Reaction = &message.Reaction{MessageID: m.Reaction.MessageID, Emoji: m.Reaction.Emoji, Removed: m.Reaction.Emoji == ""}
 	default:
-		// Media, stickers, reactions, locations, contacts, template quick
+		// Media, stickers, locations, contacts, template quick
 		// replies (type button), orders, system notices: nothing the agent
 		// reads as text, and never a press of a control Parley sent.
 		ignore(platform.IgnoredUnsupported)

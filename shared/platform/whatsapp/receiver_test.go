@@ -272,7 +272,20 @@ func TestParse(t *testing.T) {
 			func() platform.Parsed { e := text; e.Sender.Name = ""; return one(e) }()},
 		{"BlankText", nil, msg(`"type":"text","text":{"body":" \n "}`), ignored(platform.IgnoredNoText, "wamid.X1")},
 		{"TextWithoutText", nil, msg(`"type":"text"`), ignored(platform.IgnoredNoText, "wamid.X1")},
-		{"Reaction", nil, msg(`"type":"reaction","reaction":{"message_id":"wamid.P","emoji":"👍"}`), ignored(platform.IgnoredUnsupported, "wamid.X1")},
+		{"Reaction", nil, msg(`"type":"reaction","reaction":{"message_id":"wamid.P","emoji":"👍"}`),
+			func() platform.Parsed {
+				e := base
+				e.Kind, e.MessageID, e.ReplyContext = message.KindReaction, "", nil
+				e.Reaction = &message.Reaction{MessageID: "wamid.P", Emoji: "👍"}
+				return one(e)
+			}()},
+		{"ReactionRemoved", nil, msg(`"type":"reaction","reaction":{"message_id":"wamid.P","emoji":""}`),
+			func() platform.Parsed {
+				e := base
+				e.Kind, e.MessageID, e.ReplyContext = message.KindReaction, "", nil
+				e.Reaction = &message.Reaction{MessageID: "wamid.P", Removed: true}
+				return one(e)
+			}()},
 		{"Sticker", nil, msg(`"type":"sticker","sticker":{"id":"1","animated":false}`), ignored(platform.IgnoredUnsupported, "wamid.X1")},
 		{"Location", nil, msg(`"type":"location","location":{"latitude":38.7,"longitude":-9.1}`), ignored(platform.IgnoredUnsupported, "wamid.X1")},
 		{"TemplateButton", nil, msg(`"type":"button","button":{"payload":"STOP","text":"Stop promotions"}`), ignored(platform.IgnoredUnsupported, "wamid.X1")},

@@ -75,6 +75,7 @@ type WhatsAppProfile struct {
 const (
 	WhatsAppTypeText        = "text"
 	WhatsAppTypeInteractive = "interactive"
+	WhatsAppTypeReaction    = "reaction"
 )
 
 // Interactive reply types (WhatsAppInteractiveReply.Type).
@@ -97,6 +98,16 @@ type WhatsAppMessage struct {
 	// GroupID is set on a message in a group chat: Parley answers one
 	// person at a time and drops those.
 	GroupID string `json:"group_id,omitempty"`
+	// Reaction is a reaction message's: the message reacted to, and the
+	// emoji (empty when the person took the reaction back).
+	Reaction *WhatsAppReaction `json:"reaction,omitempty"`
+}
+
+// WhatsAppReaction is a reaction, received or sent: the message it is on,
+// and its emoji ("" removes it).
+type WhatsAppReaction struct {
+	MessageID string `json:"message_id"`
+	Emoji     string `json:"emoji"`
 }
 
 // WhatsAppContext is what an inbound message replies to: ID is the quoted
