@@ -4,10 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/history"
@@ -284,5 +289,108 @@ func TestEditsAndDeletionsReachTheAgentAndHistory(t *testing.T) {
 	}
 	if got := transcript(reqs[2].History); strings.Contains(got, "person:/one secret") {
 		t.Errorf("the deleted message is still in the history: %s", got)
+	}
+}
+
+// unitSent matches the receipt of unit i of an intent.
+func unitSent(i int) func(any) bool {
+	return func(in any) bool {
+		u, ok := in.(*dynamodb.UpdateItemInput)
+		if !ok || !strings.HasPrefix(pkOf(u.Key), "int#") || !strings.Contains(aws.ToString(u.UpdateExpression), fmt.Sprintf("#units[%d].", i)) {
+			return false
+		}
+		got, _ := value(u.ExpressionAttributeValues, ":to")
+		return got == string(message.UnitSent)
+	}
+}
+
+// TestStatusReactionsAlwaysEndFinal: with status reactions on, a person's
+// message shows 👀 while its turn runs and ends 👌 (Telegram's answered)
+// when its reply arrived, or 💔 when a bubble failed or the agent refused
+// the turn; a turn that crashed before its commit, and a status reaction
+// whose receipt was lost, end final all the same. Never left at 👀.
+func TestStatusReactionsAlwaysEndFinal(t *testing.T) {
+	t.Parallel()
+	for i, sc := range []struct {
+		name     string
+		setup    func(h *harness, chat string) func() int
+		want     string
+		received bool
+	}{
+		{name: "Answered", want: "👌", received: true},
+		{name: "BubbleFailed", want: "💔", received: true, setup: func(h *harness, chat string) func() int {
+			h.fake.Inject(fakeplatform.Fault{Platform: message.Telegram, Chat: chat, Status: http.StatusForbidden, Error: "Forbidden: bot was blocked by the user"})
+			return nil
+		}},
+		{name: "AgentRefused", want: "💔", received: true, setup: func(h *harness, chat string) func() int {
+			h.agent.fail = func(agent.TurnRequest) (int, bool) { return http.StatusBadRequest, true }
+			return nil
+		}},
+		{name: "TurnCrashedBeforeItsCommit", want: "👌", received: true, setup: func(h *harness, chat string) func() int {
+			return h.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: turnCommit})
+		}},
+		{name: "StatusReceiptLost", want: "👌", received: true, setup: func(h *harness, chat string) func() int {
+			return h.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: unitSent(1)})
+		}},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, options{env: map[string]string{"PARLEY_STATUS_REACTIONS": "on", "PARLEY_SEND_TIMEOUT": "1s"}})
+			chat := int64(5400 + i)
+			var fired func() int
+			if sc.setup != nil {
+				fired = sc.setup(h, strconv.FormatInt(chat, 10))
+			}
+			update := 95400001 + i
+			if code, body := h.postTelegram(telegramUpdate(update, chat, "/one hi")); code != http.StatusOK {
+				t.Fatalf("message: %d %s", code, body)
+			}
+			msgID := strconv.Itoa(update % 1_000_000)
+			deadline := time.Now().Add(45 * time.Second)
+			var on []string
+			for time.Now().Before(deadline) {
+				on = h.fake.Recorder().ReactionsOn(message.Telegram, strconv.FormatInt(chat, 10), msgID)
+				if len(on) == 1 && on[0] != "👀" {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			h.quiesce(30 * time.Second)
+			on = h.fake.Recorder().ReactionsOn(message.Telegram, strconv.FormatInt(chat, 10), msgID)
+			if len(on) != 1 || on[0] != sc.want {
+				t.Fatalf("the message ends with %v, want %s", on, sc.want)
+			}
+			if fired != nil && fired() != 1 {
+				t.Fatalf("the crash fired %d times: the scenario did not happen", fired())
+			}
+			log := h.fake.Recorder().Reactions()
+			if sc.received && (len(log) < 2 || log[0].Emoji != "👀") {
+				t.Errorf("reactions %+v: want 👀 first, while the turn ran", log)
+			}
+		})
+	}
+}
+
+// TestAgentReactsToTheMessage: an envelope's "react" reacts to the
+// person's message before the bubbles go, on Telegram, Slack and WhatsApp.
+func TestAgentReactsToTheMessage(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.answer = func(req agent.TurnRequest) (string, bool) {
+		return `{"schema":"openab.turn.v1","react":"👍","messages":[{"id":"b1","text":"noted"}]}`, true
+	}
+	if code, body := h.postTelegram(telegramUpdate(95500001, 5500, "remember milk")); code != http.StatusOK {
+		t.Fatalf("telegram: %d %s", code, body)
+	}
+	if code, body := h.postSlack(slackDM("D0REACT002", "1764700000.000100", "remember eggs")); code != http.StatusOK {
+		t.Fatalf("slack: %d %s", code, body)
+	}
+	h.waitDelivered(2, 20*time.Second)
+	h.quiesce(20 * time.Second)
+	if on := h.fake.Recorder().ReactionsOn(message.Telegram, "5500", "500001"); len(on) != 1 || on[0] != "👍" {
+		t.Errorf("telegram: the message shows %v, want 👍", on)
+	}
+	if on := h.fake.Recorder().ReactionsOn(message.Slack, "D0REACT002", "1764700000.000100"); len(on) != 1 || on[0] != "+1" {
+		t.Errorf("slack: the message shows %v, want +1", on)
 	}
 }

@@ -97,6 +97,9 @@ type countingAgent struct {
 	order map[string][]string
 	// fail, when set, answers instead of the echo agent.
 	fail func(req agent.TurnRequest) (status int, ok bool)
+	// answer, when set, answers with an envelope instead of the echo
+	// agent.
+	answer func(req agent.TurnRequest) (envelope string, ok bool)
 	// answers lists the answers to questions the agent got, in order.
 	answers []agent.Answer
 	// reqs lists every request, in arrival order.
@@ -114,11 +117,18 @@ func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Answer != nil {
 		a.answers = append(a.answers, *req.Answer)
 	}
-	fail := a.fail
+	fail, answer := a.fail, a.answer
 	a.mu.Unlock()
 	if fail != nil {
 		if status, ok := fail(req); ok {
 			w.WriteHeader(status)
+			return
+		}
+	}
+	if answer != nil {
+		if env, ok := answer(req); ok {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, env)
 			return
 		}
 	}

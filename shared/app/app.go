@@ -137,7 +137,7 @@ func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 func (d Deps) turnConfig() turn.Config {
 	return turn.Config{
 		Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, Questions: d.Config.Questions, AsyncTimeout: d.Config.AsyncTimeout,
-		History: d.Config.History,
+		History: d.Config.History, Status: d.Config.Status,
 		// The claim outlives the function's timeout, which is sized from
 		// the agent's: a running turn is never taken over.
 		ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
@@ -218,6 +218,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		ch.Typer, _ = s.(platform.Typer)
 		ch.Editor, _ = s.(platform.Editor)
 		ch.Acknowledger, _ = s.(platform.Acknowledger)
+		ch.Reactor, _ = s.(platform.Reactor)
 		channels[a.Platform()] = ch
 	}
 	st := d.store()

@@ -89,6 +89,10 @@ type Config struct {
 	// optionally with triage) and edits and deletions (PARLEY_EDITS, on or
 	// off). Defaults to none.
 	Optional ingress.Optional
+	// Status is the status lifecycle's reactions on a person's message
+	// (PARLEY_STATUS_REACTIONS: off, on, or "received,answered,failed"
+	// emoji for every platform). Defaults to off.
+	Status turn.StatusReactions
 	// History keeps each thread's transcript for the agent
 	// (PARLEY_HISTORY: off, a number of entries, or entries and a byte
 	// bound; PARLEY_HISTORY_TTL: how long after its last change). Defaults
@@ -302,6 +306,9 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_REACTIONS: %w", err))
 	}
 	c.Optional = opt
+	if c.Status, err = turn.ParseStatusReactions(getenv("PARLEY_STATUS_REACTIONS")); err != nil {
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_STATUS_REACTIONS: %w", err))
+	}
 	switch v := getenv("PARLEY_EDITS"); v {
 	case "", "off":
 	case "on":

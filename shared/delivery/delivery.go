@@ -47,9 +47,22 @@ type Asker interface {
 	Ask(ctx context.Context, m message.Outgoing) (message.Receipt, error)
 }
 
+// Reactor is a sender that reacts to a message (platform.Reactor).
+type Reactor interface {
+	React(ctx context.Context, t message.Thread, messageID string, r message.React) error
+}
+
 // send sends m: a question message with native controls where the sender
-// has them, as its numbered text form elsewhere.
+// has them, as its numbered text form elsewhere; a reaction on the message
+// m replies to, which leaves no message of its own (an empty receipt).
 func (c Channel) send(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
+	if r := m.Content.React; r != nil {
+		rx, ok := c.Sender.(Reactor)
+		if !ok {
+			return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "the platform has no reactions"}
+		}
+		return message.Receipt{}, rx.React(ctx, m.Thread, m.ReplyTo, *r)
+	}
 	if pr := m.Content.Prompt; pr != nil {
 		if a, ok := c.Sender.(Asker); ok {
 			return a.Ask(ctx, m)
@@ -318,6 +331,9 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 
 	for range 3 { // a lost compare-and-set re-reads and decides again
 		u := in.Units[i]
+		if u.Content.React != nil {
+			policy = UnknownResend // setting a reaction again changes nothing
+		}
 		now := p.now()
 		age := now.Sub(in.CreatedAt)
 		var lease intent.Transition
@@ -464,6 +480,20 @@ func outgoing(in intent.Intent, i int) message.Outgoing {
 	}
 }
 
+// final is the status reaction unit i of in sets now that every unit before
+// it is settled: its answered reaction, or its failure mark when a bubble
+// before it failed for good (one a newer message superseded was not
+// failed: its turn was answered by the next).
+func final(in intent.Intent, i int) *message.React {
+	r := *in.Units[i].Content.React
+	for _, u := range in.Units[:i] {
+		if u.State == message.UnitFailed && u.FailureClass != message.FailSuperseded {
+			r.Emoji = r.Failed
+		}
+	}
+	return &r
+}
+
 // deadlineSlack is the time a send needs besides the call itself: the lease
 // before it and the receipt's commit after it.
 const deadlineSlack = time.Second
@@ -502,6 +532,11 @@ func retryDelay(class message.FailureClass, retryAfter time.Duration, attempt in
 func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in intent.Intent, i int, policy UnknownPolicy, cfg Config) (intent.Intent, error) {
 	u := in.Units[i]
 	log = log.With("attempt", u.Attempt)
+	if u.Content.React != nil {
+		// Setting a reaction again changes nothing: a reaction whose
+		// outcome is unknown is tried again.
+		policy = UnknownResend
+	}
 	if u.Resent {
 		log.Warn("resending a unit whose earlier send may have arrived (at-least-once policy)", "resends", u.Resends)
 	}
@@ -514,7 +549,11 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in i
 		receipt, edited, err = p.replace(sctx, log, ch, in, u)
 	}
 	if !edited {
-		receipt, err = ch.send(sctx, outgoing(in, i))
+		m := outgoing(in, i)
+		if r := u.Content.React; r != nil && r.Status {
+			m.Content = message.Content{React: final(in, i)}
+		}
+		receipt, err = ch.send(sctx, m)
 	}
 	cancel()
 	now := p.now()

@@ -37,7 +37,15 @@ type Envelope struct {
 	Messages []Bubble
 	// Next is what the agent wants after these bubbles.
 	Next Next
+	// React is Parley's extension: an emoji to react with to the message
+	// the turn answers ("react": "👍"), before the bubbles; empty when
+	// absent. Where the platform has no reactions, nothing is sent.
+	React string
 }
+
+// MaxReactLen bounds "react" in bytes: one emoji, with its modifiers and
+// joiners, or a platform's ":name:".
+const MaxReactLen = 64
 
 // Bubble is one entry of an envelope's messages.
 type Bubble struct {
@@ -165,7 +173,7 @@ func notEnvelope(b []byte) *ParseError {
 var bom = []byte("\xef\xbb\xbf")
 
 func validate(root *jsonscan.Node, body []byte) (*Envelope, *ParseError) {
-	if pe := allowKeys(root, "", "schema", "messages", "next"); pe != nil {
+	if pe := allowKeys(root, "", "schema", "messages", "next", "react"); pe != nil {
 		return nil, pe
 	}
 	env := &Envelope{Next: Next{Type: NextStop}}
@@ -193,7 +201,29 @@ func validate(root *jsonscan.Node, body []byte) (*Envelope, *ParseError) {
 		}
 		env.Next = next
 	}
+	if r := root.Get("react"); r != nil {
+		if r.Kind != jsonscan.String {
+			return nil, wrongType(r, "react", jsonscan.String)
+		}
+		if detail := checkReact(r.Str); detail != "" {
+			return nil, perr(ReasonBadReact, "react", r.Off, detail)
+		}
+		env.React = r.Str
+	}
 	return env, nil
+}
+
+// checkReact returns why s is not a reaction, or "".
+func checkReact(s string) string {
+	switch {
+	case s == "":
+		return "react is empty"
+	case len(s) > MaxReactLen:
+		return "react is longer than " + strconv.Itoa(MaxReactLen) + " bytes"
+	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
+		return "react holds white space or a control character"
+	}
+	return ""
 }
 
 func validateMessages(m *jsonscan.Node) ([]Bubble, *ParseError) {

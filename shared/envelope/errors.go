@@ -53,6 +53,9 @@ const (
 	ReasonBadNext Reason = "bad_next"
 	// ReasonBadAsk: the ask request or its form is invalid.
 	ReasonBadAsk Reason = "bad_ask"
+	// ReasonBadReact: "react" is blank, too long, or not one emoji's
+	// worth of visible characters.
+	ReasonBadReact Reason = "bad_react"
 )
 
 // ParseError says why a reply could not be used as an envelope. It locates

@@ -60,7 +60,9 @@ type fixtureExpect struct {
 		Text string `json:"text"`
 	} `json:"units"`
 	UnitIDs []string `json:"unit_ids"`
-	Error   *struct {
+	// React is the plan's reaction; absent means none.
+	React string `json:"react"`
+	Error *struct {
 		Limit    string `json:"limit"`
 		Max      int    `json:"max"`
 		Got      int    `json:"got"`
@@ -241,6 +243,9 @@ func checkFixture(t *testing.T, want fixtureExpect, plan Plan, err error) {
 	}
 	if want.Units == nil && want.UnitIDs == nil {
 		t.Error("the case states no units: add units or unit_ids")
+	}
+	if plan.React != want.React {
+		t.Errorf("React = %q, want %q", plan.React, want.React)
 	}
 	if w := want.Wait; w != nil {
 		if plan.Next.Wait == nil || plan.Next.Wait.Reason != w.Reason || plan.Next.Wait.Seconds != w.Seconds {

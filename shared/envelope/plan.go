@@ -59,6 +59,9 @@ type Plan struct {
 	Next Next
 	// Outcome says how the plan came about.
 	Outcome Outcome
+	// React is the envelope's "react": an emoji for the message the turn
+	// answers; empty when none.
+	React string
 	// Problem is the *ParseError that made a parse-error policy apply (or
 	// that made a text-mode reply's envelope JSON be stripped); nil
 	// otherwise. It holds no reply text and is meant for logging.
@@ -153,10 +156,11 @@ func bounded(p Plan, cfg Config) error {
 }
 
 func planEnvelope(env *Envelope, cfg Config, caps message.Capabilities) (Plan, error) {
-	plan := Plan{Next: env.Next, Outcome: OutcomeEnvelope}
+	plan := Plan{Next: env.Next, Outcome: OutcomeEnvelope, React: env.React}
 	if env.Next.Type == NextSilent {
-		// Silent wins: nothing is delivered, so no delivery limit applies.
-		plan.Outcome = OutcomeSilent
+		// Silent wins: nothing is delivered (no reaction either), so no
+		// delivery limit applies.
+		plan.Outcome, plan.React = OutcomeSilent, ""
 		return plan, nil
 	}
 	if len(env.Messages) > cfg.MaxBubbles {

@@ -134,6 +134,9 @@ type Capabilities struct {
 	// (Token WindowToken), and the sender sends outside it only what the
 	// platform allows there (a template), or refuses (window_closed).
 	Window time.Duration
+	// Reactions: the bot can react to a person's message
+	// (platform.Reactor): an envelope's "react", and the status lifecycle.
+	Reactions bool
 	// Statuses: the platform reports what became of each sent message
 	// (KindStatus events), each naming the unit by the Status.Tag the
 	// sender attached (Outgoing.IdempotencyKey), so the turn function

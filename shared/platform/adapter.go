@@ -191,6 +191,14 @@ type PressEditor interface {
 	EditPressed(ctx context.Context, press message.Event, c message.Content) error
 }
 
+// Reactor is a sender that sets the bot's reaction on a message in a
+// thread: r.Emoji ("" clears what the bot set), replacing r.Received where
+// the platform keeps several reactions of one bot (Slack). Setting the same
+// reaction again changes nothing, so an unknown outcome may be tried again.
+type Reactor interface {
+	React(ctx context.Context, t message.Thread, messageID string, r message.React) error
+}
+
 // Reconciler is a sender that can look an unknown send up on the platform
 // before it is resent: found reports whether the unit was posted after all.
 type Reconciler interface {

@@ -137,8 +137,7 @@ func (p *Processor) closedWait(ctx context.Context, log *slog.Logger, cfg Config
 		return p.awaited(ctx, log, cfg, ev, ch, a, a.ClaimKey, a.ClaimOwner)
 	}
 	log.Warn("turn done: a bubble of its posted reply failed for good; the rest was abandoned", "outcome", "async_abandoned")
-	p.settle(ctx, log, a.ClaimKey, a.ClaimOwner, store.ClaimFailed, "async_abandoned", cfg)
-	return nil
+	return p.fail(ctx, log, cfg, ev, a.ClaimKey, a.ClaimOwner, a.TurnID, "async_abandoned")
 }
 
 // awaitDue is a waiting turn's message received once the deadline passed
@@ -161,8 +160,7 @@ func (p *Processor) awaitDue(ctx context.Context, log *slog.Logger, cfg Config, 
 		return p.awaited(ctx, log, cfg, ev, ch, a, key, owner)
 	}
 	log.Warn("turn done: the agent's reply did not arrive in time", "outcome", "async_timeout")
-	p.settle(ctx, log, key, owner, store.ClaimFailed, "async_timeout", cfg)
-	return nil
+	return p.fail(ctx, log, cfg, ev, key, owner, intentID, "async_timeout")
 }
 
 // awaited plans the agent's post exactly like a reply given in the turn,
@@ -175,8 +173,7 @@ func (p *Processor) awaited(ctx context.Context, log *slog.Logger, cfg Config, e
 		var ae *agent.Error
 		if errors.As(err, &ae) && ae.Kind == agent.KindPermanent {
 			log.Error("turn failed: the posted reply cannot be planned", "outcome", "async_reply_invalid", "error", err)
-			p.settle(ctx, log, key, owner, store.ClaimFailed, "async_reply_invalid", cfg)
-			return nil
+			return p.fail(ctx, log, cfg, ev, key, owner, a.TurnID, "async_reply_invalid")
 		}
 		return err
 	}

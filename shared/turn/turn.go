@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -52,6 +53,9 @@ type Channel struct {
 	Editor Editor
 	// Acknowledger answers presses of controls; nil when none is needed.
 	Acknowledger Acknowledger
+	// Reactor reacts to a person's message (an envelope's "react", the
+	// status lifecycle); nil when the platform cannot.
+	Reactor Reactor
 	// Private tells a one-to-one chat from a group by its thread, and
 	// names the person in it (registry.Private), for an event that does
 	// not say (a proactive event, an agent's send). Nil: a group.
@@ -110,6 +114,9 @@ type Config struct {
 	// its posted reply (PARLEY_ASYNC_TIMEOUT); the thread's later turns
 	// wait behind it. Defaults to 15 minutes; at most MaxAsyncTimeout.
 	AsyncTimeout time.Duration
+	// Status is the status lifecycle's reactions (PARLEY_STATUS_REACTIONS):
+	// off unless On.
+	Status StatusReactions
 	// History is the thread transcripts' bounds and TTL (PARLEY_HISTORY,
 	// PARLEY_HISTORY_TTL): off unless Entries is set.
 	History history.Config
@@ -288,8 +295,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		var ae *agent.Error
 		if errors.As(err, &ae) && ae.Kind == agent.KindPermanent && !misconfigured(ae.Status) {
 			log.Error("turn failed: agent refused", "outcome", "agent_failed", "status", ae.Status, "error", err)
-			p.settle(ctx, log, key, owner, store.ClaimFailed, fmt.Sprintf("agent_status_%d", ae.Status), cfg)
-			return nil
+			return p.fail(ctx, log, cfg, ev, key, owner, intentID, fmt.Sprintf("agent_status_%d", ae.Status))
 		}
 		return p.retryLater(ctx, log, cfg, rec, in, key, owner, claim, err)
 	}
@@ -331,6 +337,10 @@ func (p *Processor) redelivered(ctx context.Context, log *slog.Logger, c store.C
 // in the same write, and enqueues them.
 func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, key, owner, intentID string, units []intent.Unit, outcome string) error {
 	now := p.now()
+	if !slices.ContainsFunc(units, func(u intent.Unit) bool { return u.Content.React != nil && u.Content.React.Status }) {
+		// The person's message shows the turn is over: the last unit.
+		units = append(units, statusUnits(cfg, p.Channels[ev.Thread.Platform], []message.Event{ev}, failedOutcome(outcome))...)
+	}
 	if len(units) == 0 {
 		log.Info("turn done: nothing to send", "outcome", outcome)
 		p.settle(ctx, log, key, owner, store.ClaimDone, outcome, cfg)
@@ -399,6 +409,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, hear
 	}
 	req.History = fitHistory(req, seen)
 	var wg sync.WaitGroup
+	wg.Go(func() { p.received(ctx, log, cfg, ch, ev) })
 	if t := ch.Typer; t != nil {
 		wg.Go(func() {
 			tctx, cancel := context.WithTimeout(ctx, cfg.TypingTimeout)
@@ -451,9 +462,9 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 	case envelope.NextWait:
 		log.Info("agent next step recorded", "next", string(n.Type))
 	}
-	units := make([]intent.Unit, len(plan.Units))
-	for i, u := range plan.Units {
-		units[i] = intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending}
+	units := reactUnit(log, ch, ev, plan.React)
+	for _, u := range plan.Units {
+		units = append(units, intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending})
 	}
 	if n := plan.Next; n.Type == envelope.NextAsk && n.Ask != nil {
 		// Recorded before anything of it is sent; the question message
@@ -470,8 +481,8 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 		}
 		units = append(units, ask...)
 	}
-	if len(units) > 0 && ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
-		units[0].ReplyTo = cmp.Or(ev.QuoteToken, ev.MessageID)
+	if i := slices.IndexFunc(units, func(u intent.Unit) bool { return u.Content.React == nil }); i >= 0 && ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
+		units[i].ReplyTo = cmp.Or(ev.QuoteToken, ev.MessageID)
 	}
 	return units, string(plan.Outcome), nil
 }
@@ -492,6 +503,7 @@ func rejected(cfg Config) ([]intent.Unit, string, error) {
 func (p *Processor) retryLater(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, in intent.Inbound, key, owner string, claim store.Claim, err error) error {
 	now := p.now()
 	if age := now.Sub(receivedAt(rec, in, now)); age > cfg.MaxAge {
+		p.markFailed(ctx, log, cfg, in.Event)
 		p.release(ctx, log, key, owner, time.Time{})
 		log.Error("turn gave up: the agent failed past the turn's age; dead-lettered for an operator",
 			"outcome", "dead_letter", "age_ms", age.Milliseconds(), "error", err)
@@ -525,12 +537,25 @@ func (p *Processor) persistErrorLine(ctx context.Context, cfg Config, ev message
 	if cfg.Envelope.OnParseError == envelope.PolicySilent {
 		return intent.Intent{}, nil
 	}
+	units := []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}}
+	units = append(units, statusUnits(cfg, p.Channels[ev.Thread.Platform], []message.Event{ev}, true)...)
 	stored, _, err := p.Intents.CommitIntent(ctx, intent.Intent{
 		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, ReplyContext: ev.ReplyContext,
-		Units:     []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}},
+		Units:     units,
 		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
 	}, owner, "persist_failed", now)
 	return stored, err
+}
+
+// failedOutcome reports whether a turn of this outcome failed the person,
+// though something may be sent (the error line): its status reaction is
+// the failure mark.
+func failedOutcome(outcome string) bool {
+	switch outcome {
+	case "rejected", "rejected_error_message", "persist_failed":
+		return true
+	}
+	return false
 }
 
 // misconfigured reports agent answers that mean Parley is pointed at the wrong

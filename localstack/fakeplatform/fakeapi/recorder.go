@@ -128,6 +128,7 @@ type Recorder struct {
 	delivered []Delivery
 	actions   []Action
 	edits     []Edit
+	reactions []Reaction
 	notices   []Notice
 	faults    []Fault
 	calls     int

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +57,10 @@ func New(opt Options) *API {
 	a.mux.HandleFunc("/api/chat.update", a.update)
 	a.mux.HandleFunc("/chat.postEphemeral", a.postEphemeral)
 	a.mux.HandleFunc("/api/chat.postEphemeral", a.postEphemeral)
+	a.mux.HandleFunc("/reactions.add", a.reaction(false))
+	a.mux.HandleFunc("/api/reactions.add", a.reaction(false))
+	a.mux.HandleFunc("/reactions.remove", a.reaction(true))
+	a.mux.HandleFunc("/api/reactions.remove", a.reaction(true))
 	a.mux.HandleFunc("/conversations.history", a.history)
 	a.mux.HandleFunc("/api/conversations.history", a.history)
 	a.mux.HandleFunc("/conversations.replies", a.history)
@@ -189,6 +194,51 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request) {
 		},
 		Answer: answer,
 	})
+}
+
+// reaction serves reactions.add (remove false) and reactions.remove: the
+// bot's reaction by name on a message (channel and timestamp). Adding one
+// the bot added is already_reacted; removing one it did not, no_reaction.
+func (a *API) reaction(remove bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		args, ok := fakeapi.Args(r)
+		if !ok {
+			fail(w, "invalid_json")
+			return
+		}
+		token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		switch {
+		case !bearer || token == "":
+			fail(w, "not_authed")
+			return
+		case !a.Authorized(token):
+			fail(w, "invalid_auth")
+			return
+		}
+		channel, ts, name := fakeapi.Str(args, "channel"), fakeapi.Str(args, "timestamp"), fakeapi.Str(args, "name")
+		switch {
+		case !channelID(channel):
+			fail(w, "channel_not_found")
+			return
+		case ts == "":
+			fail(w, "no_item_specified")
+			return
+		case name == "" || strings.ContainsAny(name, ": "):
+			fail(w, "invalid_name")
+			return
+		}
+		on := slices.Contains(a.Recorder().ReactionsOn(message.Slack, channel, ts), name)
+		switch {
+		case remove && !on:
+			fail(w, "no_reaction")
+			return
+		case !remove && on:
+			fail(w, "already_reacted")
+			return
+		}
+		a.Recorder().Reacted(fakeapi.Reaction{Platform: message.Slack, Chat: channel, MessageID: ts, Emoji: name, Removed: remove})
+		fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true})
+	}
 }
 
 // failWith answers an injected fault: a Status as that HTTP status (a 429

@@ -156,9 +156,58 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.editMessageText(w, args)
 	case "answerCallbackQuery":
 		a.answerCallbackQuery(w, args)
+	case "setMessageReaction":
+		a.setMessageReaction(w, args)
 	default:
 		fail(w, http.StatusNotFound, "Not Found", nil)
 	}
+}
+
+// reactions are the emoji a bot may react with (ReactionTypeEmoji): any
+// other is refused with REACTION_INVALID.
+var reactions = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields("👍 👎 ❤ 🔥 🥰 👏 😁 🤔 🤯 😱 🤬 😢 🎉 🤩 🤮 💩 🙏 👌 🕊 🤡 🥱 🥴 😍 🐳 ❤‍🔥 🌚 🌭 💯 🤣 ⚡ 🍌 🏆 💔 🤨 😐 🍓 🍾 💋 🖕 😈 😴 😭 🤓 👻 👨‍💻 👀 🎃 🙈 😇 😨 🤝 ✍ 🤗 🫡 🎅 🎄 ☃ 💅 🤪 🗿 🆒 💘 🙉 🦄 😘 💊 🙊 😎 👾 🤷‍♂ 🤷 🤷‍♀ 😡") {
+		reactions[e] = true
+	}
+}
+
+// setMessageReaction replaces the bot's reactions on a message with the
+// given list (empty: none). The fake keeps no messages but the ones it
+// delivered, and takes any message id.
+func (a *API) setMessageReaction(w http.ResponseWriter, args map[string]json.RawMessage) {
+	chat, id := fakeapi.Str(args, "chat_id"), fakeapi.Str(args, "message_id")
+	if msg := chatError(chat); msg != "" {
+		fail(w, http.StatusBadRequest, msg, nil)
+		return
+	}
+	if n, err := strconv.ParseInt(id, 10, 64); err != nil || n <= 0 {
+		fail(w, http.StatusBadRequest, "Bad Request: message to react not found", nil)
+		return
+	}
+	var list []struct {
+		Type  string `json:"type"`
+		Emoji string `json:"emoji"`
+	}
+	if raw, ok := args["reaction"]; ok && json.Unmarshal(raw, &list) != nil {
+		fail(w, http.StatusBadRequest, "Bad Request: can't parse reaction types json object", nil)
+		return
+	}
+	if len(list) > 1 {
+		fail(w, http.StatusBadRequest, "Bad Request: REACTIONS_TOO_MANY", nil)
+		return
+	}
+	emoji := ""
+	if len(list) == 1 {
+		if list[0].Type != "emoji" || !reactions[list[0].Emoji] {
+			fail(w, http.StatusBadRequest, "Bad Request: REACTION_INVALID", nil)
+			return
+		}
+		emoji = list[0].Emoji
+	}
+	a.Recorder().Reacted(fakeapi.Reaction{Platform: message.Telegram, Chat: chat, MessageID: id, Emoji: emoji, Replace: true})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": true})
 }
 
 func (a *API) bot() map[string]any {

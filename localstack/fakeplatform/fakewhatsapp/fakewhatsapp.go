@@ -267,6 +267,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	to := fakeapi.Str(args, "to")
+	if fakeapi.Str(args, "type") == "reaction" {
+		a.react(w, phone, to, args)
+		return
+	}
 	a.Send(w, fakeapi.Send{
 		Platform: message.WhatsApp,
 		Chat:     to,
@@ -294,6 +298,34 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return fakeapi.Delivery{Chat: to, Text: text, ReplyTo: ctx.MessageID, Args: args, Controls: controls}, true
 		},
 		Answer: answer,
+	})
+}
+
+// react takes a reaction message: it names the message it is on and an
+// emoji ("" takes the business's reaction back), and replaces the one the
+// business set before. It is answered like a message, and is no delivery.
+func (a *API) react(w http.ResponseWriter, phone, to string, args map[string]json.RawMessage) {
+	var r struct {
+		MessageID string `json:"message_id"`
+		Emoji     string `json:"emoji"`
+	}
+	raw, ok := args["reaction"]
+	switch {
+	case !digits(phone) || (a.phone != "" && phone != a.phone):
+		fail(w, 400, 100, 33, "Unsupported post request. Object with ID '"+phone+"' does not exist, cannot be loaded due to missing permissions, or does not support this operation.", "")
+		return
+	case !ok || json.Unmarshal(raw, &r) != nil || r.MessageID == "":
+		invalid(w, 100, "The parameter reaction['message_id'] is required.")
+		return
+	case !digits(strings.TrimPrefix(to, "+")):
+		invalid(w, 100, "Param to must be a phone number.")
+		return
+	}
+	a.Recorder().Reacted(fakeapi.Reaction{Platform: message.WhatsApp, Chat: to, MessageID: r.MessageID, Emoji: r.Emoji, Replace: true})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{
+		"messaging_product": "whatsapp",
+		"contacts":          []map[string]string{{"input": to, "wa_id": to}},
+		"messages":          []map[string]string{{"id": "wamid.reaction." + r.MessageID}},
 	})
 }
 

@@ -71,6 +71,7 @@ func (s *suite) capabilities(t *testing.T) {
 	_, acker := f.sender.(platform.Acknowledger)
 	_, editor := f.sender.(platform.Editor)
 	_, reconciler := f.sender.(platform.Reconciler)
+	_, reactor := f.sender.(platform.Reactor)
 	for _, c := range []struct {
 		name        string
 		says, has   bool
@@ -83,6 +84,7 @@ func (s *suite) capabilities(t *testing.T) {
 		{"Buttons", caps.Buttons, acker, "platform.Acknowledger", "Buttons"},
 		{"Edit", caps.Edit, editor, "platform.Editor", "Edit"},
 		{"Reconcile", caps.Reconcile, reconciler, "platform.Reconciler", "Reconcile"},
+		{"Reactions", caps.Reactions, reactor, "platform.Reactor", "Reactions"},
 	} {
 		if c.says != c.has {
 			t.Errorf("Capabilities().%s = %v, but the sender implements %s: %v", c.flag, c.says, c.iface, c.has)
@@ -106,6 +108,37 @@ func (s *suite) capabilities(t *testing.T) {
 		}
 		if len(f.rec.Delivered()) != 0 {
 			t.Fatal("typing posted a message")
+		}
+	})
+
+	t.Run("ReactionShows", func(t *testing.T) {
+		if !reactor {
+			t.Skip("no reactions")
+		}
+		f := s.fake(t, nil)
+		rc, err := f.sender.Send(t.Context(), message.Outgoing{Thread: s.h.Thread, Content: message.Text("react to me")})
+		if err != nil || len(rc.MessageIDs) == 0 {
+			t.Fatalf("Send: %v, %+v", err, rc)
+		}
+		id := rc.MessageIDs[0]
+		r := f.sender.(platform.Reactor)
+		for range 2 { // again: the same reaction changes nothing
+			if err := r.React(t.Context(), s.h.Thread, id, message.React{Emoji: "👀"}); err != nil {
+				t.Fatalf("React: %v", err)
+			}
+		}
+		if err := r.React(t.Context(), s.h.Thread, id, message.React{Emoji: "👍", Received: "👀"}); err != nil {
+			t.Fatalf("React replacing the received one: %v", err)
+		}
+		on := f.rec.ReactionsOn(s.h.Adapter.Platform(), s.h.Thread.Chat, id)
+		if len(on) != 1 || (on[0] != "👍" && on[0] != "+1") {
+			t.Fatalf("the bot's reactions on the message: %v, want only 👍", on)
+		}
+		if len(f.rec.Delivered()) != 1 {
+			t.Fatalf("a reaction was delivered as a message: %+v", f.rec.Delivered())
+		}
+		if err := r.React(t.Context(), s.h.Thread, "", message.React{Emoji: "👍"}); err == nil {
+			t.Fatal("a reaction to no message was taken")
 		}
 	})
 

@@ -53,7 +53,7 @@ func (adapter) Settings() []platform.Setting {
 // text within a section block's 3000), editable messages; no typing
 // indicator and no idempotency key (chat.postMessage has none).
 func (adapter) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountRunes, Buttons: true, Edit: true, Reconcile: true, PromptLimit: sectionLimit}
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountRunes, Buttons: true, Edit: true, Reconcile: true, PromptLimit: sectionLimit, Reactions: true}
 }
 
 func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {

@@ -154,11 +154,15 @@ var errorClasses = map[string]message.FailureClass{
 	"channel_not_found":           message.FailNotFound,
 	"thread_not_found":            message.FailNotFound,
 	"message_not_found":           message.FailNotFound,
+	"no_item_specified":           message.FailNotFound,
 	"duplicate_channel_not_found": message.FailNotFound,
 	"duplicate_message_not_found": message.FailNotFound,
 
 	// The request itself is wrong.
 	"msg_too_long":                      message.FailInvalidPayload,
+	"invalid_name":                      message.FailInvalidPayload,
+	"too_many_reactions":                message.FailInvalidPayload,
+	"too_many_emoji":                    message.FailInvalidPayload,
 	"msg_blocks_too_long":               message.FailInvalidPayload,
 	"no_text":                           message.FailInvalidPayload,
 	"invalid_blocks":                    message.FailInvalidPayload,

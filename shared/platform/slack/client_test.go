@@ -247,7 +247,7 @@ func TestNoTypingIndicator(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	t.Parallel()
 	got := Adapter.Capabilities()
-	if got != (message.Capabilities{TextLimit: 4000, Counting: message.CountRunes, Buttons: true, Edit: true, Reconcile: true, PromptLimit: 3000}) {
+	if got != (message.Capabilities{TextLimit: 4000, Counting: message.CountRunes, Buttons: true, Edit: true, Reconcile: true, PromptLimit: 3000, Reactions: true}) {
 		t.Fatalf("Capabilities = %+v", got)
 	}
 }

@@ -47,7 +47,7 @@ func (adapter) Settings() []platform.Setting {
 // keyboards for questions, editable messages, no idempotency key (a resent
 // message after an unknown outcome may appear twice).
 func (adapter) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Typing: true, Buttons: true, Edit: true}
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Typing: true, Buttons: true, Edit: true, Reactions: true}
 }
 
 func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {

@@ -100,6 +100,29 @@ func (c *Client) sendWith(ctx context.Context, m message.Outgoing, kb *TelegramI
 	return message.Receipt{MessageIDs: []string{strconv.FormatInt(sent.MessageID, 10)}}, nil
 }
 
+// React sets the bot's reaction to the message messageID in t with
+// setMessageReaction: r.Emoji, replacing whatever the bot set before ("",
+// none). Telegram takes only emoji from its list of reactions: any other is
+// invalid_payload. Failures are classified like Send's.
+func (c *Client) React(ctx context.Context, t message.Thread, messageID string, r message.React) error {
+	if err := platform.CheckThread(c.BotID, t); err != nil {
+		return fmt.Errorf("telegram setMessageReaction: %w", err)
+	}
+	id, err := optionalID("message_id", messageID)
+	if err != nil || id == 0 {
+		return fmt.Errorf("telegram setMessageReaction: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "no message to react to"})
+	}
+	args := TelegramSetMessageReaction{ChatID: TelegramChatID(t.Chat), MessageID: id, Reaction: []TelegramReactionType{}}
+	if r.Emoji != "" {
+		args.Reaction = append(args.Reaction, TelegramReactionType{Type: TelegramReactionEmoji, Emoji: r.Emoji})
+	}
+	var ok bool
+	if err := c.call(ctx, "setMessageReaction", args, &ok); err != nil {
+		return fmt.Errorf("telegram setMessageReaction: %w", err)
+	}
+	return nil
+}
+
 // Typing shows "typing…" in t for about five seconds (or until the next
 // message) with sendChatAction. Failures are classified like Send's.
 func (c *Client) Typing(ctx context.Context, t message.Thread) error {

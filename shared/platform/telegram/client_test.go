@@ -242,7 +242,7 @@ func TestTyping(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	t.Parallel()
 	got := Adapter.Capabilities()
-	want := message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16, Typing: true, Buttons: true, Edit: true}
+	want := message.Capabilities{TextLimit: 4096, Counting: message.CountUTF16, Typing: true, Buttons: true, Edit: true, Reactions: true}
 	if got != want {
 		t.Fatalf("Capabilities = %+v", got)
 	}

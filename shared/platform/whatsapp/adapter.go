@@ -62,7 +62,7 @@ func (adapter) Settings() []platform.Setting {
 // needs the id of the message being answered), no edits, no idempotency
 // key, no look-up of a sent message.
 func (adapter) Capabilities() message.Capabilities {
-	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Buttons: true, TextForm: true, Statuses: true, Window: Window}
+	return message.Capabilities{TextLimit: TextLimit, Counting: message.CountUTF16, Buttons: true, TextForm: true, Statuses: true, Window: Window, Reactions: true}
 }
 
 func (adapter) NewReceiver(env platform.Env) (platform.Receiver, error) {

@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -154,6 +155,27 @@ func (c *Client) Acknowledge(ctx context.Context, ev message.Event, notice strin
 	})
 	if err != nil {
 		return fmt.Errorf("whatsapp acknowledge: %w", err)
+	}
+	return nil
+}
+
+// React sets the business's reaction to the message messageID (a wamid)
+// in t with a reaction message: r.Emoji, replacing the one it set before
+// ("" takes it back). Failures are classified as Send's.
+func (c *Client) React(ctx context.Context, t message.Thread, messageID string, r message.React) error {
+	if messageID == "" {
+		return fmt.Errorf("whatsapp send reaction: %w", invalid("no message to react to"))
+	}
+	_, err := c.send(ctx, message.Outgoing{Thread: t}, func(msg *WhatsAppSendMessage) error {
+		msg.Type, msg.Reaction = WhatsAppTypeReaction, &WhatsAppReaction{MessageID: messageID, Emoji: r.Emoji}
+		return nil
+	})
+	var se *message.SendError
+	if errors.As(err, &se) && se.Class == message.FailUnknown && se.Status == http.StatusOK {
+		err = nil // a reaction has no receipt to keep: accepted is enough
+	}
+	if err != nil {
+		return fmt.Errorf("whatsapp send reaction: %w", err)
 	}
 	return nil
 }

@@ -222,6 +222,7 @@ type WhatsAppSendMessage struct {
 	Text                  *WhatsAppText        `json:"text,omitempty"`
 	Interactive           *WhatsAppInteractive `json:"interactive,omitempty"`
 	Template              *WhatsAppTemplate    `json:"template,omitempty"`
+	Reaction              *WhatsAppReaction    `json:"reaction,omitempty"`
 }
 
 // WhatsAppTemplate is a template message: an approved template by name and

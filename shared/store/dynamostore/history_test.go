@@ -125,3 +125,28 @@ func TestGetIntentsReadsSeveralInOneCall(t *testing.T) {
 		t.Fatalf("the claim: %v", err)
 	}
 }
+
+// TestReactionUnitsReadBack: a reaction unit (the agent's, and the status
+// lifecycle's) is stored and read back as it was written.
+func TestReactionUnitsReadBack(t *testing.T) {
+	t.Parallel()
+	env := emulatortest.New(t)
+	s := dynamostore.New(env.DynamoDB, env.Resources.Table)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	in := intent.Intent{ID: "r1", Origin: "evt#r1", Thread: message.Thread{Platform: message.Slack, Account: "T1", Chat: "D1"},
+		CreatedAt: now, ExpiresAt: now.Add(time.Hour), Units: []intent.Unit{
+			{ID: "react#1", Content: message.Content{React: &message.React{Emoji: "👍"}}, ReplyTo: "1.2", State: message.UnitPending},
+			{ID: "b1#1", Content: message.Text("hi"), State: message.UnitPending},
+			{ID: "status#1", Content: message.Content{React: &message.React{Emoji: "✅", Status: true, Failed: "❌", Received: "👀"}}, ReplyTo: "1.2", State: message.UnitPending},
+		}}
+	if _, _, err := s.CreateIntent(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetIntent(t.Context(), "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Units, in.Units) {
+		t.Fatalf("read back\n%+v\nwant\n%+v", got.Units, in.Units)
+	}
+}

@@ -59,8 +59,9 @@ type unitItem struct {
 	Text string `dynamodbav:"text"`
 	// ContentKind is absent for text (every version-1 unit).
 	ContentKind string `dynamodbav:"ck,omitempty"`
-	// Prompt is a question unit's message.Prompt, as JSON: the prompt
-	// model's own tags version it.
+	// Prompt is a question unit's message.Prompt, or a reaction unit's
+	// message.React (ck "reaction"), as JSON: the models' own tags version
+	// them.
 	Prompt     string   `dynamodbav:"q,omitempty"`
 	ReplyTo    string   `dynamodbav:"reply_to"`
 	Parley     bool     `dynamodbav:"o,omitempty"`
@@ -113,6 +114,13 @@ func toItem(in intent.Intent) (intentItem, error) {
 				return intentItem{}, fmt.Errorf("encode unit %s: %w", u.ID, err)
 			}
 			ui.ContentKind, ui.Prompt = string(k), string(q)
+		case message.ContentReaction:
+			// A reaction's JSON rides in q too, under its own kind.
+			q, err := json.Marshal(u.Content.React)
+			if err != nil {
+				return intentItem{}, fmt.Errorf("encode unit %s: %w", u.ID, err)
+			}
+			ui.ContentKind, ui.Prompt = string(k), string(q)
 		default:
 			return intentItem{}, fmt.Errorf("encode unit %s: %w: no content", u.ID, store.ErrInvalid)
 		}
@@ -132,6 +140,11 @@ func (u unitItem) content() message.Content {
 		var q message.Prompt
 		if json.Unmarshal([]byte(u.Prompt), &q) == nil {
 			return message.Content{Prompt: &q}
+		}
+	case message.ContentReaction:
+		var r message.React
+		if json.Unmarshal([]byte(u.Prompt), &r) == nil {
+			return message.Content{React: &r}
 		}
 	}
 	return message.Content{}
