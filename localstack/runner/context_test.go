@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -393,4 +394,94 @@ func TestAgentReactsToTheMessage(t *testing.T) {
 	if on := h.fake.Recorder().ReactionsOn(message.Slack, "D0REACT002", "1764700000.000100"); len(on) != 1 || on[0] != "+1" {
 		t.Errorf("slack: the message shows %v, want +1", on)
 	}
+}
+
+// waitRequests waits until the agent got n requests of thread.
+func (h *harness) waitRequests(thread string, n int, within time.Duration) []agent.TurnRequest {
+	h.t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if reqs := h.agent.requests(thread); len(reqs) >= n {
+			return reqs
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	h.t.Fatalf("the agent got %d requests of %s, want %d", len(h.agent.requests(thread)), thread, n)
+	return nil
+}
+
+// TestCollectEndToEnd: with PARLEY_BUSY_POLICY=collect, three messages
+// sent while a slow turn runs produce exactly one next turn with all three,
+// in order, and every message is answered.
+func TestCollectEndToEnd(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_BUSY_POLICY": "collect"}})
+	const chat = 5600
+	thread := "telegram:" + tgBotID + ":5600"
+	h.agent.answer = func(req agent.TurnRequest) (string, bool) {
+		if req.Event.Text == "slow" {
+			time.Sleep(2 * time.Second)
+		}
+		return "", false
+	}
+	if code, body := h.postTelegram(telegramUpdate(95600001, chat, "slow")); code != http.StatusOK {
+		t.Fatalf("first: %d %s", code, body)
+	}
+	h.waitRequests(thread, 1, 20*time.Second)
+	for i, text := range []string{"one", "two", "three"} {
+		if code, body := h.postTelegram(telegramUpdate(95600002+i, chat, text)); code != http.StatusOK {
+			t.Fatalf("%s: %d %s", text, code, body)
+		}
+	}
+	reqs := h.waitRequests(thread, 2, 30*time.Second)
+	h.quiesce(30 * time.Second)
+	reqs = h.agent.requests(thread)
+	if len(reqs) != 2 {
+		t.Fatalf("the agent got %d turns, want the slow one and one for the three", len(reqs))
+	}
+	if got := eventTexts(reqs[1].Events); got != "one,two,three" || reqs[1].Event.Text != "three" {
+		t.Fatalf("the next turn carries %q (event %q), want the three in order", got, reqs[1].Event.Text)
+	}
+	if got := texts(h.fake.Delivered()); len(got) != 4 {
+		t.Fatalf("delivered %v, want the echo of each turn (two bubbles each)", got)
+	}
+}
+
+// TestInterruptEndToEnd: with PARLEY_BUSY_POLICY=interrupt, a message that
+// arrives while the previous reply's bubbles wait their delay supersedes
+// them: they are never sent, the next turn names them and their turn, and
+// the next reply arrives in full.
+func TestInterruptEndToEnd(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_BUSY_POLICY": "interrupt", "PARLEY_BUBBLE_DELAY": "3s"}})
+	const chat = 5700
+	thread := "telegram:" + tgBotID + ":5700"
+	if code, body := h.postTelegram(telegramUpdate(95700001, chat, "/bubbles a | b | c")); code != http.StatusOK {
+		t.Fatalf("first: %d %s", code, body)
+	}
+	if got := h.waitDelivered(1, 20*time.Second); got[0].Text != "a" {
+		t.Fatalf("first delivered %q", got[0].Text)
+	}
+	if code, body := h.postTelegram(telegramUpdate(95700002, chat, "/one never mind")); code != http.StatusOK {
+		t.Fatalf("second: %d %s", code, body)
+	}
+	h.waitDelivered(2, 30*time.Second)
+	h.quiesce(30 * time.Second)
+	if got := texts(h.fake.Delivered()); !slices.Equal(got, []string{"a", "never mind"}) {
+		t.Fatalf("delivered %v, want a, then the newer reply: b and c superseded", got)
+	}
+	reqs := h.agent.requests(thread)
+	first := intent.IDFor(message.Event{Platform: message.Telegram, Account: tgBotID, EventID: "95700001"}.Key())
+	sup := reqs[1].Superseded
+	if sup == nil || sup.TurnID != first || len(sup.Bubbles) != 2 || sup.Bubbles[0].Text != "b" || sup.Bubbles[1].Text != "c" {
+		t.Fatalf("the newer turn names %+v, want turn %s's b and c", sup, first)
+	}
+}
+
+func eventTexts(evs []message.Event) string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Text)
+	}
+	return strings.Join(out, ",")
 }

@@ -137,7 +137,7 @@ func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 func (d Deps) turnConfig() turn.Config {
 	return turn.Config{
 		Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, Questions: d.Config.Questions, AsyncTimeout: d.Config.AsyncTimeout,
-		History: d.Config.History, Status: d.Config.Status,
+		History: d.Config.History, Status: d.Config.Status, Busy: d.Config.Busy,
 		// The claim outlives the function's timeout, which is sized from
 		// the agent's: a running turn is never taken over.
 		ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
@@ -232,6 +232,9 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	}
 	if d.Config.History.On() {
 		p.History = st
+	}
+	if d.Config.Busy.Any() {
+		p.Busy = st
 	}
 	return &consumer.Consumer{
 		Handle:      p.Handle,

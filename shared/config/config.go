@@ -23,6 +23,7 @@ import (
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/resources"
@@ -89,6 +90,12 @@ type Config struct {
 	// optionally with triage) and edits and deletions (PARLEY_EDITS, on or
 	// off). Defaults to none.
 	Optional ingress.Optional
+	// Busy is what each thread does with messages that arrive while one of
+	// its turns runs (PARLEY_BUSY_POLICY: queue, collect or interrupt, as
+	// a default and per platform or thread pattern:
+	// "collect,telegram=interrupt,slack:T1:C1:*=queue"). Defaults to
+	// queue everywhere.
+	Busy turn.BusyConfig
 	// Status is the status lifecycle's reactions on a person's message
 	// (PARLEY_STATUS_REACTIONS: off, on, or "received,answered,failed"
 	// emoji for every platform). Defaults to off.
@@ -306,6 +313,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_REACTIONS: %w", err))
 	}
 	c.Optional = opt
+	c.Busy = p.busy("PARLEY_BUSY_POLICY", c.Platforms)
 	if c.Status, err = turn.ParseStatusReactions(getenv("PARLEY_STATUS_REACTIONS")); err != nil {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_STATUS_REACTIONS: %w", err))
 	}
@@ -437,6 +445,57 @@ func (p *parser) level(name string) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
+}
+
+// busy reads the busy policy: a bare word is the default; platform=word
+// and pattern=word (a thread key whose last part may be *) are rules, the
+// patterns checked first, in the order written.
+func (p *parser) busy(name string, env platform.Env) turn.BusyConfig {
+	var c turn.BusyConfig
+	for part := range strings.SplitSeq(p.getenv(name), ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		scope, word, scoped := strings.Cut(part, "=")
+		if !scoped {
+			word = scope
+		}
+		pol, err := turn.ParseBusyPolicy(word)
+		if err != nil {
+			p.errs = append(p.errs, fmt.Errorf("%s: %w (optionally per platform or thread pattern: telegram=interrupt)", name, err))
+			continue
+		}
+		scope = strings.TrimSpace(scope)
+		switch {
+		case !scoped:
+			c.Default = pol
+		case !strings.Contains(scope, ":"):
+			pl := message.Platform(scope)
+			if _, ok := registry.Lookup(pl); !ok {
+				p.errs = append(p.errs, fmt.Errorf("%s: %q names no platform Parley sends to (want one of %v)", name, part, chatPlatforms()))
+				continue
+			}
+			if c.Platforms == nil {
+				c.Platforms = map[message.Platform]turn.BusyPolicy{}
+			}
+			c.Platforms[pl] = pol
+		default:
+			var canon platform.Canonicalizer
+			if t, err := events.ParseTarget(scope); err == nil {
+				if a, ok := registry.Lookup(t.Platform); ok {
+					canon = a.Targets(env)
+				}
+			}
+			pat, err := events.ParsePattern(scope, canon)
+			if err != nil {
+				p.errs = append(p.errs, fmt.Errorf("%s: %w", name, err))
+				continue
+			}
+			c.Threads = append(c.Threads, turn.BusyRule{Pattern: pat.String(), Match: pat.Match, Policy: pol})
+		}
+	}
+	return c
 }
 
 // history reads the history settings and validates them.

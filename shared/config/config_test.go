@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +12,14 @@ import (
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/envelope"
+	"github.com/parleyhq/parley/shared/history"
+	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/slack"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/turn"
 )
 
 // env is a Getenv over a map.
@@ -331,5 +335,51 @@ func TestRetryBudgetIsTime(t *testing.T) {
 	}
 	if _, err := config.FromEnv(env(map[string]string{"PARLEY_SEND_MAX_AGE": "72h"})); err == nil || !strings.Contains(err.Error(), "PARLEY_SEND_MAX_AGE") || !strings.Contains(err.Error(), "at most 24h") {
 		t.Fatalf("a 72h budget gave %v, want it refused (at most 24h)", err)
+	}
+}
+
+// TestFromEnvContextSettings: the conversation-context settings read as
+// written, each malformed one is refused naming its variable, and every
+// one is off by default.
+func TestFromEnvContextSettings(t *testing.T) {
+	t.Parallel()
+	c, err := config.FromEnv(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.History.On() || !reflect.DeepEqual(c.Optional, ingress.Optional{}) || c.Status.On || c.Busy.Any() {
+		t.Fatalf("defaults: history %+v, optional %+v, status %+v, busy %+v; want all off", c.History, c.Optional, c.Status, c.Busy)
+	}
+	c, err = config.FromEnv(env(map[string]string{
+		"PARLEY_HISTORY": "30,65536", "PARLEY_HISTORY_TTL": "48h", "PARLEY_REACTIONS": "👍,👎,triage", "PARLEY_EDITS": "on",
+		"PARLEY_STATUS_REACTIONS": "on", "PARLEY_BUSY_POLICY": "collect, telegram=interrupt, slack:T0TEAM0001:C0CHAN0001:*=queue", "SLACK_TEAM_ID": "T0TEAM0001",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.History != (history.Config{Entries: 30, Bytes: 65536, TTL: 48 * time.Hour}) || !c.Optional.Edits || !c.Optional.TriageReactions || len(c.Optional.Emoji) != 2 || !c.Status.On {
+		t.Fatalf("read %+v %+v %+v", c.History, c.Optional, c.Status)
+	}
+	for thread, want := range map[message.Thread]turn.BusyPolicy{
+		{Platform: message.Telegram, Account: "1", Chat: "2"}:                               turn.BusyInterrupt,
+		{Platform: message.Slack, Account: "T0TEAM0001", Chat: "C0CHAN0001", Thread: "1.2"}: turn.BusyQueue,
+		{Platform: message.Slack, Account: "T0TEAM0001", Chat: "C0OTHER001"}:                turn.BusyCollect,
+		{Platform: message.WhatsApp, Account: "106540352242922", Chat: "15551230001"}:       turn.BusyCollect,
+	} {
+		if got := c.Busy.For(thread); got != want {
+			t.Errorf("busy policy of %s = %s, want %s", thread.Key(), got, want)
+		}
+	}
+	for name, value := range map[string]string{
+		"PARLEY_HISTORY": "lots", "PARLEY_HISTORY_TTL": "a month", "PARLEY_REACTIONS": "thumbs up", "PARLEY_EDITS": "yes",
+		"PARLEY_STATUS_REACTIONS": "👀", "PARLEY_BUSY_POLICY": "collect,telgram=queue",
+	} {
+		vars := map[string]string{name: value}
+		if name == "PARLEY_HISTORY_TTL" {
+			vars["PARLEY_HISTORY"] = "20"
+		}
+		if _, err := config.FromEnv(env(vars)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%q: %v, want a refusal naming it", name, value, err)
+		}
 	}
 }

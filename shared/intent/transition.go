@@ -189,6 +189,20 @@ func MarkUndelivered(u Unit, idx int, now time.Time, class message.FailureClass,
 	}
 }
 
+// Supersede cancels a unit a newer message in its thread made moot before
+// it was sent (PARLEY_BUSY_POLICY interrupt): pending, never leased by
+// this attempt, it ends failed as message.FailSuperseded, for no operator
+// to look at. A unit already leased is sent: never half a bubble.
+func Supersede(u Unit, idx int, now time.Time) Transition {
+	return Transition{
+		Name: "supersede", Unit: idx,
+		From: []message.UnitState{message.UnitPending}, Attempt: u.Attempt,
+		To: message.UnitFailed, NextAttempt: u.Attempt,
+		FailureClass: message.FailSuperseded, FailureReason: "superseded by a newer message in the thread",
+		Resent: u.Resent, Resends: u.Resends, At: now,
+	}
+}
+
 // Closing returns t marked to take the intent off the sweeper's list when it
 // ends the intent's last unit (units go strictly in order, so every earlier
 // one is terminal already).

@@ -13,6 +13,11 @@ const (
 	// KindDelete is a person's deletion (LINE: unsend) of a message they
 	// sent earlier: MessageID names it.
 	KindDelete Kind = "delete"
+	// KindCollected is Parley's own (Platform Parley): a busy thread's
+	// collection of messages is due, and its turn answers them together
+	// (PARLEY_BUSY_POLICY collect). The agent never sees this event: its
+	// turn carries the collected messages.
+	KindCollected Kind = "collected"
 )
 
 // Quote is the message another refers to: the one a person's message

@@ -117,6 +117,9 @@ type Config struct {
 	// Status is the status lifecycle's reactions (PARLEY_STATUS_REACTIONS):
 	// off unless On.
 	Status StatusReactions
+	// Busy is each thread's busy policy (PARLEY_BUSY_POLICY): queue unless
+	// set.
+	Busy BusyConfig
 	// History is the thread transcripts' bounds and TTL (PARLEY_HISTORY,
 	// PARLEY_HISTORY_TTL): off unless Entries is set.
 	History history.Config
@@ -204,14 +207,17 @@ type Processor struct {
 	// History keeps the threads' transcripts (Config.History); nil keeps
 	// none.
 	History History
-	Config  Config
+	// Busy keeps the threads' busy-policy records (Config.Busy); nil
+	// makes every thread queue.
+	Busy   BusyStore
+	Config Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	Log *slog.Logger
 }
 
 // Handle runs the turn for one inbound record. It is a consumer.HandlerFunc.
-func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
+func (p *Processor) Handle(ctx context.Context, rec consumer.Record) (err error) {
 	cfg := p.Config.WithDefaults()
 	in, err := intent.DecodeInbound([]byte(rec.Body))
 	if err != nil {
@@ -236,6 +242,14 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	intentID := intent.IDFor(ev.Key())
 	key := store.IntentKey(intentID)
 	owner := store.NewOwner()
+	// Under collect, a turn of the agent's records when it ended: what
+	// arrives before then arrived while it ran.
+	endAfter := p.Busy != nil && cfg.Busy.For(ev.Thread) == BusyCollect && ev.Kind != message.KindSend && ev.Kind != message.KindCollected
+	defer func() {
+		if endAfter && err == nil {
+			p.endTurn(ctx, log, cfg, ev)
+		}
+	}()
 	// On the sweeper's list while it runs: a turn cut off and never taken
 	// over is reported. The claim names the turn's thread, so an agent's
 	// post that comes before its 202 is read finds where the turn goes.
@@ -252,6 +266,14 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 			// agent's Retry-After): either way, back then.
 			return consumer.Retry(errors.New("turn running elsewhere or waiting for its retry time"), held.Current.LeaseUntil.Sub(now))
 		}
+		if ev.Kind == message.KindCollected && p.Busy != nil && held.Current.State == store.ClaimDone {
+			// The collection's turn committed: its end, which clears the
+			// collection, may not have been written.
+			opener, _ := ev.Data[collectedBy].(string)
+			if err := p.Busy.EndBusy(ctx, ev.Thread.Key(), opener, now, cfg.ClaimTTL); err != nil {
+				return fmt.Errorf("end the collection: %w", err)
+			}
+		}
 		return p.redelivered(ctx, log, held.Current, intentID)
 	}
 	if err != nil {
@@ -260,6 +282,22 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 
 	if claim.Note == awaitNote && p.Awaits != nil {
 		return p.awaitDue(ctx, log, cfg, rec, ev, ch, key, owner, intentID)
+	}
+	if ev.Kind == message.KindCollected {
+		if ev.Platform != message.Parley || p.Busy == nil {
+			p.settle(ctx, log, key, owner, store.ClaimDone, "collect_off", cfg)
+			return nil
+		}
+		return p.flush(ctx, log, cfg, rec, in, ch, key, owner, intentID, claim)
+	}
+	bo, err := p.busy(ctx, log, cfg, rec, in, ch, key, owner, intentID)
+	if err != nil {
+		p.release(ctx, log, key, owner, time.Time{})
+		return err
+	}
+	if bo.done {
+		endAfter = false
+		return nil
 	}
 	if ev.ReplyContext == nil && ch.Capabilities.Window > 0 && p.Windows != nil {
 		// An /send or a proactive turn answers no message of the person's:
@@ -288,7 +326,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	var units []intent.Unit
 	outcome := "question"
 	if !h.handled || h.answer != nil {
-		units, outcome, err = p.plan(ctx, log, cfg, []heardAt{{ev, receivedAt(rec, in, now)}}, ch, intentID, h.answer)
+		units, outcome, err = p.plan(ctx, log, cfg, []heardAt{{ev, receivedAt(rec, in, now)}}, ch, intentID, h.answer, bo.superseded)
 	}
 	units = append(h.units, units...)
 	if err != nil {
@@ -394,7 +432,7 @@ func (p *Processor) enqueue(ctx context.Context, log *slog.Logger, stored intent
 //
 // The turn answers heard, in order: one event, or the messages a busy
 // thread collected, the last of which is its event.
-func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, heard []heardAt, ch Channel, intentID string, answer *agent.Answer) ([]intent.Unit, string, error) {
+func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, heard []heardAt, ch Channel, intentID string, answer *agent.Answer, sup *agent.Superseded) ([]intent.Unit, string, error) {
 	seen, evs, err := p.converse(ctx, log, cfg, heard, intentID, answer)
 	if err != nil {
 		return nil, "", err
@@ -407,6 +445,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, hear
 	if len(evs) > 1 {
 		req.Events = evs
 	}
+	req.Superseded = sup
 	req.History = fitHistory(req, seen)
 	var wg sync.WaitGroup
 	wg.Go(func() { p.received(ctx, log, cfg, ch, ev) })
