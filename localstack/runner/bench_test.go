@@ -2,10 +2,16 @@ package runner_test
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/message"
 )
 
 // BenchmarkAWSCallsPerMessage counts the AWS API calls one human message
@@ -73,4 +79,170 @@ func benchCalls(b *testing.B, bubbles int, questions string) {
 	if limit := floor + map[string]int{"off": 0, "on": 1}[questions]; own > limit*n {
 		b.Errorf("%d AWS calls per message, want at most %d", own/n, limit)
 	}
+}
+
+// BenchmarkAWSCallsPerMessageWithContext is what each conversation-context
+// feature adds to a person's message with a 1-bubble reply, questions off
+// (docs/capacity.md, ADR 0022): history (PARLEY_HISTORY, every message of
+// one thread, so its transcript grows to its bound), status reactions,
+// reactions in (on, a message costs what it did), the busy policies
+// (collect for a message to an idle thread, and four messages of which
+// three came during a slow turn; interrupt), and a reaction event the
+// agent is woken for (a turn with nothing to say), counted apart from the
+// message it reacts to. Each reports the metrics of
+// BenchmarkAWSCallsPerMessage, per message (per reaction for the last).
+func BenchmarkAWSCallsPerMessageWithContext(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		run  func(b *testing.B, h *harness, n int) (msgs, bubbles int)
+	}{
+		{name: "baseline", run: oneMessage},
+		{name: "history", env: map[string]string{"PARLEY_HISTORY": "20"}, run: oneMessage},
+		{name: "status-reactions", env: map[string]string{"PARLEY_STATUS_REACTIONS": "on"}, run: oneMessage},
+		{name: "reactions-in", env: map[string]string{"PARLEY_REACTIONS": "on", "PARLEY_EDITS": "on"}, run: oneMessage},
+		{name: "collect-idle-thread", env: map[string]string{"PARLEY_BUSY_POLICY": "collect"}, run: oneMessage},
+		{name: "collect-three-during-a-turn", env: map[string]string{"PARLEY_BUSY_POLICY": "collect"}, run: collectedFour},
+		{name: "interrupt", env: map[string]string{"PARLEY_BUSY_POLICY": "interrupt"}, run: oneMessage},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			env := map[string]string{"PARLEY_QUESTIONS": "off"}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			h := start(b, options{env: env})
+			h.agent.answer = func(req agent.TurnRequest) (string, bool) {
+				if strings.HasPrefix(req.Event.Text, "slow") {
+					time.Sleep(time.Second)
+				}
+				return `{"schema":"openab.turn.v1","messages":[{"id":"b1","text":"` + prose(req.TurnID, 280) + `"}]}`, true
+			}
+			h.calls.Reset()
+			b.ResetTimer()
+			n, msgs, delivered := 0, 0, 0
+			for b.Loop() {
+				n++
+				m, bubbles := c.run(b, h, n)
+				msgs, delivered = msgs+m, delivered+bubbles
+				h.waitDelivered(delivered, time.Minute)
+			}
+			b.StopTimer()
+			h.quiesce(30 * time.Second)
+			reportCalls(b, totalsOf(h), msgs, "msg")
+		})
+	}
+	b.Run("reaction-event", func(b *testing.B) {
+		h := start(b, options{env: map[string]string{"PARLEY_QUESTIONS": "off", "PARLEY_REACTIONS": "on"}})
+		h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+			return http.StatusNoContent, req.Event.Kind == message.KindReaction
+		}
+		var sum callTotals
+		n := 0
+		for b.Loop() {
+			n++
+			b.StopTimer()
+			if status, body := h.postTelegram(telegramUpdate(830000+n, 930, "react to this")); status != http.StatusOK {
+				b.Fatalf("%d %s", status, body)
+			}
+			ds := h.waitDelivered(n*2, time.Minute)
+			h.quiesce(30 * time.Second)
+			before := totalsOf(h)
+			b.StartTimer()
+			if status, body := h.postTelegram(telegramReaction(840000+n, 930, int64(mustAtoi(b, ds[len(ds)-1].MessageID)), "👍")); status != http.StatusOK {
+				b.Fatalf("%d %s", status, body)
+			}
+			h.waitRequests("telegram:"+tgBotID+":930", 2*n, time.Minute)
+			b.StopTimer()
+			h.quiesce(30 * time.Second)
+			sum = sum.plus(totalsOf(h).minus(before))
+			b.StartTimer()
+		}
+		b.StopTimer()
+		reportCalls(b, sum, n, "reaction")
+	})
+}
+
+// oneMessage posts one person's message to one thread; its reply is one
+// bubble.
+func oneMessage(b *testing.B, h *harness, n int) (int, int) {
+	if status, body := h.postTelegram(telegramUpdate(810000+n, 910, prose(strconv.Itoa(n), 80))); status != http.StatusOK {
+		b.Fatalf("%d %s", status, body)
+	}
+	return 1, 1
+}
+
+// prose is n bytes of words drawn from a short vocabulary, seeded by seed:
+// text that compresses about as well as a conversation does, unlike one
+// sentence repeated.
+func prose(seed string, n int) string {
+	words := strings.Fields("the flight moves to eight in the evening gate twelve near security please bring your passport " +
+		"and boarding pass hotel breakfast starts at seven we booked a table for two on friday weather looks sunny " +
+		"tomorrow with light wind remind me to call the bank about my card invoice number order shipped yesterday")
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(seed))
+	r := rand.New(rand.NewPCG(h.Sum64(), 0))
+	var sb strings.Builder
+	for sb.Len() < n {
+		sb.WriteString(words[r.IntN(len(words))])
+		sb.WriteByte(' ')
+	}
+	return sb.String()[:n]
+}
+
+// collectedFour posts a message whose turn is slow and, while it runs,
+// three more: two turns answer the four.
+func collectedFour(b *testing.B, h *harness, n int) (int, int) {
+	thread := "telegram:" + tgBotID + ":920"
+	before := len(h.agent.requests(thread))
+	if status, body := h.postTelegram(telegramUpdate(820000+10*n, 920, "slow")); status != http.StatusOK {
+		b.Fatalf("%d %s", status, body)
+	}
+	h.waitRequests(thread, before+1, time.Minute)
+	for i := 1; i <= 3; i++ {
+		if status, body := h.postTelegram(telegramUpdate(820000+10*n+i, 920, "more")); status != http.StatusOK {
+			b.Fatalf("%d %s", status, body)
+		}
+	}
+	return 4, 2
+}
+
+// callTotals are a harness's counted calls, without the event source
+// mappings' and the sweeper's.
+type callTotals struct {
+	own, ddb, writes int
+	wcu, rcu         float64
+}
+
+func totalsOf(h *harness) callTotals {
+	esm := func(op string) bool {
+		return op == "SQS.ReceiveMessage" || op == "SQS.DeleteMessageBatch" || op == "DynamoDB.Query"
+	}
+	cu := h.calls.Capacity()
+	return callTotals{
+		own: h.calls.Total(func(op string) bool { return !esm(op) }),
+		ddb: h.calls.Total(func(op string) bool { return strings.HasPrefix(op, "DynamoDB.") && !esm(op) }),
+		writes: h.calls.Total(func(op string) bool {
+			return op == "DynamoDB.PutItem" || op == "DynamoDB.UpdateItem" || op == "DynamoDB.DeleteItem"
+		}),
+		wcu: cu.Write, rcu: cu.Read,
+	}
+}
+
+func (a callTotals) minus(b callTotals) callTotals {
+	return callTotals{a.own - b.own, a.ddb - b.ddb, a.writes - b.writes, a.wcu - b.wcu, a.rcu - b.rcu}
+}
+
+func (a callTotals) plus(b callTotals) callTotals {
+	return callTotals{a.own + b.own, a.ddb + b.ddb, a.writes + b.writes, a.wcu + b.wcu, a.rcu + b.rcu}
+}
+
+// reportCalls reports t per unit (a message, a reaction) of n.
+func reportCalls(b *testing.B, t callTotals, n int, unit string) {
+	per := func(v float64) float64 { return v / float64(n) }
+	b.ReportMetric(per(float64(t.own)), "aws-calls/"+unit)
+	b.ReportMetric(per(float64(t.ddb)), "dynamodb-calls/"+unit)
+	b.ReportMetric(per(float64(t.writes)), "dynamodb-writes/"+unit)
+	b.ReportMetric(per(float64(t.own-t.ddb)), "sqs-calls/"+unit)
+	b.ReportMetric(per(t.wcu), "wcu/"+unit)
+	b.ReportMetric(per(t.rcu), "rcu/"+unit)
 }

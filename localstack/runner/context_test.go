@@ -124,7 +124,7 @@ func TestHistoryEndToEnd(t *testing.T) {
 	}
 }
 
-func mustAtoi(t *testing.T, s string) int {
+func mustAtoi(t testing.TB, s string) int {
 	t.Helper()
 	var n int
 	if err := json.Unmarshal([]byte(s), &n); err != nil {

@@ -1,24 +1,29 @@
 package dynamostore
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/parleyhq/parley/shared/history"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/store"
 )
 
-// A transcript's item: pk (store.HistoryKey), kind "history", h (the
-// entries as one JSON string, so the item's size is the bound the
-// deployment chose plus a few hundred bytes), open (the intent ids still
-// delivering), ver (the write count), expires_at (s) and wt (the write
-// token).
+// A transcript's item: pk (store.HistoryKey), kind "history", hz (the
+// entries as one JSON document, DEFLATE-compressed: DynamoDB bills a write
+// by the item's size, and chat text compresses several times over; the
+// item is never larger than the bound the deployment chose plus a few
+// hundred bytes), open (the intent ids still delivering), ver (the write
+// count), expires_at (s) and wt (the write token).
 
 // GetHistory reads a thread's transcript with a strongly consistent read.
 // An absent one, or one expired at now (TTL deletes lag), is the zero
@@ -41,8 +46,12 @@ func historyFrom(threadKey string, it attrs, now time.Time) (store.History, erro
 		return h, nil
 	}
 	h.Version = getN(it, "ver")
-	if raw := getS(it, "h"); raw != "" {
-		if err := json.Unmarshal([]byte(raw), &h.Entries); err != nil {
+	if z, ok := it["hz"].(*types.AttributeValueMemberB); ok {
+		raw, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z.Value)), maxHistoryJSON+1))
+		if err != nil || len(raw) > maxHistoryJSON {
+			return store.History{}, fmt.Errorf("decode history of %s: not a transcript within its bound: %v", threadKey, err)
+		}
+		if err := json.Unmarshal(raw, &h.Entries); err != nil {
 			return store.History{}, fmt.Errorf("decode history of %s: %w", threadKey, err)
 		}
 	}
@@ -66,13 +75,21 @@ func (s *Store) PutHistory(ctx context.Context, h store.History, now time.Time, 
 	if err != nil {
 		return fmt.Errorf("encode history: %w", err)
 	}
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, flate.DefaultCompression)
+	if _, err := w.Write(entries); err != nil {
+		return fmt.Errorf("compress history: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("compress history: %w", err)
+	}
 	open := make([]types.AttributeValue, 0, len(h.Open))
 	for _, id := range h.Open {
 		open = append(open, str(id))
 	}
 	tok := newToken()
 	item := attrs{
-		"pk": str(store.HistoryKey(h.ThreadKey)), "kind": str("history"), "h": str(string(entries)),
+		"pk": str(store.HistoryKey(h.ThreadKey)), "kind": str("history"), "hz": &types.AttributeValueMemberB{Value: z.Bytes()},
 		"open": &types.AttributeValueMemberL{Value: open}, "ver": num(h.Version + 1),
 		"expires_at": num(now.Add(ttl).Unix()), tokenAttr: str(tok),
 	}
@@ -113,6 +130,10 @@ func (s *Store) EraseHistory(ctx context.Context, threadKey string) error {
 	}
 	return nil
 }
+
+// maxHistoryJSON bounds a transcript read back, uncompressed: twice the
+// largest bound a deployment may set.
+const maxHistoryJSON = 2 * history.MaxBytes
 
 // maxBatchGet is BatchGetItem's limit on keys per request.
 const maxBatchGet = 100
