@@ -483,11 +483,12 @@ func outgoing(in intent.Intent, i int) message.Outgoing {
 // final is the status reaction unit i of in sets now that every unit before
 // it is settled: its answered reaction, or its failure mark when a bubble
 // before it failed for good (one a newer message superseded was not
-// failed: its turn was answered by the next).
+// failed: its turn was answered by the next; a reaction refused is no
+// bubble).
 func final(in intent.Intent, i int) *message.React {
 	r := *in.Units[i].Content.React
 	for _, u := range in.Units[:i] {
-		if u.State == message.UnitFailed && u.FailureClass != message.FailSuperseded {
+		if u.State == message.UnitFailed && u.FailureClass != message.FailSuperseded && u.Content.React == nil {
 			r.Emoji = r.Failed
 		}
 	}

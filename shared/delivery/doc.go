@@ -58,6 +58,15 @@
 //   - a send starts only when the invocation has time to finish it (the
 //     send timeout and its commit); otherwise the record goes back unsent.
 //   - a record that does not decode is dead-lettered, alone.
+//   - a unit a newer message superseded (pending → failed, class
+//     superseded, by the turn under PARLEY_BUSY_POLICY interrupt) is
+//     settled like any failed one: never sent, and its record is done.
+//
+// A reaction unit (message.ContentReaction: an envelope's react, the
+// status lifecycle's final reaction) goes through the sender's Reactor and
+// leaves an empty receipt; setting a reaction again changes nothing, so its
+// unknown outcome is resent whatever the policy. A status reaction sets its
+// answered emoji, or its failure mark when a bubble before it failed.
 //
 // Nothing is ever dropped without a recorded state.
 package delivery
