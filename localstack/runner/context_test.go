@@ -485,3 +485,79 @@ func eventTexts(evs []message.Event) string {
 	}
 	return strings.Join(out, ",")
 }
+
+// TestQuotesNameTheBubblesTurn: with history on, a reply to one of
+// Parley's bubbles carries its text and turn id where the platform names
+// only the quoted message's id: WhatsApp's context, LINE's quotedMessageId
+// and a Slack thread started on a bubble of a direct message.
+func TestQuotesNameTheBubblesTurn(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_HISTORY": "20"}})
+	now := time.Now()
+	check := func(thread string, first message.Event, bubble fakeplatform.Delivery) {
+		t.Helper()
+		reqs := h.agent.requests(thread)
+		if len(reqs) != 2 {
+			t.Fatalf("%s: %d turns, want 2", thread, len(reqs))
+		}
+		q := reqs[1].Event.Quote
+		if q == nil || q.Text != bubble.Text || !q.Parley || q.TurnID != intent.IDFor(first.Key()) || q.MessageID != bubble.MessageID {
+			t.Errorf("%s: the reply quotes %+v, want %q of turn %s", thread, q, bubble.Text, intent.IDFor(first.Key()))
+		}
+	}
+	deliveredTo := func(p message.Platform, n int) fakeplatform.Delivery {
+		t.Helper()
+		for _, d := range h.waitDelivered(n, 20*time.Second) {
+			if d.Platform == p && d.Text == "quote me" {
+				return d
+			}
+		}
+		t.Fatalf("no bubble delivered on %s", p)
+		return fakeplatform.Delivery{}
+	}
+
+	const ada = "15551230042"
+	if code, body := h.postWhatsApp(waText("wamid.Q1", ada, "/one quote me", now)); code != http.StatusOK {
+		t.Fatalf("whatsapp: %d %s", code, body)
+	}
+	wb := deliveredTo(message.WhatsApp, 1)
+	h.quiesce(20 * time.Second)
+	reply := strings.Replace(string(waText("wamid.Q2", ada, "/one about that", now)), `"type":"text"`, `"context":{"from":"15550001234","id":"`+wb.MessageID+`"},"type":"text"`, 1)
+	if code, body := h.postWhatsApp([]byte(reply)); code != http.StatusOK {
+		t.Fatalf("whatsapp reply: %d %s", code, body)
+	}
+	h.waitDelivered(2, 20*time.Second)
+	h.quiesce(20 * time.Second)
+	check("whatsapp:"+waPhone+":"+ada, message.Event{Platform: message.WhatsApp, Account: waPhone, EventID: "wamid.Q1"}, wb)
+
+	const user = "Uada00000000000000000000000000077"
+	if code, body := h.postLine(lineText("01KBQUOTE00000000000000001", user, "/one quote me", now)); code != http.StatusOK {
+		t.Fatalf("line: %d %s", code, body)
+	}
+	lb := deliveredTo(message.LINE, 3)
+	h.quiesce(20 * time.Second)
+	lreply := strings.Replace(string(lineText("01KBQUOTE00000000000000002", user, "/one about that", now)), `"quoteToken"`, `"quotedMessageId":"`+lb.MessageID+`","quoteToken"`, 1)
+	if code, body := h.postLine([]byte(lreply)); code != http.StatusOK {
+		t.Fatalf("line reply: %d %s", code, body)
+	}
+	h.waitDelivered(4, 20*time.Second)
+	h.quiesce(20 * time.Second)
+	check("line:"+lineBot+":"+user, message.Event{Platform: message.LINE, Account: lineBot, EventID: "01KBQUOTE00000000000000001"}, lb)
+
+	if code, body := h.postSlack(slackDM("D0QUOTE001", "1764800000.000100", "/one quote me")); code != http.StatusOK {
+		t.Fatalf("slack: %d %s", code, body)
+	}
+	sb := deliveredTo(message.Slack, 5)
+	h.quiesce(20 * time.Second)
+	threaded := strings.Replace(string(slackDM("D0QUOTE001", "1764800009.000100", "/one about that")), `"channel_type":"im"`, `"channel_type":"im","thread_ts":"`+sb.MessageID+`"`, 1)
+	if code, body := h.postSlack([]byte(threaded)); code != http.StatusOK {
+		t.Fatalf("slack thread: %d %s", code, body)
+	}
+	h.waitDelivered(6, 20*time.Second)
+	h.quiesce(20 * time.Second)
+	reqs := h.agent.requests("slack:T0TEAM0001:D0QUOTE001:" + sb.MessageID)
+	first := message.Event{Platform: message.Slack, Account: "T0TEAM0001", EventID: "D0QUOTE001:1764800000.000100"}
+	if len(reqs) != 1 || reqs[0].Event.Quote == nil || reqs[0].Event.Quote.TurnID != intent.IDFor(first.Key()) || reqs[0].Event.Quote.Text != "quote me" {
+		t.Errorf("the Slack thread's first message quotes %+v, want the bubble it was started on", reqs)
+	}
+}

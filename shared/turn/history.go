@@ -228,7 +228,14 @@ func (p *Processor) quote(ctx context.Context, log *slog.Logger, hc history.Conf
 			log.Warn("read the chat's history for a quote failed; the quote is left as the platform gave it", "error", err)
 			return
 		}
-		e, ok = history.Find(h.Entries, id)
+		// The chat's last bubbles may not be in its record yet: its next
+		// turn records them. Read them from their turns, writing nothing.
+		_, delivered, err := p.deliveredSince(ctx, h.Open)
+		if err != nil {
+			log.Warn("read the chat's open turns for a quote failed; the quote is left as the platform gave it", "error", err)
+			return
+		}
+		e, ok = history.Find(hc.Merge(h.Entries, delivered...), id)
 	}
 	if !ok {
 		return
