@@ -155,6 +155,11 @@ func (p *Processor) collect(ctx context.Context, log *slog.Logger, cfg Config, r
 		return busyOutcome{}, nil
 	}
 	joined, err := p.Busy.JoinBusy(ctx, thread, ev.Key(), []byte(rec.Body), receivedAt(rec, in, now), now, cfg.ClaimTTL)
+	if errors.Is(err, store.ErrInvalid) {
+		// The same write fails on every try: the message runs alone.
+		log.Error("the message cannot join the thread's collection; it runs its own turn", "outcome", "collect_invalid", "error", err)
+		return busyOutcome{}, nil
+	}
 	if err != nil {
 		return busyOutcome{}, fmt.Errorf("join the thread's collection: %w", err)
 	}

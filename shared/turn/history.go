@@ -91,10 +91,15 @@ func (p *Processor) converse(ctx context.Context, log *slog.Logger, cfg Config, 
 		}
 		err = p.History.PutHistory(ctx, store.History{ThreadKey: thread.Key(), Entries: entries, Open: open, Version: h.Version}, now, hc.TTL)
 		var conflict *store.HistoryConflictError
-		if errors.As(err, &conflict) {
+		switch {
+		case errors.As(err, &conflict):
 			continue
-		}
-		if err != nil {
+		case errors.Is(err, store.ErrInvalid):
+			// The same write fails on every try: the turn goes on without
+			// it, never held back or asked of the agent again for it.
+			log.Error("the thread's history cannot be stored; the turn goes on without recording it", "outcome", "history_invalid", "error", err)
+			return seen, out, nil
+		case err != nil:
 			return nil, nil, fmt.Errorf("write history: %w", err)
 		}
 		return seen, out, nil

@@ -1,7 +1,9 @@
 package turn_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/store/dynamostore"
 )
 
 // deliver settles the units of ev's intent as a platform would: the ones
@@ -175,4 +178,36 @@ func TestHistoryNeverOverTheRequestBound(t *testing.T) {
 func jsonSize(req agent.TurnRequest) (int, error) {
 	b, err := json.Marshal(req)
 	return len(b), err
+}
+
+// refusingHistory is a history store whose writes DynamoDB refuses for
+// what they hold (an item over 400 KB).
+type refusingHistory struct {
+	*dynamostore.Store
+	writes int
+}
+
+func (r *refusingHistory) PutHistory(context.Context, store.History, time.Time, time.Duration) error {
+	r.writes++
+	return fmt.Errorf("dynamodb put history: %w", store.ErrInvalid)
+}
+
+// TestInvalidHistoryNeverHoldsTheTurn: a history write the store refuses
+// for what it holds is not retried: the turn goes on, and the agent is
+// asked once.
+func TestInvalidHistoryNeverHoldsTheTurn(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, envelopeReply(bubbles(1)))
+	h := &refusingHistory{Store: s.store}
+	s.p.History = h
+	s.p.Config.History = history.Config{Entries: 20}
+	if err := s.handle(intent.Inbound{Event: event("1"), ReceivedAt: t0}); err != nil {
+		t.Fatalf("Handle = %v, want the turn done", err)
+	}
+	if s.agent.count() != 1 || h.writes != 1 {
+		t.Fatalf("agent asked %d times, %d writes; want 1 and 1", s.agent.count(), h.writes)
+	}
+	if _, err := s.intent(event("1")); err != nil {
+		t.Fatalf("no reply committed: %v", err)
+	}
 }
