@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -184,7 +183,7 @@ func (c *Client) create(ctx context.Context, m message.Outgoing, msg GoogleChatM
 	if err := (platform.API{Name: "Chat API"}).Decode(resp, &got); err != nil {
 		return message.Receipt{}, wrap("send", err)
 	}
-	if !messageName.MatchString(got.Name) {
+	if _, ok := messageSpace(got.Name); !ok {
 		return message.Receipt{}, wrap("send", &message.SendError{Class: message.FailUnknown, Status: resp.Status, Reason: "answer has no message name"})
 	}
 	return message.Receipt{MessageIDs: []string{got.Name}}, nil
@@ -197,7 +196,7 @@ func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, c
 	if err := c.check(t); err != nil {
 		return wrap("edit", err)
 	}
-	if m := messageName.FindStringSubmatch(messageID); m == nil || m[1] != t.Chat {
+	if space, ok := messageSpace(messageID); !ok || space != t.Chat {
 		return wrap("edit", invalid("not a message of the thread's space"))
 	}
 	var msg GoogleChatMessage
@@ -227,7 +226,7 @@ func (c *Client) Acknowledge(ctx context.Context, ev message.Event, notice strin
 	if notice == "" {
 		return nil
 	}
-	if !userName.MatchString(ev.Sender.ID) {
+	if !isUserName(ev.Sender.ID) {
 		return wrap("acknowledge", invalid("the click names no user"))
 	}
 	msg := GoogleChatMessage{Text: c.text(notice), PrivateMessageViewer: &GoogleChatUser{Name: ev.Sender.ID}}
@@ -242,8 +241,6 @@ func (c *Client) text(s string) string {
 	return Inert(s)
 }
 
-var threadID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-
 // check refuses, without a call, a thread of another app or without a
 // space, and names that would change the call's path.
 func (c *Client) check(t message.Thread) error {
@@ -253,7 +250,7 @@ func (c *Client) check(t message.Thread) error {
 	if err := platform.CheckThread(c.ProjectNumber, t); err != nil {
 		return err
 	}
-	if !spaceName.MatchString(t.Chat) || (t.Thread != "" && !threadID.MatchString(t.Thread)) {
+	if !isSpaceName(t.Chat) || (t.Thread != "" && !isThreadID(t.Thread)) {
 		return invalid("the chat is not a space name")
 	}
 	return nil
