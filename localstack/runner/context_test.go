@@ -433,9 +433,9 @@ func TestCollectEndToEnd(t *testing.T) {
 			t.Fatalf("%s: %d %s", text, code, body)
 		}
 	}
-	reqs := h.waitRequests(thread, 2, 30*time.Second)
+	h.waitRequests(thread, 2, 30*time.Second)
 	h.quiesce(30 * time.Second)
-	reqs = h.agent.requests(thread)
+	reqs := h.agent.requests(thread)
 	if len(reqs) != 2 {
 		t.Fatalf("the agent got %d turns, want the slow one and one for the three", len(reqs))
 	}
