@@ -190,7 +190,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	}
 	in, err := p.Intents.GetIntent(ctx, ref.Intent)
 	if errors.Is(err, store.ErrNotFound) {
-		p.log().Error("outbound message names no intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
+		p.log().Error("outbound message names no intent; dropped", "event_key", ref.Event, "intent_id", ref.Intent, "unit_id", ref.Unit)
 		return nil
 	}
 	if err != nil {
@@ -203,7 +203,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 func (p *Processor) through(ctx context.Context, in intent.Intent, ref intent.Ref) error {
 	target := in.Index(ref.Unit)
 	if target < 0 {
-		p.log().Error("outbound message names no unit of its intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
+		p.log().Error("outbound message names no unit of its intent; dropped", "event_key", ref.Event, "intent_id", ref.Intent, "unit_id", ref.Unit)
 		return nil
 	}
 	// From the first unit, not the first open one: a unit held in
@@ -249,12 +249,12 @@ func (p *Processor) direct(ctx context.Context, ref intent.Ref) (in intent.Inten
 	case errors.As(err, &conflict):
 		return conflict.Current, false, nil
 	case errors.Is(err, store.ErrNotFound):
-		p.log().Error("outbound message names no intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
+		p.log().Error("outbound message names no intent; dropped", "event_key", ref.Event, "intent_id", ref.Intent, "unit_id", ref.Unit)
 		return intent.Intent{}, true, nil
 	case err != nil:
 		return intent.Intent{}, false, fmt.Errorf("lease unit: %w", err)
 	}
-	log := p.log().With("intent_id", leased.ID, "unit_id", ref.Unit, "platform", string(leased.Thread.Platform),
+	log := p.log().With("event_key", intent.EventKeyOf(leased.Origin), "intent_id", leased.ID, "unit_id", ref.Unit, "platform", string(leased.Thread.Platform),
 		"thread_key", leased.Thread.Key())
 	ch, policy, ok := p.channel(leased.Thread.Platform, cfg)
 	if !ok {
@@ -308,7 +308,7 @@ var (
 // is afterwards, or an error asking for the record to be retried.
 func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (intent.Intent, error) {
 	cfg := p.Config.WithDefaults()
-	log := p.log().With("intent_id", in.ID, "unit_id", in.Units[i].ID, "platform", string(in.Thread.Platform),
+	log := p.log().With("event_key", intent.EventKeyOf(in.Origin), "intent_id", in.ID, "unit_id", in.Units[i].ID, "platform", string(in.Thread.Platform),
 		"thread_key", in.Thread.Key())
 	ch, policy, ok := p.channel(in.Thread.Platform, cfg)
 	if !ok {
