@@ -35,6 +35,10 @@ const (
 	// is unknown (a timeout after the request left). Goes to
 	// unknown_after_send.
 	FailUnknown FailureClass = "unknown"
+	// FailAbandoned: no platform's answer, an operator's decision (parley
+	// abandon): the unit is failed for good and off the attention list;
+	// its reason keeps what failed before.
+	FailAbandoned FailureClass = "abandoned"
 )
 
 // Permanent reports whether retrying cannot help.
