@@ -157,7 +157,7 @@ type Decision struct {
 	Thread        string            `json:"thread"`
 	Before, After message.UnitState `json:"-"`
 	// Outcome is a stable word: resent, abandoned, already_pending,
-	// already_abandoned.
+	// already_sent (resent before), already_abandoned.
 	Outcome string `json:"outcome"`
 	Detail  string `json:"detail"`
 }
@@ -235,6 +235,9 @@ func (o *Operator) Resend(ctx context.Context, key string, yes bool) (Decision, 
 		// delivery's compare-and-sets make harmless.
 		d.After, d.Outcome, d.Detail = u.State, "already_pending", "the unit is pending already: its delivery was enqueued again"
 		return d, o.enqueue(ctx, in, u)
+	case u.State == message.UnitSent && u.Resent:
+		d.After, d.Outcome, d.Detail = u.State, "already_sent", "resent before, and sent: receipt "+strings.Join(u.Receipt, ", ")
+		return d, nil
 	case u.State == message.UnitSent:
 		return Decision{}, fmt.Errorf("%w: unit %s was sent (receipt %s): a resend would show the person a copy", ErrAmbiguous, key, strings.Join(u.Receipt, ", "))
 	case u.State != message.UnitUnknown && u.State != message.UnitFailed:

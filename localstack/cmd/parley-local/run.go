@@ -25,6 +25,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
+	"github.com/parleyhq/parley/localstack/localstate"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
@@ -234,9 +235,21 @@ const fakeRoot = "/fake"
 // ready is told the runner's address once it serves (tests wait on it).
 type ready func(addr string)
 
-// run starts everything and blocks until ctx ends.
+// run starts everything and blocks until ctx ends. Once up, it says where
+// in local.json beside the log (localstate): parley --local reads it.
 func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready) error {
+	var state string
+	defer func() {
+		if state != "" {
+			localstate.Remove(state)
+		}
+	}()
 	return serve(ctx, out, getenv, func(s started) {
+		state = filepath.Join(filepath.Dir(s.log), filepath.Base(localstate.Path))
+		if err := localstate.Write(state, localstate.State{Env: s.env, Log: s.log, Listen: s.addr}); err != nil {
+			fmt.Fprintf(out, "note: %s not written (parley --local will not find this run): %v\n", state, err)
+			state = ""
+		}
 		if onReady != nil {
 			onReady(s.addr)
 		}
@@ -244,10 +257,13 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 }
 
 // started is what a running local stack tells its caller: where it serves,
-// and the fake platforms, whose deliveries a load run checks.
+// the fake platforms, whose deliveries a load run checks, and what reaches
+// its emulators and resources, and its log.
 type started struct {
 	addr string
 	fake *fakeplatform.Server
+	env  []string
+	log  string
 }
 
 // serve starts everything, tells onReady, and blocks until ctx ends.
@@ -337,7 +353,7 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	wg.Go(func() { local.Run(ctx, log) })
 
 	banner(out, base, logPath, cfg, getenv, notices)
-	onReady(started{addr: ln.Addr().String(), fake: fake})
+	onReady(started{addr: ln.Addr().String(), fake: fake, env: append(stack.Env(), res.Env()...), log: logPath})
 
 	<-ctx.Done()
 	fmt.Fprintln(out, "\nstopping…")
