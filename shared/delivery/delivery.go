@@ -266,12 +266,16 @@ func (p *Processor) direct(ctx context.Context, ref intent.Ref) (in intent.Inten
 }
 
 // recent is the intent ref names as this instance last moved it, if it did
-// (a FIFO batch holds a thread's units one after another).
+// (a FIFO batch holds a thread's units one after another), and the named
+// unit was still open then: a message that names a unit this instance saw
+// settled (held, failed, sent) was sent because someone else moved it since
+// (an operator's resend, a redrive), and only the store says how.
 func (p *Processor) recent(ref intent.Ref) (intent.Intent, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	in := p.last
-	return in, in.ID == ref.Intent && in.Index(ref.Unit) >= 0
+	i := in.Index(ref.Unit)
+	return in, in.ID == ref.Intent && i >= 0 && !in.Units[i].State.Terminal()
 }
 
 // remember keeps in as the intent this instance moved last.
