@@ -31,7 +31,7 @@ var composeEnv = map[string]string{
 	line.SettingChannelSecret: "0f1e2d3c4b5a69788796a5b4c3d2e1f0", line.SettingBotUserID: "Ub0770000000000000000000000000001",
 	whatsapp.SettingAppSecret: "4f0c1e2d3b5a69788796a5b4c3d2e1f0", whatsapp.SettingPhoneNumberID: "106540352242922",
 	whatsapp.SettingVerifyToken: "parley-whatsapp-verify-token",
-	teams.SettingAppID: faketeams.AppID, teams.SettingTenantID: faketeams.TenantID,
+	teams.SettingAppID:          faketeams.AppID, teams.SettingTenantID: faketeams.TenantID,
 	googlechat.SettingProjectNumber: fakegooglechat.ProjectNumber,
 }
 

@@ -173,4 +173,3 @@ func TestFauxqsHasNoMessageMoveTask(t *testing.T) {
 		t.Fatal("fauxqs started a message-move task: it supports them now; test Redrive on fauxqs and update docs/emulators.md")
 	}
 }
-

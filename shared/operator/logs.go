@@ -258,3 +258,27 @@ func (in Insights) lines(rows [][]cwltypes.ResultField) []Line {
 	}
 	return out
 }
+
+// Each calls keep with every line of the file that holds the text has (all
+// lines when has is empty), in order, until keep returns false.
+func (f FileLogs) Each(ctx context.Context, has string, keep func(Line) bool) error {
+	file, err := os.Open(f.Path)
+	if err != nil {
+		return fmt.Errorf("read the local log: %w", err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if has != "" && !strings.Contains(sc.Text(), has) {
+			continue
+		}
+		if l, ok := parseLine(sc.Bytes()); ok && !keep(l) {
+			break
+		}
+	}
+	return sc.Err()
+}

@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/store/dynamostore"
 )
 
 // Store is the state store as an operator reads it, and moves a unit.
@@ -208,4 +211,22 @@ func ParseEventKey(key string) error {
 		return fmt.Errorf("%w: %q is not an event key: want evt#<platform>#<account>#<event id>, as the logs' event_key and the console show it", ErrAmbiguous, key)
 	}
 	return nil
+}
+
+// New is an operator of the stack t whose table db holds and whose queues
+// q serves, knowing every platform of the registry (what a resend risks
+// there) and every function of the stack. Logs and Metrics are the
+// caller's.
+func New(t Target, db *dynamodb.Client, q SQS) *Operator {
+	op := &Operator{Target: t, Store: dynamostore.New(db, t.Table), SQS: q, Platforms: map[message.Platform]message.Capabilities{}}
+	for _, a := range registry.Chat() {
+		op.Platforms[a.Platform()] = a.Capabilities()
+	}
+	for _, f := range registry.Functions() {
+		op.Functions = append(op.Functions, f.Name)
+	}
+	if t.Local() {
+		op.Logs = FileLogs{Path: t.LogFile}
+	}
+	return op
 }

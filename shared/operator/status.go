@@ -3,7 +3,7 @@ package operator
 import (
 	"context"
 	"fmt"
-		"strconv"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -208,4 +208,3 @@ func queueName(url string) string {
 	}
 	return url
 }
-

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/parleyhq/parley/localstack/console"
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
@@ -31,6 +32,7 @@ import (
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/operator"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/events"
@@ -342,6 +344,12 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 		}
 	}
 	local.Mux.Handle(fakeRoot+"/", http.StripPrefix(fakeRoot, fake.Handler()))
+	cons, err := newConsole(deps, env, base, logPath, fake, getenv)
+	if err != nil {
+		return err
+	}
+	local.Mux.Handle(console.Prefix, cons)
+	local.Mux.Handle(strings.TrimSuffix(console.Prefix, "/"), cons)
 
 	srv := &http.Server{Handler: local.Mux, ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
@@ -362,6 +370,21 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	_ = srv.Shutdown(shutdown)
 	wg.Wait()
 	return stack.Stop()
+}
+
+// newConsole is the console at /console: over the operator's view of this
+// run (its table, queues and log), the fakes' deliveries, and a signer with
+// this run's settings.
+func newConsole(deps app.Deps, env config.Getenv, base, logPath string, fake *fakeplatform.Server, getenv config.Getenv) (*console.Console, error) {
+	target, err := operator.TargetFromEnv(env, logPath)
+	if err != nil {
+		return nil, err
+	}
+	return console.New(console.Options{
+		Operator: operator.New(target, deps.DynamoDB, deps.SQS), Recorder: fake.Recorder(), Base: base,
+		Signer:      fakeplatform.Signer{Env: env, FakeRoot: base + fakeRoot},
+		AllowRemote: getenv("PARLEY_CONSOLE_ALLOW_REMOTE") != "",
+	})
 }
 
 func openLog(getenv config.Getenv) (string, *os.File, error) {
@@ -391,6 +414,7 @@ func banner(out io.Writer, base, logPath string, cfg config.Config, getenv confi
 	fmt.Fprintf(out, `
 Parley is running locally.
 
+  console         %[1]s/console/   (talk as a person on any platform, every step of every message)
   webhooks        %[7]s
   agent           %[2]s (it posts later replies to %[1]s/reply, its own messages to %[1]s/send)
   platform APIs   %[1]s%[3]s/<platform> (fakes)

@@ -6,11 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,120 +17,29 @@ import (
 
 	"github.com/parleyhq/parley/localstack/emulatortest"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
-	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
-	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
-	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
-	"github.com/parleyhq/parley/localstack/localstate"
-	"github.com/parleyhq/parley/localstack/runner"
-	"github.com/parleyhq/parley/shared/agent"
-	"github.com/parleyhq/parley/shared/app"
-	"github.com/parleyhq/parley/shared/config"
+	"github.com/parleyhq/parley/localstack/localtest"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
-	"github.com/parleyhq/parley/shared/platform/discord"
-	"github.com/parleyhq/parley/shared/platform/googlechat"
-	"github.com/parleyhq/parley/shared/platform/line"
-	"github.com/parleyhq/parley/shared/platform/slack"
-	"github.com/parleyhq/parley/shared/platform/teams"
-	"github.com/parleyhq/parley/shared/platform/telegram"
-	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/queue"
-	"github.com/parleyhq/parley/shared/resources"
-	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
 
-const (
-	tgSecret = "parley-telegram-test-secret"
-	tgToken  = "7000000001:AAFakeTokenForParleyTests_0123456789"
-)
-
-// stack is Parley's functions on the emulators, as make run wires them, and
-// the local state parley --local reads.
+// stack is make run's stack, for the CLI.
 type stack struct {
-	t     *testing.T
-	env   *emulatortest.Env
-	fake  *fakeplatform.Server
-	url   string
-	state string
+	*localtest.Stack
+	t *testing.T
 }
 
 func startStack(t *testing.T) *stack {
-	t.Helper()
-	env := emulatortest.New(t)
-	s := &stack{t: t, env: env}
-	s.fake = fakeplatform.New(fakeplatform.Options{TelegramToken: tgToken, SlackToken: "xoxb-parley-test", DiscordToken: fakediscord.BotToken,
-		LineToken: "parley-line-test-channel-access-token", WhatsAppToken: "EAAParleyFakeWhatsAppAccessTokenForTests0123456789", WhatsAppPhoneNumberID: "106540352242922"})
-	fakeSrv := httptest.NewServer(s.fake.Handler())
-	t.Cleanup(fakeSrv.Close)
-	secret, _ := standardwebhooks.ParseSecret("parley-agent-test-secret")
-	agentSrv := httptest.NewServer(agent.Echo{Secret: secret})
-	t.Cleanup(agentSrv.Close)
-	// The test identities of events/README.md.
-	vars := map[string]string{
-		telegram.SettingBotToken: tgToken, telegram.SettingWebhookSecret: tgSecret,
-		slack.SettingSigningSecret: "8f742231b10e8888abcd99yyyzzz85a5", slack.SettingBotToken: "xoxb-parley-test", "SLACK_TEAM_ID": "T0TEAM0001",
-		discord.SettingPublicKey: fakediscord.PublicKey, discord.SettingApplicationID: fakediscord.ApplicationID, discord.SettingBotToken: fakediscord.BotToken,
-		line.SettingChannelSecret: "0f1e2d3c4b5a69788796a5b4c3d2e1f0", line.SettingChannelAccessToken: "parley-line-test-channel-access-token",
-		line.SettingBotUserID:     "Ub0770000000000000000000000000001",
-		whatsapp.SettingAppSecret: "4f0c1e2d3b5a69788796a5b4c3d2e1f0", whatsapp.SettingVerifyToken: "parley-whatsapp-verify-token",
-		whatsapp.SettingAccessToken: "EAAParleyFakeWhatsAppAccessTokenForTests0123456789", whatsapp.SettingPhoneNumberID: "106540352242922",
-		teams.SettingAppID: faketeams.AppID, teams.SettingTenantID: faketeams.TenantID, teams.SettingAppPassword: faketeams.Password,
-		googlechat.SettingProjectNumber: fakegooglechat.ProjectNumber, googlechat.SettingServiceAccount: fakegooglechat.ServiceAccountJSON("https://oauth2.googleapis.com/token"),
-		resources.SecretAgentSecret: "parley-agent-test-secret", "PARLEY_AGENT_URL": agentSrv.URL, "PARLEY_BUBBLE_DELAY": "1ms", "PARLEY_SEND_TIMEOUT": "2s",
-	}
-	for _, kv := range env.Resources.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
-	for k, v := range fakeplatform.BaseURLs(fakeSrv.URL) {
-		vars[k] = v
-	}
-	cfg, err := config.FromEnv(func(k string) string { return vars[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "parley-local.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logFile.Close() })
-	deps := app.Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(logFile, nil)), DynamoDB: env.DynamoDB, SQS: env.SQS}
-	local, err := runner.New(deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range local.Pollers {
-		p.WaitTime = time.Second
-	}
-	srv := httptest.NewServer(local.Mux)
-	t.Cleanup(srv.Close)
-	s.url = srv.URL
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { local.Run(ctx, deps.Log); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-
-	// What make run writes: the emulators' endpoints and the resources.
-	var stEnv []string
-	if env.Stack != nil {
-		stEnv = env.Stack.Env()
-	}
-	s.state = filepath.Join(dir, "local.json")
-	if err := localstate.Write(s.state, localstate.State{Env: append(stEnv, env.Resources.Env()...), Log: logPath, Listen: srv.Listener.Addr().String()}); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return &stack{Stack: localtest.Start(t, localtest.Options{}), t: t}
 }
 
 // parley runs the CLI on the local stack and returns its status and output.
 func (s *stack) parley(args ...string) (int, string, string) {
 	s.t.Helper()
 	var out, errOut bytes.Buffer
-	args = append(args, "--local", "--local-state", s.state)
+	args = append(args, "--local", "--local-state", s.State)
 	code := cli(context.Background(), &out, &errOut, func(string) string { return "" }, args)
 	return code, out.String(), errOut.String()
 }
@@ -142,14 +47,11 @@ func (s *stack) parley(args ...string) (int, string, string) {
 // say posts a person's Telegram message in chat 42.
 func (s *stack) say(seq int64, text string) string {
 	s.t.Helper()
-	signer := fakeplatform.Signer{Env: func(k string) string {
-		return map[string]string{telegram.SettingWebhookSecret: tgSecret}[k]
-	}}
-	w, err := signer.Say(fakeplatform.Said{Platform: message.Telegram, ChatType: fakeplatform.ChatPrivate, Text: text, At: time.Now(), Seq: seq})
+	w, err := s.Signer.Say(fakeplatform.Said{Platform: message.Telegram, ChatType: fakeplatform.ChatPrivate, Text: text, At: time.Now(), Seq: seq})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodPost, s.url+"/telegram", bytes.NewReader(w.Body))
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/telegram", bytes.NewReader(w.Body))
 	req.Header = w.Header
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -185,7 +87,7 @@ func TestOperatorFindsInspectsResendsAbandonsAndRedrives(t *testing.T) {
 
 	// Two messages whose first bubble's answer is lost: held for an
 	// operator (Telegram's unknown-outcome policy is hold).
-	s.fake.Inject(fakeplatform.Fault{Platform: message.Telegram, DropResponseAfterCommit: true, Times: 2})
+	s.Fake.Inject(fakeplatform.Fault{Platform: message.Telegram, DropResponseAfterCommit: true, Times: 2})
 	first := s.say(28001, "/one first reply")
 	s.until("the first held unit", func() bool {
 		code, out, _ := s.parley("attention")
@@ -229,7 +131,7 @@ func TestOperatorFindsInspectsResendsAbandonsAndRedrives(t *testing.T) {
 	}
 	s.until("the resent bubble", func() bool {
 		n := 0
-		for _, d := range s.fake.Delivered() {
+		for _, d := range s.Fake.Delivered() {
 			if d.Text == "first reply" {
 				n++
 			}
@@ -256,7 +158,7 @@ func TestOperatorFindsInspectsResendsAbandonsAndRedrives(t *testing.T) {
 	old := message.Event{Platform: message.Telegram, Account: "7000000001", EventID: "28003", Kind: message.KindMessage,
 		Thread: message.Thread{Platform: message.Telegram, Account: "7000000001", Chat: "42"}, Text: "stale"}
 	body, _ := intent.EncodeInbound(intent.Inbound{Event: old, ReceivedAt: time.Now().Add(-15 * time.Hour)})
-	if err := queue.New(s.env.SQS, s.env.Resources.InboundDLQURL).Send(context.Background(), queue.Message{Group: old.Thread.Key(), Dedup: "dlq#x", Body: body}); err != nil {
+	if err := queue.New(s.Env.SQS, s.Env.Resources.InboundDLQURL).Send(context.Background(), queue.Message{Group: old.Thread.Key(), Dedup: "dlq#x", Body: body}); err != nil {
 		t.Fatal(err)
 	}
 	if code, out, _ = s.parley("dlq", "list", "inbound"); code != 0 || !strings.Contains(out, old.Key()) || !strings.Contains(out, "15h0") {
@@ -266,7 +168,7 @@ func TestOperatorFindsInspectsResendsAbandonsAndRedrives(t *testing.T) {
 	if code != exitFailed || !strings.HasPrefix(out, "refused:") || !strings.Contains(out, old.Key()) {
 		t.Fatalf("redrive of a 15-hour-old message: %d\n%s%s", code, out, errOut)
 	}
-	attrs, err := s.env.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(s.env.Resources.InboundDLQURL), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
+	attrs, err := s.Env.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(s.Env.Resources.InboundDLQURL), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
 	if err != nil || attrs.Attributes["ApproximateNumberOfMessages"] != "1" {
 		t.Fatalf("dead-letter queue after the refusal: %v %v; want the message still there", attrs, err)
 	}

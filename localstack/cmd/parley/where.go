@@ -16,11 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/parleyhq/parley/localstack/localstate"
-	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/operator"
-	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/resources"
-	"github.com/parleyhq/parley/shared/store/dynamostore"
 )
 
 // where is the stack a command works on: make run's, a deployed one by
@@ -104,18 +101,8 @@ func (w *where) operator(ctx context.Context, getenv func(string) string) (*oper
 			return nil, err
 		}
 	}
-	op := &operator.Operator{
-		Target: target, Store: dynamostore.New(dynamodb.NewFromConfig(cfg), target.Table), SQS: sqs.NewFromConfig(cfg),
-		Platforms: map[message.Platform]message.Capabilities{},
-	}
-	for _, a := range registry.Chat() {
-		op.Platforms[a.Platform()] = a.Capabilities()
-	}
-	for _, f := range registry.Functions() {
-		op.Functions = append(op.Functions, f.Name)
-	}
+	op := operator.New(target, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg))
 	if target.Local() {
-		op.Logs = operator.FileLogs{Path: target.LogFile}
 		return op, nil
 	}
 	op.Metrics = cloudwatch.NewFromConfig(cfg)
