@@ -16,18 +16,46 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/syncbuf"
 )
 
-// functions are the commands under functions/, and the event each is first
-// invoked with: a Function URL request for the HTTP functions (refused for
-// its signature: the init is what is measured), an empty batch for the queue
-// consumers, a scheduled event for the sweeper.
-var functions = map[string]string{
-	"telegram": urlEvent, "slack": urlEvent, "discord": urlEvent, "line": urlEvent, "whatsapp": urlEvent,
-	"events": urlEvent, "reply": urlEvent,
+// consumers are the functions not behind a Function URL, and the event each
+// is first invoked with: an empty batch for the queue consumers, a
+// scheduled event for the sweeper. Every other function under functions/ is
+// a webhook, invoked with a Function URL request (refused for its
+// signature: the init is what is measured).
+var consumers = map[string]string{
 	"turn": `{"Records":[]}`, "delivery": `{"Records":[]}`,
 	"sweeper": `{"version":"0","id":"cold","detail-type":"Scheduled Event","source":"aws.events","time":"2026-01-01T00:00:00Z","detail":{}}`,
+}
+
+// functionNames are the commands under functions/, sorted.
+func functionNames(tb testing.TB) []string {
+	tb.Helper()
+	entries, err := os.ReadDir("../../functions")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) < 10 {
+		tb.Fatalf("functions/ holds %v; want every function", names)
+	}
+	return names
+}
+
+// eventFor is the first event function n is invoked with.
+func eventFor(n string) string {
+	if e, ok := consumers[n]; ok {
+		return e
+	}
+	return urlEvent
 }
 
 const urlEvent = `{"version":"2.0","rawPath":"/","headers":{"content-type":"application/json"},` +
@@ -51,6 +79,9 @@ var env = []string{
 	"WHATSAPP_APP_SECRET=cold-secret", "WHATSAPP_ACCESS_TOKEN=cold", "WHATSAPP_VERIFY_TOKEN=cold", "WHATSAPP_PHONE_NUMBER_ID=1",
 	"PARLEY_EVENTS_SECRET=whsec_Y29sZHN0YXJ0Y29sZHN0YXJ0Y29sZHN0YXJ0",
 	"PARLEY_REPLY_SECRET=whsec_Y29sZHN0YXJ0Y29sZHN0YXJ0Y29sZHN0YXJ0",
+	"TEAMS_APP_ID=" + faketeams.AppID, "TEAMS_TENANT_ID=" + faketeams.TenantID, "TEAMS_APP_PASSWORD=cold",
+	"GOOGLECHAT_PROJECT_NUMBER=" + fakegooglechat.ProjectNumber,
+	"GOOGLECHAT_SERVICE_ACCOUNT=" + fakegooglechat.ServiceAccountJSON("http://127.0.0.1:9/token"),
 }
 
 // BenchmarkColdStart starts each function and two references under the
@@ -66,13 +97,7 @@ func BenchmarkColdStart(b *testing.B) {
 	dir := b.TempDir()
 	rie := filepath.Join(dir, "aws-lambda-rie")
 	build(b, dir, "rie", "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie", rie)
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range functions {
-			if !yield(n) {
-				return
-			}
-		}
-	})
+	names := functionNames(b)
 	refs := []string{"hello", "sdk"}
 	bins := map[string]string{}
 	for _, r := range refs {
@@ -96,9 +121,9 @@ func BenchmarkColdStart(b *testing.B) {
 		order := append(slices.Clone(all[round%len(all):]), all[:round%len(all)]...)
 		round++
 		for _, n := range order {
-			event, ok := functions[n]
-			if !ok {
-				event = `{}`
+			event := `{}` // the references take any event
+			if !slices.Contains(refs, n) {
+				event = eventFor(n)
 			}
 			ms, kb := coldStart(b, rie, bins[n], event)
 			inits[n] = append(inits[n], ms)

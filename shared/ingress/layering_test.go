@@ -39,8 +39,7 @@ func TestCoreDoesNotImportTheWebhookCore(t *testing.T) {
 // OAuth clients that get their send tokens, and what those need.
 var tokenModules = []string{
 	"github.com/golang-jwt/jwt/v5", "github.com/MicahParks/jwkset", "golang.org/x/time",
-	"golang.org/x/oauth2", "cloud.google.com/go/auth", "cloud.google.com/go/compute/metadata",
-	"github.com/googleapis/enterprise-certificate-proxy", "github.com/googleapis/gax-go/v2",
+	"golang.org/x/oauth2", "cloud.google.com/go/compute/metadata",
 }
 
 func tokenLibrary(pkg string) bool {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
@@ -138,16 +137,16 @@ func CanonicalTarget(project string) platform.Canonicalizer {
 		if chatless {
 			return t, nil
 		}
-		if !spaceName.MatchString(t.Chat) {
+		if !isSpaceName(t.Chat) {
 			return message.Thread{}, errors.New("googlechat: the chat is a space name, spaces/…")
 		}
-		if m := threadName.FindStringSubmatch(t.Thread); m != nil {
-			if m[1] != t.Chat {
+		if space, id, ok := splitThreadName(t.Thread); ok {
+			if space != t.Chat {
 				return message.Thread{}, errors.New("googlechat: the thread is another space's")
 			}
-			t.Thread = m[2]
+			t.Thread = id
 		}
-		if t.Thread != "" && (!threadID.MatchString(t.Thread) || strings.Contains(t.Thread, "/")) {
+		if t.Thread != "" && !isThreadID(t.Thread) {
 			return message.Thread{}, errors.New("googlechat: the thread is a thread id")
 		}
 		return t, nil

@@ -11,13 +11,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"cloud.google.com/go/auth"
-	"cloud.google.com/go/auth/credentials"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
+	"golang.org/x/oauth2/jwt"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
@@ -60,30 +61,60 @@ type Client struct {
 	// timeout.
 	HTTP *http.Client
 
-	creds *auth.Credentials
+	// sa is the service account's 2-legged OAuth flow (nil: none
+	// configured); tok its token, cached until TokenMargin before it
+	// expires.
+	sa  *jwt.Config
+	mu  sync.Mutex
+	tok *oauth2.Token
 }
+
+// TokenMargin is how long before its expiry a cached token is no longer
+// used: a send never starts with a token about to lapse.
+const TokenMargin = 5 * time.Minute
 
 // NewClient returns the client of the app of project whose service account
 // key is saJSON, getting its tokens from tokenURL when set (else the key's
-// token_uri), with Google's auth library: a 2-legged OAuth token for Scope,
-// cached until shortly before it expires.
+// token_uri) with Google's OAuth 2.0 library for service accounts
+// (golang.org/x/oauth2/google): a 2-legged token for Scope, cached until
+// TokenMargin before it expires.
 func NewClient(project string, saJSON []byte, tokenURL, baseURL string, c *http.Client) (*Client, error) {
-	if tokenURL != "" {
-		var key map[string]any
-		if err := json.Unmarshal(saJSON, &key); err != nil {
-			return nil, errors.New(SettingServiceAccount + " is not a service account key (JSON)")
-		}
-		key["token_uri"] = tokenURL
-		saJSON, _ = json.Marshal(key)
+	sa, err := google.JWTConfigFromJSON(saJSON, Scope)
+	if err == nil && (sa.Email == "" || len(sa.PrivateKey) == 0) {
+		// The library takes such a key and fails at the first token.
+		err = errors.New("incomplete key")
 	}
-	creds, err := credentials.NewCredentialsFromJSON(credentials.ServiceAccount, saJSON, &credentials.DetectOptions{
-		Scopes: []string{Scope}, Client: c, DisableAsyncRefresh: true,
-	})
 	if err != nil {
 		// The library's error may quote the key: named, not shown.
-		return nil, errors.New(SettingServiceAccount + " is not a service account key Google's auth library takes")
+		return nil, errors.New(SettingServiceAccount + " is not a service account key (JSON with client_email and private_key)")
 	}
-	return &Client{ProjectNumber: project, BaseURL: baseURL, HTTP: c, creds: creds}, nil
+	if tokenURL != "" {
+		sa.TokenURL = tokenURL
+	}
+	return &Client{ProjectNumber: project, BaseURL: baseURL, HTTP: c, sa: sa}, nil
+}
+
+// token returns the app's token, from the cache while it is valid for
+// TokenMargin at least, else fetched under ctx. A failure is a
+// *message.SendError: nothing was sent to Chat.
+func (c *Client) token(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok != nil && time.Now().Add(TokenMargin).Before(c.tok.Expiry) {
+		return c.tok.AccessToken, nil
+	}
+	tctx := ctx
+	if c.HTTP != nil {
+		tctx = context.WithValue(ctx, oauth2.HTTPClient, c.HTTP)
+	}
+	tok, err := c.sa.TokenSource(tctx).Token()
+	if err != nil {
+		return "", tokenFailure(ctx, err)
+	}
+	if !tok.Expiry.IsZero() {
+		c.tok = tok
+	}
+	return tok.AccessToken, nil
 }
 
 // RequestID is the requestId of an idempotency key: hex of its SHA-256,
@@ -152,7 +183,7 @@ func (c *Client) create(ctx context.Context, m message.Outgoing, msg GoogleChatM
 	if err := (platform.API{Name: "Chat API"}).Decode(resp, &got); err != nil {
 		return message.Receipt{}, wrap("send", err)
 	}
-	if !messageName.MatchString(got.Name) {
+	if _, ok := messageSpace(got.Name); !ok {
 		return message.Receipt{}, wrap("send", &message.SendError{Class: message.FailUnknown, Status: resp.Status, Reason: "answer has no message name"})
 	}
 	return message.Receipt{MessageIDs: []string{got.Name}}, nil
@@ -165,7 +196,7 @@ func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, c
 	if err := c.check(t); err != nil {
 		return wrap("edit", err)
 	}
-	if m := messageName.FindStringSubmatch(messageID); m == nil || m[1] != t.Chat {
+	if space, ok := messageSpace(messageID); !ok || space != t.Chat {
 		return wrap("edit", invalid("not a message of the thread's space"))
 	}
 	var msg GoogleChatMessage
@@ -195,7 +226,7 @@ func (c *Client) Acknowledge(ctx context.Context, ev message.Event, notice strin
 	if notice == "" {
 		return nil
 	}
-	if !userName.MatchString(ev.Sender.ID) {
+	if !isUserName(ev.Sender.ID) {
 		return wrap("acknowledge", invalid("the click names no user"))
 	}
 	msg := GoogleChatMessage{Text: c.text(notice), PrivateMessageViewer: &GoogleChatUser{Name: ev.Sender.ID}}
@@ -210,8 +241,6 @@ func (c *Client) text(s string) string {
 	return Inert(s)
 }
 
-var threadID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-
 // check refuses, without a call, a thread of another app or without a
 // space, and names that would change the call's path.
 func (c *Client) check(t message.Thread) error {
@@ -221,7 +250,7 @@ func (c *Client) check(t message.Thread) error {
 	if err := platform.CheckThread(c.ProjectNumber, t); err != nil {
 		return err
 	}
-	if !spaceName.MatchString(t.Chat) || (t.Thread != "" && !threadID.MatchString(t.Thread)) {
+	if !isSpaceName(t.Chat) || (t.Thread != "" && !isThreadID(t.Thread)) {
 		return invalid("the chat is not a space name")
 	}
 	return nil
@@ -230,7 +259,7 @@ func (c *Client) check(t message.Thread) error {
 // call sends msg with method to path below the API's root, with the app's
 // token, and classifies any answer but a 2xx.
 func (c *Client) call(ctx context.Context, method, path string, msg GoogleChatMessage) (*platform.Response, error) {
-	if c.creds == nil {
+	if c.sa == nil {
 		return nil, &message.SendError{Class: message.FailAuth, Reason: "no service account configured"}
 	}
 	var buf bytes.Buffer
@@ -239,9 +268,9 @@ func (c *Client) call(ctx context.Context, method, path string, msg GoogleChatMe
 	if err := enc.Encode(msg); err != nil {
 		return nil, invalid("the message does not encode")
 	}
-	tok, err := c.creds.Token(ctx)
+	tok, err := c.token(ctx)
 	if err != nil {
-		return nil, tokenFailure(ctx, err)
+		return nil, err
 	}
 	base := strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/")
 	req, err := http.NewRequestWithContext(ctx, method, base+path, &buf)
@@ -249,13 +278,19 @@ func (c *Client) call(ctx context.Context, method, path string, msg GoogleChatMe
 		return nil, &message.SendError{Class: message.FailAuth, Reason: "the Chat API URL does not parse"}
 	}
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	req.Header.Set("Authorization", "Bearer "+tok.Value)
+	req.Header.Set("Authorization", "Bearer "+tok)
 	resp, err := platform.Do(ctx, cmp.Or(c.HTTP, defaultHTTP), req)
 	if err != nil {
 		return nil, err
 	}
 	if resp.Status >= 200 && resp.Status < 300 {
 		return resp, nil
+	}
+	if resp.Status == http.StatusUnauthorized {
+		// A revoked or rotated key: the next send asks for a new token.
+		c.mu.Lock()
+		c.tok = nil
+		c.mu.Unlock()
 	}
 	return nil, classify(resp)
 }
@@ -266,12 +301,12 @@ var defaultHTTP = &http.Client{Timeout: 30 * time.Second}
 // key, a wrong scope) is auth, a 429 a rate limit, anything else
 // transient. The message was never sent.
 func tokenFailure(ctx context.Context, err error) error {
-	if ae, ok := errors.AsType[*auth.Error](err); ok && ae.Response != nil {
-		st := ae.Response.StatusCode
+	if re, ok := errors.AsType[*oauth2.RetrieveError](err); ok && re.Response != nil {
+		st := re.Response.StatusCode
 		se := &message.SendError{Class: message.FailTransient, Status: st, Reason: "Google token: HTTP " + strconv.Itoa(st)}
 		switch {
 		case st == http.StatusTooManyRequests:
-			se.Class, se.RetryAfter = message.FailRateLimit, platform.RetryAfter(ae.Response.Header, time.Now())
+			se.Class, se.RetryAfter = message.FailRateLimit, platform.RetryAfter(re.Response.Header, time.Now())
 		case st >= 400 && st < 500:
 			se.Class = message.FailAuth
 		}

@@ -1,6 +1,8 @@
 package googlechat
 
 import (
+	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -58,6 +60,52 @@ func TestRequestIDMakesAResendOneMessage(t *testing.T) {
 	}
 	if n := rig.api.TokenCalls(); n != 1 {
 		t.Fatalf("%d token calls: the service account's token is cached", n)
+	}
+}
+
+// TestRefusedTokenIsDropped: a token the Chat API refuses (a revoked or
+// rotated key) is not used again: the next send asks Google for a new one.
+func TestRefusedTokenIsDropped(t *testing.T) {
+	t.Parallel()
+	rig := newClientRig(t)
+	out := message.Outgoing{Thread: thread, Content: message.Text("hi"), IdempotencyKey: "k#b1#1"}
+	if _, err := rig.c.Send(t.Context(), out); err != nil {
+		t.Fatal(err)
+	}
+	rig.rec.Inject(fakeapi.Fault{Error: "UNAUTHENTICATED"})
+	out.IdempotencyKey = "k#b2#1"
+	if _, err := rig.c.Send(t.Context(), out); message.ClassOf(err) != message.FailAuth {
+		t.Fatalf("refused token: %v, want auth", err)
+	}
+	out.IdempotencyKey = "k#b3#1"
+	if _, err := rig.c.Send(t.Context(), out); err != nil {
+		t.Fatal(err)
+	}
+	if n := rig.api.TokenCalls(); n != 2 {
+		t.Fatalf("%d token calls, want a new token after the refusal", n)
+	}
+}
+
+// TestTokenRefusalsAreClassified: Google's token endpoint refusing the key
+// is the configuration (auth); nothing reached Chat.
+func TestTokenRefusalsAreClassified(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":"invalid_grant","error_description":"Invalid JWT Signature."}`))
+	}))
+	defer srv.Close()
+	c, err := NewClient(testProject, []byte(fakegooglechat.ServiceAccountJSON("https://oauth2.googleapis.com/token")), srv.URL, srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Send(t.Context(), message.Outgoing{Thread: thread, Content: message.Text("hi")})
+	if se, ok := errors.AsType[*message.SendError](err); !ok || se.Class != message.FailAuth || se.Status != http.StatusBadRequest {
+		t.Fatalf("err = %v, want auth with the token endpoint's 400", err)
+	}
+	if _, err := NewClient(testProject, []byte(`{"type":"service_account"}`), "", "", nil); err == nil {
+		t.Fatal("a key without client_email and private_key was taken")
 	}
 }
 

@@ -4,7 +4,8 @@
 // token for the endpoint URL) against Google's published keys and turns
 // MESSAGE and CARD_CLICKED events into events; and a Client that posts and
 // edits through the Chat API (spaces.messages.create with a requestId, and
-// patch) with a service account's token from Google's own auth library.
+// patch) with a service account's token from Google's OAuth 2.0 library for
+// service accounts (golang.org/x/oauth2/google).
 //
 // Verifying requests: https://developers.google.com/workspace/chat/verify-requests-from-chat
 // Events: https://developers.google.com/workspace/chat/api/reference/rest/v1/Event

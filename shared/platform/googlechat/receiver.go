@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -134,14 +133,6 @@ func (r *Receiver) addonsAgent() string {
 	return "service-" + r.ProjectNumber + "@gcp-sa-gsuiteaddons.iam.gserviceaccount.com"
 }
 
-// Names Chat gives spaces, threads, messages and users.
-var (
-	spaceName   = regexp.MustCompile(`^spaces/[A-Za-z0-9_-]{1,128}$`)
-	threadName  = regexp.MustCompile(`^(spaces/[A-Za-z0-9_-]{1,128})/threads/([A-Za-z0-9_-]{1,128})$`)
-	messageName = regexp.MustCompile(`^(spaces/[A-Za-z0-9_-]{1,128})/messages/[A-Za-z0-9_.-]{1,256}$`)
-	userName    = regexp.MustCompile(`^users/[A-Za-z0-9_-]{1,128}$`)
-)
-
 // emptyAck is the answer to every event: nothing to show now.
 var emptyAck = &platform.Reply{Status: http.StatusOK, ContentType: "application/json", Body: []byte("{}")}
 
@@ -180,10 +171,18 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	return p, nil
 }
 
+// nameOf is m's name, "" for no message.
+func nameOf(m *GoogleChatMessage) string {
+	if m == nil {
+		return ""
+	}
+	return m.Name
+}
+
 // message turns a person's message into an event.
 func (r *Receiver) message(ev GoogleChatEvent) (platform.Parsed, error) {
 	m := ev.Message
-	if m == nil || !messageName.MatchString(m.Name) {
+	if _, ok := messageSpace(nameOf(m)); !ok {
 		return platform.Parsed{}, fmt.Errorf("%w: a MESSAGE without a message name", platform.ErrMalformed)
 	}
 	e, err := r.event(ev, m.Sender, message.KindMessage, m.Name)
@@ -208,7 +207,7 @@ func (r *Receiver) message(ev GoogleChatEvent) (platform.Parsed, error) {
 // click turns a press of a control Parley sent into an answer.
 func (r *Receiver) click(ev GoogleChatEvent) (platform.Parsed, error) {
 	m := ev.Message
-	if m == nil || !messageName.MatchString(m.Name) {
+	if _, ok := messageSpace(nameOf(m)); !ok {
 		return platform.Parsed{}, fmt.Errorf("%w: a CARD_CLICKED without its message", platform.ErrMalformed)
 	}
 	fn, data := "", ""
@@ -259,9 +258,9 @@ func (r *Receiver) event(ev GoogleChatEvent, who *GoogleChatUser, kind message.K
 		space = ev.Message.Space
 	}
 	switch {
-	case space == nil || !spaceName.MatchString(space.Name):
+	case space == nil || !isSpaceName(space.Name):
 		return message.Event{}, fmt.Errorf("%w: the event has no space", platform.ErrMalformed)
-	case who == nil || !userName.MatchString(who.Name):
+	case who == nil || !isUserName(who.Name):
 		return message.Event{}, fmt.Errorf("%w: the event has no user", platform.ErrMalformed)
 	}
 	at, err := time.Parse(time.RFC3339Nano, ev.EventTime)
@@ -273,7 +272,7 @@ func (r *Receiver) event(ev GoogleChatEvent, who *GoogleChatUser, kind message.K
 			return message.Event{}, fmt.Errorf("%w: the event has no time", platform.ErrMalformed)
 		}
 	}
-	if m := messageName.FindStringSubmatch(ev.Message.Name); m[1] != space.Name {
+	if ms, _ := messageSpace(ev.Message.Name); ms != space.Name {
 		return message.Event{}, fmt.Errorf("%w: the message is not in the event's space", platform.ErrMalformed)
 	}
 	chatType := message.ChatGroup
@@ -281,11 +280,11 @@ func (r *Receiver) event(ev GoogleChatEvent, who *GoogleChatUser, kind message.K
 	if space.SpaceType == GoogleChatSpaceTypeDM || space.Type == GoogleChatLegacyTypeDM {
 		chatType = message.ChatPrivate
 	} else if t := ev.Message.Thread; t != nil && t.Name != "" {
-		m := threadName.FindStringSubmatch(t.Name)
-		if m == nil || m[1] != space.Name {
+		ts, id, ok := splitThreadName(t.Name)
+		if !ok || ts != space.Name {
 			return message.Event{}, fmt.Errorf("%w: the message's thread is not a thread of its space", platform.ErrMalformed)
 		}
-		th.Thread = m[2]
+		th.Thread = id
 	}
 	return message.Event{
 		Platform: message.GoogleChat,

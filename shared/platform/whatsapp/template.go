@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -43,7 +42,21 @@ type Template struct {
 	Body []string `json:"body"`
 }
 
-var templateName = regexp.MustCompile(`^[a-z0-9_]{1,512}$`)
+// isTemplateName reports whether s is 1 to 512 of a–z, 0–9 and '_', as
+// Meta names templates. A loop, not a regular expression: RE2 compiles a
+// bounded repeat into that many copies at package initialisation, and
+// every function links this package (the registry).
+func isTemplateName(s string) bool {
+	if len(s) == 0 || len(s) > 512 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // ParseTemplate reads WHATSAPP_WINDOW_TEMPLATE; "" is none.
 func ParseTemplate(s string) (*Template, error) {
@@ -57,7 +70,7 @@ func ParseTemplate(s string) (*Template, error) {
 		return nil, fmt.Errorf("%s: want {\"name\":…,\"language\":…,\"body\":[…]}: %v", SettingWindowTemplate, err)
 	}
 	var errs []error
-	if !templateName.MatchString(t.Name) {
+	if !isTemplateName(t.Name) {
 		errs = append(errs, errors.New(SettingWindowTemplate+": name must be a template's name (lower case letters, digits, _)"))
 	}
 	if t.Language == "" || strings.ContainsAny(t.Language, " /") {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,3 +134,17 @@ func mustJSON(v any) []byte {
 }
 
 func errorsAs(err error, target **message.SendError) bool { return errors.As(err, target) }
+
+// TestTemplateNames: a template's name is 1 to 512 of a–z, 0–9 and '_'.
+func TestTemplateNames(t *testing.T) {
+	t.Parallel()
+	for name, ok := range map[string]bool{
+		"parley_update": true, "a": true, "x9_": true, strings.Repeat("a", 512): true,
+		"": false, strings.Repeat("a", 513): false, "Parley": false, "a-b": false, "a b": false, "é": false,
+	} {
+		_, err := ParseTemplate(`{"name":` + strconv.Quote(name) + `,"language":"en_US"}`)
+		if (err == nil) != ok {
+			t.Errorf("name %q: %v, want taken %v", name, err, ok)
+		}
+	}
+}
