@@ -261,7 +261,7 @@ func turnStep(c store.Claim) Step {
 	case store.ClaimPending:
 		s.Detail = fmt.Sprintf("the turn is running (attempt %d, lease until %s)", c.Attempts, c.LeaseUntil.UTC().Format(time.RFC3339))
 	case store.ClaimDone:
-		s.Detail = fmt.Sprintf("the turn called the agent %d time(s) and settled: %s", c.Attempts, c.Reason)
+		s.Detail = fmt.Sprintf("the turn ran %d time(s) (each attempt one agent call) and settled: %s", c.Attempts, c.Reason)
 	case store.ClaimFailed:
 		s.Detail = "the turn failed: " + c.Reason
 	default:
