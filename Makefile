@@ -21,12 +21,12 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CDK_DISABLE_CLI_TELEMETRY := 1
 export CDK_DISABLE_VERSION_CHECK := 1
 
-.PHONY: help setup test test-root test-infra tidy-check run build synth deploy deploy-local test-localstack post post-event load discord-commands bench fmt lint clean
+.PHONY: help setup test test-root test-infra tidy-check run build synth deploy deploy-local test-localstack post post-event load discord-commands screenshots bench fmt lint clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
-setup: ## install what the local stack needs (Java, npm tools); fast when done
+setup: ## install what the local stack needs (Java, Chromium, npm tools); fast when done
 	@bash localstack/setup.sh
 
 test: setup tidy-check test-root test-infra ## run every test: the functions on DynamoDB Local + fauxqs, and the CDK stack
@@ -97,6 +97,9 @@ load: setup ## a bounded load run on the local stack: throughput, p50/p99, order
 
 discord-commands: ## register /ask and "Ask the agent" for DISCORD_APPLICATION_ID with DISCORD_BOT_TOKEN
 	go run ./localstack/cmd/parley-local discord-commands
+
+screenshots: setup ## write docs/console*.png: the console in headless Chromium, driven by its browser test
+	PARLEY_CONSOLE_SCREENSHOTS=$(CURDIR)/docs go test -count=1 -run TestConsoleInTheBrowser ./localstack/console/
 
 bench: setup ## run the benchmarks (ingress CPU per event, AWS calls per message, cold starts, envelope, adapters)
 	go test -p 1 -run '^$$' -bench . -skip BenchmarkColdStart -benchmem -count=1 ./...

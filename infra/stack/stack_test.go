@@ -983,3 +983,27 @@ func TestTeamsAndGoogleChatURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorOutputs: the operator CLI finds a deployed stack by its
+// outputs (resources.Output*): the table, the queues, and every function's
+// name and log group, each pair naming the function's own resources.
+func TestOperatorOutputs(t *testing.T) {
+	fx := defaultFixture(t)
+	outputs := fx.json["Outputs"].(map[string]any)
+	for _, key := range []string{resources.OutputTableName, resources.QueueURLOutput("inbound"), resources.QueueURLOutput("inbound-dlq"),
+		resources.QueueURLOutput("outbound"), resources.QueueURLOutput("outbound-dlq"), resources.OutputFunctionNames, resources.OutputLogGroupNames} {
+		if _, ok := outputs[key]; !ok {
+			t.Errorf("no output %s", key)
+		}
+	}
+	joined := asJSON(outputs[resources.OutputFunctionNames].(map[string]any)["Value"])
+	for _, spec := range registry.Functions() {
+		if !strings.Contains(joined, spec.Name+"=") || !strings.Contains(joined, fx.logicalID(fx.stack.Functions[spec.Name])) {
+			t.Errorf("%s lacks %s: %s", resources.OutputFunctionNames, spec.Name, joined)
+		}
+	}
+	groups := asJSON(outputs[resources.OutputLogGroupNames].(map[string]any)["Value"])
+	if !strings.Contains(groups, "turn=") || !strings.Contains(groups, "Logs") {
+		t.Errorf("%s: %s", resources.OutputLogGroupNames, groups)
+	}
+}

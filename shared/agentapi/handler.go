@@ -141,6 +141,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try again")
 		return
 	}
+	log = log.With("event_key", a.EventKey)
 	if a.State != store.AwaitOpen || !now.Before(a.Deadline) {
 		h.closed(w, r, log, a, postID, now)
 		return
@@ -326,7 +327,9 @@ func (h *Handler) sequential(w http.ResponseWriter, r *http.Request, log *slog.L
 }
 
 // PostIntentID is the intent a sequential post's bubbles are delivered as.
-func PostIntentID(turnID, postID string) string { return intent.IDFor(turnID + "#post#" + postID) }
+func PostIntentID(turnID, postID string) string {
+	return intent.IDFor(turnID + intent.PostMark + postID)
+}
 
 // deliverPost persists the first n bubbles of a sequential post as its own
 // intent and enqueues it in the thread's group, then answers.
@@ -342,7 +345,7 @@ func (h *Handler) deliverPost(w http.ResponseWriter, r *http.Request, log *slog.
 	acc := Accepted{TurnID: a.TurnID, Bubbles: n, Cut: total - n}
 	if len(units) > 0 {
 		stored, _, err := h.Intents.CreateIntent(r.Context(), intent.Intent{
-			ID: PostIntentID(a.TurnID, postID), Origin: a.EventKey + "#post#" + postID, Thread: a.Thread, Units: units,
+			ID: PostIntentID(a.TurnID, postID), Origin: a.EventKey + intent.PostMark + postID, Thread: a.Thread, Units: units,
 			CreatedAt: now, ExpiresAt: now.Add(intentTTL), SweepAt: now.Add(intent.SweepGrace),
 		})
 		if err == nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/registry"
@@ -241,9 +242,10 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		Visibility:  queue.New(d.SQS, d.Config.InboundQueueURL),
 		DeadLetters: d.deadLetters(d.Config.InboundDLQURL),
 		// Never start an agent call that cannot finish before the deadline.
-		MinStart: d.Config.Agent.Timeout + 5*time.Second,
-		Now:      d.Now,
-		Log:      d.Log.With("function", "turn"),
+		MinStart:  d.Config.Agent.Timeout + 5*time.Second,
+		Now:       d.Now,
+		Log:       d.Log.With("function", "turn"),
+		Correlate: inboundKey,
 	}, nil
 }
 
@@ -275,7 +277,31 @@ func Delivery(d Deps) (*consumer.Consumer, error) {
 		MinStart:    d.Config.Delivery.WithDefaults().SendTimeout + 2*time.Second,
 		Now:         d.Now,
 		Log:         d.Log.With("function", "delivery"),
+		Correlate:   outboundIntent,
 	}, nil
+}
+
+// inboundKey names an inbound record's event by its key, the correlation
+// id; nothing for a body that does not decode.
+func inboundKey(r consumer.Record) []any {
+	in, err := intent.DecodeInbound([]byte(r.Body))
+	if err != nil {
+		return nil
+	}
+	return []any{"event_key", in.Event.Key()}
+}
+
+// outboundIntent names an outbound record's event (the correlation id) and
+// its intent and unit, read without the intent.
+func outboundIntent(r consumer.Record) []any {
+	ref, err := intent.DecodeRef([]byte(r.Body))
+	if err != nil {
+		return nil
+	}
+	if ref.Event == "" { // a body of the previous release
+		return []any{"intent_id", ref.Intent, "unit_id", ref.Unit}
+	}
+	return []any{"event_key", ref.Event, "intent_id", ref.Intent, "unit_id", ref.Unit}
 }
 
 // Sweeper is the scheduled sweeper.

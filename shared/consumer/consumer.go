@@ -127,6 +127,19 @@ type Consumer struct {
 	Now func() time.Time
 	// Log receives one line per failed record. Defaults to slog.Default().
 	Log *slog.Logger
+	// Correlate names the message a record carries, as fields of the
+	// consumer's lines about it (an inbound event's event_key, an outbound
+	// unit's intent_id), so a query for one message finds them too. Nil:
+	// the lines name the record only.
+	Correlate func(Record) []any
+}
+
+// about is log with the fields that name r's message.
+func (c *Consumer) about(log *slog.Logger, r Record) *slog.Logger {
+	if c.Correlate == nil {
+		return log
+	}
+	return log.With(c.Correlate(r)...)
 }
 
 // Backoff is the default retry delay: exponential from 2 s, capped at 5
@@ -218,7 +231,7 @@ func (c *Consumer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQ
 			after = max(limit, 0)
 		}
 		if err := c.Visibility.ChangeVisibility(ctx, recs[i].ReceiptHandle, after); err != nil {
-			log.Warn("change visibility failed", "message_id", recs[i].MessageId, "error", err)
+			c.about(log, recs[i]).Warn("change visibility failed", "message_id", recs[i].MessageId, "error", err)
 		}
 	}
 	return resp, nil
@@ -242,7 +255,7 @@ func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, minStart time
 		var dead *DeadLetterError
 		if errors.As(err, &dead) && c.DeadLetters != nil {
 			if ferr := c.deadLetter(ctx, recs[i]); ferr == nil {
-				log.Error("record dead-lettered", "message_id", recs[i].MessageId, "group", recs[i].Group,
+				c.about(log, recs[i]).Error("record dead-lettered", "message_id", recs[i].MessageId, "group", recs[i].Group,
 					"receive_count", recs[i].ReceiveCount, "error", err)
 				continue // done here; the group goes on
 			} else {
@@ -259,7 +272,7 @@ func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, minStart time
 		}
 		var parked *ParkedError
 		if errors.As(err, &parked) {
-			log.Debug("record parked by its handler", "message_id", recs[i].MessageId, "group", recs[i].Group,
+			c.about(log, recs[i]).Debug("record parked by its handler", "message_id", recs[i].MessageId, "group", recs[i].Group,
 				"receive_count", recs[i].ReceiveCount, "reason", err.Error())
 			outcomes[i] = outcome{failed: true, parked: true}
 			for _, j := range idx[k+1:] {
@@ -267,7 +280,7 @@ func (c *Consumer) runGroup(ctx context.Context, log *slog.Logger, minStart time
 			}
 			return
 		}
-		log.Warn("record failed", "message_id", recs[i].MessageId, "group", recs[i].Group,
+		c.about(log, recs[i]).Warn("record failed", "message_id", recs[i].MessageId, "group", recs[i].Group,
 			"receive_count", recs[i].ReceiveCount, "retry_after_ms", after.Milliseconds(), "error", err)
 		// The FIFO rule: this record and the rest of its group come back
 		// together, in order.

@@ -203,7 +203,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 	}
 	in, err := p.Intents.GetIntent(ctx, ref.Intent)
 	if errors.Is(err, store.ErrNotFound) {
-		p.log().Error("outbound message names no intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
+		p.log().Error("outbound message names no intent; dropped", "event_key", ref.Event, "intent_id", ref.Intent, "unit_id", ref.Unit)
 		return nil
 	}
 	if err != nil {
@@ -216,7 +216,7 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 func (p *Processor) through(ctx context.Context, in intent.Intent, ref intent.Ref) error {
 	target := in.Index(ref.Unit)
 	if target < 0 {
-		p.log().Error("outbound message names no unit of its intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
+		p.log().Error("outbound message names no unit of its intent; dropped", "event_key", ref.Event, "intent_id", ref.Intent, "unit_id", ref.Unit)
 		return nil
 	}
 	// From the first unit, not the first open one: a unit held in
@@ -262,12 +262,12 @@ func (p *Processor) direct(ctx context.Context, ref intent.Ref) (in intent.Inten
 	case errors.As(err, &conflict):
 		return conflict.Current, false, nil
 	case errors.Is(err, store.ErrNotFound):
-		p.log().Error("outbound message names no intent; dropped", "intent_id", ref.Intent, "unit_id", ref.Unit)
+		p.log().Error("outbound message names no intent; dropped", "event_key", ref.Event, "intent_id", ref.Intent, "unit_id", ref.Unit)
 		return intent.Intent{}, true, nil
 	case err != nil:
 		return intent.Intent{}, false, fmt.Errorf("lease unit: %w", err)
 	}
-	log := p.log().With("intent_id", leased.ID, "unit_id", ref.Unit, "platform", string(leased.Thread.Platform),
+	log := p.log().With("event_key", intent.EventKeyOf(leased.Origin), "intent_id", leased.ID, "unit_id", ref.Unit, "platform", string(leased.Thread.Platform),
 		"thread_key", leased.Thread.Key())
 	ch, policy, ok := p.channel(leased.Thread.Platform, cfg)
 	if !ok {
@@ -279,12 +279,16 @@ func (p *Processor) direct(ctx context.Context, ref intent.Ref) (in intent.Inten
 }
 
 // recent is the intent ref names as this instance last moved it, if it did
-// (a FIFO batch holds a thread's units one after another).
+// (a FIFO batch holds a thread's units one after another), and the named
+// unit was still open then: a message that names a unit this instance saw
+// settled (held, failed, sent) was sent because someone else moved it since
+// (an operator's resend, a redrive), and only the store says how.
 func (p *Processor) recent(ref intent.Ref) (intent.Intent, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	in := p.last
-	return in, in.ID == ref.Intent && in.Index(ref.Unit) >= 0
+	i := in.Index(ref.Unit)
+	return in, in.ID == ref.Intent && i >= 0 && !in.Units[i].State.Terminal()
 }
 
 // remember keeps in as the intent this instance moved last.
@@ -321,7 +325,7 @@ var (
 // is afterwards, or an error asking for the record to be retried.
 func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (intent.Intent, error) {
 	cfg := p.Config.WithDefaults()
-	log := p.log().With("intent_id", in.ID, "unit_id", in.Units[i].ID, "platform", string(in.Thread.Platform),
+	log := p.log().With("event_key", intent.EventKeyOf(in.Origin), "intent_id", in.ID, "unit_id", in.Units[i].ID, "platform", string(in.Thread.Platform),
 		"thread_key", in.Thread.Key())
 	ch, policy, ok := p.channel(in.Thread.Platform, cfg)
 	if !ok {

@@ -697,3 +697,37 @@ func TestIntentOfThePreviousReleaseDelivers(t *testing.T) {
 		t.Fatalf("states %s", states(got))
 	}
 }
+
+// TestAnOperatorsResendIsSentByTheInstanceThatHeldTheUnit: an instance
+// that held a unit for an operator keeps the intent as it last moved it;
+// when the operator resends the unit (back to pending, in the store) and
+// its message reaches that same instance, the unit is sent. Before, the
+// instance's own view said the unit was held, and it dropped the message
+// without a look at the store.
+func TestAnOperatorsResendIsSentByTheInstanceThatHeldTheUnit(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{})
+	s.sender.respond = func(n int, _ message.Outgoing) error {
+		if n == 1 {
+			return &message.SendError{Class: message.FailUnknown, Reason: "timeout after the request left"}
+		}
+		return nil
+	}
+	in := s.create(thread, pending("a#1"))
+	if err := s.handle(in, "a#1"); err != nil {
+		t.Fatal(err)
+	}
+	held := s.get(in)
+	if states(held) != "a#1:unknown_after_send@1" {
+		t.Fatalf("units = %s, want a#1 held", states(held))
+	}
+	if _, err := s.store.Apply(t.Context(), in.ID, intent.OperatorResend(held.Units[0], 0, t0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.handle(in, "a#1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.get(in); states(got) != "a#1:sent@2" || len(s.sender.texts()) != 2 {
+		t.Fatalf("units = %s after %d sends, want a#1 sent by a second attempt", states(got), len(s.sender.texts()))
+	}
+}

@@ -83,6 +83,19 @@ type Unit struct {
 	UpdatedAt time.Time
 }
 
+// PostMark joins a turn's event key and an agent's post id into the origin
+// of a sequential post's intent (package agentapi).
+const PostMark = "#post#"
+
+// EventKeyOf is the event key an intent's origin comes from: the origin
+// itself, or, for a sequential post's intent, the key of the turn's event.
+// It is the correlation id every log line and record of a message carries
+// (field event_key), from the webhook to the receipt.
+func EventKeyOf(origin string) string {
+	key, _, _ := strings.Cut(origin, PostMark)
+	return key
+}
+
 // IDFor derives an intent id from its origin key: 32 hex characters.
 func IDFor(origin string) string {
 	sum := sha256.Sum256([]byte("intent#" + origin))

@@ -23,6 +23,10 @@ type Ref struct {
 	// First is how the previous release said Direct for an intent's first
 	// unit; DecodeRef reads it as Direct at index 0.
 	First bool `json:"first,omitempty"`
+	// Event is the key of the event the unit answers (EventKeyOf its
+	// intent's origin), the correlation id: the lines about the message
+	// from before its intent is read carry it too. Absent in older bodies.
+	Event string `json:"event,omitempty"`
 }
 
 // EncodeRef renders an outbound.fifo message body.
@@ -35,6 +39,19 @@ func EncodeRef(intentID, unitID string) []byte {
 // (Ref.Direct).
 func EncodeUnitRef(intentID, unitID string, index int) []byte {
 	b, _ := json.Marshal(Ref{Version: RefVersion, Intent: intentID, Unit: unitID, Direct: true, Index: index})
+	return b
+}
+
+// EncodeRefOf is EncodeRef of a unit of in, naming its event (Ref.Event).
+func EncodeRefOf(in Intent, unitID string) []byte {
+	b, _ := json.Marshal(Ref{Version: RefVersion, Intent: in.ID, Unit: unitID, Event: EventKeyOf(in.Origin)})
+	return b
+}
+
+// EncodeUnitRefOf is EncodeUnitRef of the unit at index of in, naming its
+// event (Ref.Event).
+func EncodeUnitRefOf(in Intent, unitID string, index int) []byte {
+	b, _ := json.Marshal(Ref{Version: RefVersion, Intent: in.ID, Unit: unitID, Direct: true, Index: index, Event: EventKeyOf(in.Origin)})
 	return b
 }
 

@@ -110,3 +110,22 @@ func FuzzDecodeRef(f *testing.F) {
 		}
 	})
 }
+
+// TestRefNamesItsEvent: a unit's outbound message names the event its
+// intent answers, the correlation id, also for a sequential post's intent,
+// whose origin is the turn's event key and the post.
+func TestRefNamesItsEvent(t *testing.T) {
+	t.Parallel()
+	for origin, want := range map[string]string{
+		"evt#telegram#1#9": "evt#telegram#1#9",
+		"evt#slack#T1#C1:1.2" + intent.PostMark + "p1": "evt#slack#T1#C1:1.2",
+	} {
+		in := intent.Intent{ID: intent.IDFor(origin), Origin: origin}
+		for _, b := range [][]byte{intent.EncodeRefOf(in, "a#1"), intent.EncodeUnitRefOf(in, "a#1", 1)} {
+			r, err := intent.DecodeRef(b)
+			if err != nil || r.Event != want || r.Intent != in.ID || r.Unit != "a#1" {
+				t.Errorf("DecodeRef(%s) = %+v, %v; want event %q", b, r, err, want)
+			}
+		}
+	}
+}

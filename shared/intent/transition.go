@@ -57,7 +57,11 @@ type Transition struct {
 	// Close takes the intent off the sweeper's list: set by Intent.Closing
 	// when the transition ends the intent's last unit.
 	Close bool
-	At    time.Time
+	// Reopen puts the intent back on the sweeper's list, due at SweepAt,
+	// whether or not it is on it (an operator's resend of a unit of a
+	// closed intent).
+	Reopen bool
+	At     time.Time
 }
 
 // Lease claims a pending unit for one send attempt until leaseUntil.
@@ -235,6 +239,8 @@ func (in Intent) Apply(t Transition) Intent {
 	switch {
 	case t.Close:
 		out.SweepAt = time.Time{}
+	case t.Reopen:
+		out.SweepAt = t.SweepAt
 	case !t.SweepAt.IsZero() && !in.SweepAt.IsZero():
 		out.SweepAt = t.SweepAt
 	}

@@ -328,3 +328,27 @@ func TestParseUnitKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSupersededNeedsNoOperator: a unit a newer message superseded is
+// failed for no operator to look at: not marked for the attention index,
+// not on an operator's list, and never leased again.
+func TestSupersededNeedsNoOperator(t *testing.T) {
+	now := time.Now()
+	in := intent.Intent{ID: "i", Units: []intent.Unit{{ID: "b1#1", State: message.UnitSent}, {ID: "b2#1", State: message.UnitPending}}}
+	tr := in.Closing(intent.Supersede(in.Units[1], 1, now))
+	if !in.Allowed(tr) || tr.Attention || !tr.Close {
+		t.Fatalf("supersede %+v on %+v: allowed %v", tr, in.Units[1], in.Allowed(tr))
+	}
+	out := in.Apply(tr)
+	u := out.Units[1]
+	if u.State != message.UnitFailed || u.FailureClass != message.FailSuperseded || u.NeedsOperator() {
+		t.Fatalf("superseded unit %+v (needs an operator: %v)", u, u.NeedsOperator())
+	}
+	if out.Allowed(intent.Lease(u, 1, now, now.Add(time.Minute))) {
+		t.Fatal("a superseded unit can be leased")
+	}
+	leased := in.Apply(intent.Lease(in.Units[1], 1, now, now.Add(time.Minute)))
+	if leased.Allowed(intent.Supersede(leased.Units[1], 1, now)) {
+		t.Fatal("a unit being sent can be superseded: half a bubble")
+	}
+}

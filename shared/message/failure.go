@@ -39,6 +39,10 @@ const (
 	// the unit's bubble before any of it went (PARLEY_BUSY_POLICY
 	// interrupt). The unit ends failed, for no operator to look at.
 	FailSuperseded FailureClass = "superseded"
+	// FailAbandoned: no platform's answer, an operator's decision (parley
+	// abandon): the unit is failed for good and off the attention list;
+	// its reason keeps what failed before.
+	FailAbandoned FailureClass = "abandoned"
 )
 
 // Permanent reports whether retrying cannot help.

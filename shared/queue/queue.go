@@ -127,7 +127,7 @@ var ErrReceiptGone = errors.New("receipt handle no longer valid")
 func Units(in intent.Intent) []Message {
 	msgs := make([]Message, len(in.Units))
 	for i, u := range in.Units {
-		msgs[i] = Message{Group: in.Thread.Key(), Dedup: intent.UnitKey(in.ID, u.ID), Body: intent.EncodeUnitRef(in.ID, u.ID, i)}
+		msgs[i] = Message{Group: in.Thread.Key(), Dedup: intent.UnitKey(in.ID, u.ID), Body: intent.EncodeUnitRefOf(in, u.ID, i)}
 	}
 	return msgs
 }

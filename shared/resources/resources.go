@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -461,3 +462,27 @@ var (
 		Every:   time.Minute,
 	}
 )
+
+// The stack's outputs an operator's tools read (parley, through
+// CloudFormation's DescribeStacks), besides each Function URL.
+const (
+	// OutputTableName is the state table's name.
+	OutputTableName = "TableName"
+	// OutputFunctionNames lists every function as name=physical name,
+	// comma-separated (CloudWatch's FunctionName dimension).
+	OutputFunctionNames = "FunctionNames"
+	// OutputLogGroupNames lists every function's log group as
+	// name=log group name, comma-separated (CloudWatch Logs Insights).
+	OutputLogGroupNames = "LogGroupNames"
+)
+
+// QueueURLOutput is the output that holds the URL of the queue (or
+// dead-letter queue) with the logical name name: InboundQueueUrl,
+// InboundDlqQueueUrl.
+func QueueURLOutput(name string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String() + "QueueUrl"
+}

@@ -171,6 +171,13 @@ type SweepEntry struct {
 	At  time.Time
 }
 
+// AttentionEntry is one intent on the attention index: a unit of it was
+// held in unknown_after_send or failed, last at At.
+type AttentionEntry struct {
+	IntentID string
+	At       time.Time
+}
+
 // ClaimHeldError is returned by Claim when the key is live: settled, or
 // pending under another owner's lease. It wraps ErrConflict.
 type ClaimHeldError struct{ Current Claim }

@@ -136,7 +136,7 @@ func (p *Processor) intent(ctx context.Context, r *Report, e store.SweepEntry, n
 	if err != nil {
 		return err
 	}
-	log := p.log().With("intent_id", in.ID, "thread_key", in.Thread.Key())
+	log := p.log().With("event_key", intent.EventKeyOf(in.Origin), "intent_id", in.ID, "thread_key", in.Thread.Key())
 	open := -1
 	for i, u := range in.Units {
 		switch u.State {
@@ -167,7 +167,7 @@ func (p *Processor) intent(ctx context.Context, r *Report, e store.SweepEntry, n
 	if err := p.Outbound.Send(ctx, queue.Message{
 		Group: in.Thread.Key(),
 		Dedup: "redrive#" + intent.UnitKey(in.ID, last.ID) + "#" + strconv.FormatInt(e.At.UnixMilli(), 10),
-		Body:  intent.EncodeRef(in.ID, last.ID),
+		Body:  intent.EncodeRefOf(in, last.ID),
 	}); err != nil {
 		return fmt.Errorf("re-drive intent %s: %w", in.ID, err)
 	}
@@ -196,7 +196,7 @@ func (p *Processor) turnClaim(ctx context.Context, r *Report, e store.SweepEntry
 		return p.reschedule(ctx, r, e, c.LeaseUntil.Add(store.SweepGrace))
 	}
 	r.StuckClaims++
-	p.finding(ctx, p.log().With("claim_key", e.Key), now, slog.LevelError,
+	p.finding(ctx, p.log().With("event_key", c.Origin, "claim_key", e.Key), now, slog.LevelError,
 		"turn claim pending past its lease: a turn was cut off and not taken over; its message comes back by its visibility timeout, or is in the DLQ",
 		FindingStuckClaim, slog.Int("attempts", c.Attempts), slog.Time("lease_until", c.LeaseUntil))
 	return p.close(ctx, r, e)
@@ -252,7 +252,7 @@ func (p *Processor) question(ctx context.Context, r *Report, e store.SweepEntry,
 	if !q.Sweep {
 		return p.close(ctx, r, e)
 	}
-	log := p.log().With("thread_key", q.Thread.Key(), "question_id", q.ID)
+	log := p.log().With("event_key", q.Origin, "thread_key", q.Thread.Key(), "question_id", q.ID)
 	if q.State == store.QuestionOpen {
 		if q.DueAt.After(now) {
 			return p.reschedule(ctx, r, e, q.DueAt)

@@ -168,7 +168,7 @@ func TestRedrivesAnIntentNothingWillDeliver(t *testing.T) {
 		t.Fatalf("report %+v, want the intent re-driven", r)
 	}
 	got := s.take(s.env.Resources.OutboundURL)
-	want := thread.Key() + " " + string(intent.EncodeRef("lost", "c#1"))
+	want := thread.Key() + " " + string(intent.EncodeRefOf(intent.Intent{ID: "lost", Origin: "evt#lost"}, "c#1"))
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("outbound = %q, want one ref to the last unit in the thread's group: %q", got, want)
 	}

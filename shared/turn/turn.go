@@ -462,6 +462,14 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, hear
 	reply, err := p.Agent.Call(ctx, req)
 	wg.Wait()
 	if err != nil {
+		// Each failed call is a line of its own, with its latency and
+		// status: the turn's record keeps only how many attempts it took.
+		status, kind := 0, ""
+		var ae *agent.Error
+		if errors.As(err, &ae) {
+			status, kind = ae.Status, string(ae.Kind)
+		}
+		log.Warn("agent call failed", "status", status, "kind", kind, "agent_ms", p.now().Sub(start).Milliseconds())
 		return nil, "", fmt.Errorf("call agent: %w", err)
 	}
 	log.Info("agent answered", "status", reply.Status, "agent_ms", p.now().Sub(start).Milliseconds())

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/localstate"
 	"github.com/parleyhq/parley/localstack/syncbuf"
 )
 
@@ -40,6 +41,12 @@ func TestMakeRun(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("banner lacks %q:\n%s", want, out)
 		}
+	}
+
+	// parley --local finds this run where make run says it is.
+	st, err := localstate.Read(filepath.Join(filepath.Dir(env["PARLEY_LOCAL_LOG"]), "local.json"))
+	if err != nil || st.Listen != addr || st.Log != env["PARLEY_LOCAL_LOG"] || st.Getenv("PARLEY_TABLE") == "" || st.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		t.Fatalf("local state %+v, %v: want this run's address, log, table and emulators", st, err)
 	}
 
 	env["PARLEY_LISTEN"] = addr

@@ -14,21 +14,12 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
-	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
-	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
-	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
-	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
-	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/events"
-	"github.com/parleyhq/parley/shared/platform/googlechat"
-	"github.com/parleyhq/parley/shared/platform/line"
-	"github.com/parleyhq/parley/shared/platform/slack"
-	"github.com/parleyhq/parley/shared/platform/teams"
+	"github.com/parleyhq/parley/shared/platform/registry"
 	"github.com/parleyhq/parley/shared/platform/telegram"
-	"github.com/parleyhq/parley/shared/platform/whatsapp"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
@@ -53,7 +44,6 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	if err != nil {
 		return err
 	}
-	env := func(k string) string { return cmp.Or(getenv(k), demo[k]) }
 	now := time.Now()
 	// Dated now: Parley ignores a sample of 2025 as a replay past its
 	// dedupe window, and a WhatsApp reply to it would be outside the
@@ -61,30 +51,6 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 	body = fakeplatform.Dated(message.Platform(platform), body, now)
 	var hdr http.Header
 	switch platform {
-	case "telegram":
-		hdr = fakeplatform.TelegramHeaders(env(telegram.SettingWebhookSecret))
-	case "slack":
-		hdr = fakeplatform.SignSlack(env(slack.SettingSigningSecret), now, body)
-	case "discord":
-		// Only the demo application verifies: nobody holds a real
-		// application's private key.
-		if body, err = fakediscord.Interaction(body, now); err != nil {
-			return err
-		}
-		hdr = fakediscord.Sign(fakediscord.TestKey(), now, body)
-	case "line":
-		hdr = fakeline.Headers(env(line.SettingChannelSecret), body)
-	case "whatsapp":
-		hdr = fakewhatsapp.Sign(env(whatsapp.SettingAppSecret), body)
-	case "teams":
-		// Answered through the fake connector, signed with the fake
-		// issuer's test key: only the demo app verifies.
-		body = faketeams.WithServiceURL(body, fakeTeamsURL(getenv))
-		hdr = faketeams.SignFor(faketeams.NewIssuer(), env(teams.SettingAppID), body, now)
-	case "googlechat":
-		// Signed by the fake Chat issuer's test key: only the demo
-		// project verifies.
-		hdr = fakegooglechat.SignFor(fakegooglechat.NewChatIssuer(), env(googlechat.SettingProjectNumber), now)
 	case "events":
 		secret, githubSecret, err := eventsSecrets(getenv, body)
 		if err != nil {
@@ -95,7 +61,14 @@ func post(ctx context.Context, out io.Writer, getenv config.Getenv, args []strin
 			return err
 		}
 	default:
-		return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp, teams, googlechat or events", file)
+		if _, ok := registry.Lookup(message.Platform(platform)); !ok {
+			return fmt.Errorf("cannot tell the platform of %s: pass telegram, slack, discord, line, whatsapp, teams, googlechat or events", file)
+		}
+		w, err := signer(getenv).Sign(message.Platform(platform), body, now)
+		if err != nil {
+			return err
+		}
+		body, hdr = w.Body, w.Header
 	}
 	return send(ctx, out, getenv, platform, hdr, body)
 }
@@ -169,7 +142,11 @@ func eventsSecrets(getenv config.Getenv, body []byte) (secret, github standardwe
 	return secret, github, err
 }
 
-// fakeTeamsURL is the fake Teams connector of the runner at PARLEY_LISTEN.
-func fakeTeamsURL(getenv config.Getenv) string {
-	return "http://" + cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787") + fakeRoot + "/teams"
+// signer signs webhooks as the platforms do, with make run's settings (the
+// user's, else the demo's), for the fakes of the runner at PARLEY_LISTEN.
+func signer(getenv config.Getenv) fakeplatform.Signer {
+	return fakeplatform.Signer{
+		Env:      func(k string) string { return cmp.Or(getenv(k), demo[k]) },
+		FakeRoot: "http://" + cmp.Or(getenv("PARLEY_LISTEN"), "127.0.0.1:8787") + fakeRoot,
+	}
 }

@@ -20,16 +20,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/parleyhq/parley/localstack/console"
 	"github.com/parleyhq/parley/localstack/emulator"
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
+	"github.com/parleyhq/parley/localstack/localstate"
 	"github.com/parleyhq/parley/localstack/runner"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/app"
 	"github.com/parleyhq/parley/shared/config"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/operator"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/platform/events"
@@ -234,9 +237,21 @@ const fakeRoot = "/fake"
 // ready is told the runner's address once it serves (tests wait on it).
 type ready func(addr string)
 
-// run starts everything and blocks until ctx ends.
+// run starts everything and blocks until ctx ends. Once up, it says where
+// in local.json beside the log (localstate): parley --local reads it.
 func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready) error {
+	var state string
+	defer func() {
+		if state != "" {
+			localstate.Remove(state)
+		}
+	}()
 	return serve(ctx, out, getenv, func(s started) {
+		state = filepath.Join(filepath.Dir(s.log), filepath.Base(localstate.Path))
+		if err := localstate.Write(state, localstate.State{Env: s.env, Log: s.log, Listen: s.addr}); err != nil {
+			fmt.Fprintf(out, "note: %s not written (parley --local will not find this run): %v\n", state, err)
+			state = ""
+		}
 		if onReady != nil {
 			onReady(s.addr)
 		}
@@ -244,10 +259,13 @@ func run(ctx context.Context, out io.Writer, getenv config.Getenv, onReady ready
 }
 
 // started is what a running local stack tells its caller: where it serves,
-// and the fake platforms, whose deliveries a load run checks.
+// the fake platforms, whose deliveries a load run checks, and what reaches
+// its emulators and resources, and its log.
 type started struct {
 	addr string
 	fake *fakeplatform.Server
+	env  []string
+	log  string
 }
 
 // serve starts everything, tells onReady, and blocks until ctx ends.
@@ -326,6 +344,12 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 		}
 	}
 	local.Mux.Handle(fakeRoot+"/", http.StripPrefix(fakeRoot, fake.Handler()))
+	cons, err := newConsole(deps, env, base, logPath, fake, getenv)
+	if err != nil {
+		return err
+	}
+	local.Mux.Handle(console.Prefix, cons)
+	local.Mux.Handle(strings.TrimSuffix(console.Prefix, "/"), cons)
 
 	srv := &http.Server{Handler: local.Mux, ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
@@ -337,7 +361,7 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	wg.Go(func() { local.Run(ctx, log) })
 
 	banner(out, base, logPath, cfg, getenv, notices)
-	onReady(started{addr: ln.Addr().String(), fake: fake})
+	onReady(started{addr: ln.Addr().String(), fake: fake, env: append(stack.Env(), res.Env()...), log: logPath})
 
 	<-ctx.Done()
 	fmt.Fprintln(out, "\nstopping…")
@@ -346,6 +370,21 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	_ = srv.Shutdown(shutdown)
 	wg.Wait()
 	return stack.Stop()
+}
+
+// newConsole is the console at /console: over the operator's view of this
+// run (its table, queues and log), the fakes' deliveries, and a signer with
+// this run's settings.
+func newConsole(deps app.Deps, env config.Getenv, base, logPath string, fake *fakeplatform.Server, getenv config.Getenv) (*console.Console, error) {
+	target, err := operator.TargetFromEnv(env, logPath)
+	if err != nil {
+		return nil, err
+	}
+	return console.New(console.Options{
+		Operator: operator.New(target, deps.DynamoDB, deps.SQS), Recorder: fake.Recorder(), Base: base,
+		Signer:      fakeplatform.Signer{Env: env, FakeRoot: base + fakeRoot},
+		AllowRemote: getenv("PARLEY_CONSOLE_ALLOW_REMOTE") != "",
+	})
 }
 
 func openLog(getenv config.Getenv) (string, *os.File, error) {
@@ -375,6 +414,7 @@ func banner(out io.Writer, base, logPath string, cfg config.Config, getenv confi
 	fmt.Fprintf(out, `
 Parley is running locally.
 
+  console         %[1]s/console/   (talk as a person on any platform, every step of every message)
   webhooks        %[7]s
   agent           %[2]s (it posts later replies to %[1]s/reply, its own messages to %[1]s/send)
   platform APIs   %[1]s%[3]s/<platform> (fakes)

@@ -431,6 +431,11 @@ func buildTransition(t intent.Transition, tok string) (*dynamodb.UpdateItemInput
 	case t.Close:
 		names["#sw"], names["#swat"] = "sw", "sw_at"
 		update += " REMOVE #sw, #swat"
+	case t.Reopen:
+		names["#sw"], names["#swat"] = "sw", "sw_at"
+		values[":sw"] = str(resources.SweepShard)
+		values[":swat"] = num(millis(t.SweepAt))
+		update += ", #sw = :sw, #swat = :swat"
 	case !t.SweepAt.IsZero():
 		// Only an intent on the list has sw; sw_at alone indexes nothing.
 		names["#swat"] = "sw_at"

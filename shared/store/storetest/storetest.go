@@ -44,6 +44,7 @@ type Store interface {
 	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
+	Attention(ctx context.Context, limit int) ([]store.AttentionEntry, error)
 }
 
 // Exercise runs the suite. newStore returns an empty store for one test.
@@ -64,6 +65,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); triageSuite(t, newStore) })
 	t.Run("Questions", func(t *testing.T) { t.Parallel(); questions(t, newStore(t)) })
 	t.Run("Awaits", func(t *testing.T) { t.Parallel(); awaits(t, newStore(t)) })
+	t.Run("OperatorDecisions", func(t *testing.T) { t.Parallel(); operatorDecisions(t, newStore(t)) })
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -691,7 +693,7 @@ func model(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	now := t0
-	for step := range 120 {
+	for step := range 160 {
 		now = now.Add(time.Duration(rng.IntN(90)) * time.Second)
 		i := rng.IntN(len(want.Units))
 		u := want.Units[i]
@@ -699,7 +701,7 @@ func model(t *testing.T, s Store) {
 			u.Attempt = max(u.Attempt-1, 0)
 		}
 		var tr intent.Transition
-		switch rng.IntN(10) {
+		switch rng.IntN(11) {
 		case 0:
 			tr = intent.Lease(u, i, now, now.Add(time.Minute))
 		case 1:
@@ -718,6 +720,12 @@ func model(t *testing.T, s Store) {
 			tr = intent.Report(u, i, now, message.StatusRead)
 		case 8:
 			tr = intent.MarkUndelivered(u, i, now, message.FailPermission, "131047")
+		case 9:
+			if rng.IntN(2) == 0 {
+				tr = intent.OperatorResend(u, i, now)
+			} else {
+				tr = intent.Abandon(u, i, now, "an operator gave up")
+			}
 		default:
 			tr = intent.Lease(u, i, now, now.Add(time.Minute))
 		}
