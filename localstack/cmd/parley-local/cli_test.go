@@ -28,7 +28,6 @@ func TestEveryVerbAnswersHelp_Finding13(t *testing.T) {
 		"press":            {"-h", "--help"},
 		"load":             {"-h", "--help"},
 		"discord-commands": {"-h", "--help"},
-		"erase-history":    {"-h", "--help"},
 	}
 	for verb, helps := range cases {
 		for _, h := range helps {

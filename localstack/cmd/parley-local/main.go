@@ -8,8 +8,6 @@
 //	parley-local press PLATFORM CHAT MESSAGE DATA [USER]
 //	                                  press a control of a question make run printed
 //	parley-local discord-commands     register /ask and "Ask the agent" with Discord
-//	parley-local erase-history THREAD_KEY
-//	                                  forget a thread's history (an operator's erase)
 //	parley-local load [-threads N] [-messages M] [-redeliver F]
 //	                                  a bounded load run: throughput, p50/p99, order and exactly-once
 //
@@ -62,7 +60,6 @@ func init() {
 		{"press", chatPlatforms() + " CHAT MESSAGE DATA [USER]", "press a control of a question make run printed, as its platform's webhook", press},
 		{"load", "[-threads N] [-messages M] [-redeliver F] [-timeout D]", "a bounded load run on the local stack: throughput, p50/p99, order and exactly-once", load},
 		{"discord-commands", "", "register /ask and \"Ask the agent\" for DISCORD_APPLICATION_ID with DISCORD_BOT_TOKEN", discordCommands},
-		{"erase-history", "THREAD_KEY", "forget a thread's history (PARLEY_HISTORY) in the table PARLEY_TABLE names, with the AWS SDK's default configuration", eraseHistory},
 	}
 }
 

@@ -50,6 +50,7 @@ func init() {
 		{"abandon", "UNIT", "give a held or failed unit up for good: it is never sent, and leaves the attention list", 1, 1, abandonCmd},
 		{"dlq", "list|redrive QUEUE [--max-age D]", "list a dead-letter queue's messages, dated by their content; or move them back to QUEUE (inbound, outbound) through SQS's message-move task, refusing, moving nothing, while one was made longer ago than --max-age or cannot be read", 2, 2, dlqCmd},
 		{"status", "", "queue depths, oldest message ages, dead-letter counts, held and failed units, each function's errors over the last hour", 0, 0, statusCmd},
+		{"erase-history", "THREAD", "forget a conversation's history (PARLEY_HISTORY): THREAD is its thread key (platform:account:chat[:thread]), as turn requests name it", 1, 1, eraseHistoryCmd},
 	}
 }
 
@@ -305,6 +306,19 @@ func statusCmd(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string
 			operator.WriteStatus(e.out, st)
 		}
 		return st, nil
+	}
+}
+
+func eraseHistoryCmd(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) (any, error) {
+	return func(ctx context.Context, e *env, args []string) (any, error) {
+		d, err := e.op.EraseHistory(ctx, args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !e.asJSON {
+			fmt.Fprintf(e.out, "erased the history of %s\n", d.Thread)
+		}
+		return d, nil
 	}
 }
 
