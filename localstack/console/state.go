@@ -231,6 +231,9 @@ func unitText(u intent.Unit) string {
 	if u.Content.Prompt != nil {
 		return u.Content.Prompt.Text
 	}
+	if r := u.Content.React; r != nil {
+		return "(reaction " + r.Emoji + ")"
+	}
 	return u.Content.Text
 }
 

@@ -286,10 +286,21 @@ func unitView(in intent.Intent, u intent.Unit) UnitView {
 		for _, c := range append(slices.Clone(u.Content.Prompt.Options), u.Content.Prompt.Actions...) {
 			v.Controls = append(v.Controls, c.Label)
 		}
+	case u.Content.React != nil:
+		v.Text = reactionText(*u.Content.React)
 	default:
 		v.Text = u.Content.Text
 	}
 	return v
+}
+
+// reactionText is what a reaction unit shows an operator: the reaction,
+// or a status reaction's two outcomes.
+func reactionText(r message.React) string {
+	if r.Status {
+		return "(status reaction: " + r.Emoji + " when answered, " + r.Failed + " when a bubble failed)"
+	}
+	return "(reaction " + r.Emoji + ")"
 }
 
 func unitStep(v UnitView) Step {
