@@ -3,6 +3,7 @@ module github.com/parleyhq/parley
 go 1.26.6
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/MicahParks/jwkset v0.11.4
 	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
