@@ -155,6 +155,9 @@ type Event struct {
 	Quote *Quote `json:"quote,omitempty"`
 	// Reaction is what a KindReaction event reports.
 	Reaction *Reaction `json:"reaction,omitempty"`
+	// Attachments are the files that came with a person's message, in the
+	// order the platform gave them.
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // Key is the event's dedupe key, stable across redeliveries.

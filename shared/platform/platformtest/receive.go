@@ -270,8 +270,13 @@ func (s *suite) wellFormed(ev message.Event) error {
 	}
 	switch ev.Kind {
 	case message.KindMessage:
-		if strings.TrimSpace(ev.Text) == "" || ev.Press != nil {
-			return errors.New("a message without text, or with a press")
+		if (strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0) || ev.Press != nil {
+			return errors.New("a message without text or attachments, or with a press")
+		}
+		for i, a := range ev.Attachments {
+			if a.Index != i || a.Kind == "" || a.PlatformID == "" || a.URL != "" {
+				return fmt.Errorf("attachment %d: want its index, kind and platform id, and no URL before the turn stores it: %+v", i, a)
+			}
 		}
 	case message.KindAnswer:
 		// A press names its message where the platform says which one was

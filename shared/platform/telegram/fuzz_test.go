@@ -52,8 +52,11 @@ func FuzzReceiverParse(f *testing.F) {
 			}
 			switch ev.Kind {
 			case message.KindMessage:
-				if ev.Text == "" || ev.Press != nil {
+				if (ev.Text == "" && len(ev.Attachments) == 0) || ev.Press != nil {
 					t.Fatalf("bad message %+v", ev)
+				}
+				if len(ev.Attachments) > 1 || (len(ev.Attachments) == 1 && ev.Attachments[0].PlatformID == "") {
+					t.Fatalf("attachments %+v: a Telegram message holds one file, which has an id", ev.Attachments)
 				}
 				if ev.Time.Unix() > 0 && ev.Time.Before(req.Oldest) {
 					t.Fatalf("a message of %v, past the dedupe window, is taken", ev.Time)

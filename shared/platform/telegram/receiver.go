@@ -199,20 +199,22 @@ func (r *Receiver) Parse(req *platform.Request) (platform.Parsed, error) {
 	if text == "" {
 		text = m.Caption
 	}
-	if text == "" {
+	files := attachments(m)
+	if text == "" && len(files) == 0 {
 		return ignore(platform.IgnoredNoText)
 	}
 	ev := message.Event{
-		Platform:  message.Telegram,
-		Account:   r.BotID,
-		EventID:   id,
-		Kind:      message.KindMessage,
-		Thread:    r.thread(m),
-		Sender:    sender(m),
-		Text:      text,
-		MessageID: strconv.FormatInt(m.MessageID, 10),
-		ChatType:  chatType(m),
-		Time:      time.Unix(m.Date, 0).UTC(),
+		Platform:    message.Telegram,
+		Account:     r.BotID,
+		EventID:     id,
+		Kind:        message.KindMessage,
+		Thread:      r.thread(m),
+		Sender:      sender(m),
+		Text:        text,
+		MessageID:   strconv.FormatInt(m.MessageID, 10),
+		ChatType:    chatType(m),
+		Time:        time.Unix(m.Date, 0).UTC(),
+		Attachments: files,
 	}
 	// Every message in a forum topic "replies" to the topic's creation
 	// message; only a reply to something else is a real reply.
@@ -397,4 +399,54 @@ func user(u *TelegramUser) message.Sender {
 		name = u.Username
 	}
 	return message.Sender{ID: strconv.FormatInt(u.ID, 10), Name: name, IsBot: u.IsBot}
+}
+
+// attachments are the files a message holds: Telegram gives a message at
+// most one, and a photo in several sizes, of which the largest is taken.
+// A file without a file_id cannot be fetched, and is left out.
+func attachments(m *TelegramMessage) []message.Attachment {
+	var a message.Attachment
+	meta := func(kind message.AttachmentKind, f *TelegramFileMeta, mime string) {
+		a = message.Attachment{Kind: kind, PlatformID: f.FileID, MIME: f.MimeType, Size: f.FileSize, Name: f.FileName,
+			Width: f.Width, Height: f.Height, Duration: f.Duration}
+		if a.MIME == "" {
+			a.MIME = mime
+		}
+	}
+	switch {
+	case len(m.Photo) > 0:
+		p := m.Photo[len(m.Photo)-1]
+		a = message.Attachment{Kind: message.AttachImage, PlatformID: p.FileID, MIME: "image/jpeg", Size: p.FileSize, Width: p.Width, Height: p.Height}
+	case m.Voice != nil:
+		meta(message.AttachVoice, m.Voice, "audio/ogg")
+	case m.Audio != nil:
+		meta(message.AttachAudio, m.Audio, "")
+	case m.VideoNote != nil:
+		meta(message.AttachVideo, m.VideoNote, "video/mp4")
+		a.Width, a.Height = m.VideoNote.Length, m.VideoNote.Length
+	case m.Video != nil:
+		meta(message.AttachVideo, m.Video, "")
+	case m.Animation != nil:
+		meta(message.AttachVideo, m.Animation, "video/mp4")
+	case m.Document != nil:
+		meta(message.AttachFile, m.Document, "")
+	case m.Sticker != nil:
+		st := m.Sticker
+		a = message.Attachment{Kind: message.AttachSticker, PlatformID: st.FileID, MIME: stickerMIME(st), Size: st.FileSize, Width: st.Width, Height: st.Height}
+	}
+	if a.PlatformID == "" {
+		return nil
+	}
+	return []message.Attachment{a}
+}
+
+// stickerMIME is a sticker's format: WEBP, an animated TGS or a WEBM video.
+func stickerMIME(s *TelegramSticker) string {
+	switch {
+	case s.IsAnimated:
+		return "application/x-tgsticker"
+	case s.IsVideo:
+		return "video/webm"
+	}
+	return "image/webp"
 }

@@ -122,6 +122,8 @@ func sampleExpectations() map[string]platform.Parsed {
 			Platform: message.Telegram, Account: testBotID, EventID: "900000006", Kind: message.KindMessage,
 			Thread: private, Sender: user42(), Text: "what plant is this?",
 			MessageID: "102", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 4, 0, 0, time.UTC),
+			Attachments: []message.Attachment{{Kind: message.AttachImage, PlatformID: "AgACAgQAAxkBAAIBZmdPhotoLarge",
+				MIME: "image/jpeg", Size: 84211, Width: 1280, Height: 960}},
 		}}},
 		"callback-query.json": {Events: []message.Event{{
 			Platform: message.Telegram, Account: testBotID, EventID: "cb:4000000000000000101", Kind: message.KindAnswer,
@@ -145,8 +147,26 @@ func sampleExpectations() map[string]platform.Parsed {
 			Thread: private, Sender: user42(), ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 1, 30, 0, time.UTC),
 			Reaction: &message.Reaction{MessageID: "104", Emoji: "👍"},
 		}}},
-		"bot-message.json":     {Ignored: []platform.Ignored{{Reason: "bot", ID: "900000005"}}},
-		"sticker-no-text.json": {Ignored: []platform.Ignored{{Reason: "no_text", ID: "900000007"}}},
+		"bot-message.json": {Ignored: []platform.Ignored{{Reason: "bot", ID: "900000005"}}},
+		"sticker.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000007", Kind: message.KindMessage,
+			Thread: private, Sender: user42(), MessageID: "103", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 5, 0, 0, time.UTC),
+			Attachments: []message.Attachment{{Kind: message.AttachSticker, PlatformID: "CAACAgIAAxkBAAIBaGdStickerFileId",
+				MIME: "application/x-tgsticker", Size: 18432, Width: 512, Height: 512}},
+		}}},
+		"voice.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000009", Kind: message.KindMessage,
+			Thread: private, Sender: user42(), MessageID: "105", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 6, 0, 0, time.UTC),
+			Attachments: []message.Attachment{{Kind: message.AttachVoice, PlatformID: "AwACAgQAAxkBAAIBaVoiceFileId",
+				MIME: "audio/ogg", Size: 9210, Duration: 4}},
+		}}},
+		"document.json": {Events: []message.Event{{
+			Platform: message.Telegram, Account: testBotID, EventID: "900000010", Kind: message.KindMessage,
+			Thread: private, Sender: user42(), Text: "is this my gate?", MessageID: "106", ChatType: message.ChatPrivate,
+			Time: time.Date(2025, 11, 29, 16, 7, 0, 0, time.UTC),
+			Attachments: []message.Attachment{{Kind: message.AttachFile, PlatformID: "BQACAgQAAxkBAAIBalDocFileId",
+				MIME: "application/pdf", Size: 48213, Name: "boarding-pass.pdf"}},
+		}}},
 	}
 }
 

@@ -78,6 +78,33 @@ type TelegramMessage struct {
 	CaptionEntities    []TelegramMessageEntity `json:"caption_entities,omitempty"`
 	Photo              []TelegramPhotoSize     `json:"photo,omitempty"`
 	Sticker            *TelegramSticker        `json:"sticker,omitempty"`
+	Document           *TelegramFileMeta       `json:"document,omitempty"`
+	Voice              *TelegramFileMeta       `json:"voice,omitempty"`
+	Audio              *TelegramFileMeta       `json:"audio,omitempty"`
+	Video              *TelegramFileMeta       `json:"video,omitempty"`
+	VideoNote          *TelegramFileMeta       `json:"video_note,omitempty"`
+	Animation          *TelegramFileMeta       `json:"animation,omitempty"`
+}
+
+// TelegramFileMeta holds the fields Parley reads of a Document, Voice,
+// Audio, Video, VideoNote or Animation: each is a subset of them.
+type TelegramFileMeta struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int64  `json:"file_size,omitempty"`
+	Width        int    `json:"width,omitempty"`
+	Height       int    `json:"height,omitempty"`
+	Length       int    `json:"length,omitempty"` // a video note's diameter
+	Duration     int    `json:"duration,omitempty"`
+}
+
+// TelegramFile is getFile's answer: where the file may be downloaded.
+type TelegramFile struct {
+	FileID   string `json:"file_id"`
+	FileSize int64  `json:"file_size,omitempty"`
+	FilePath string `json:"file_path,omitempty"`
 }
 
 // TelegramUser is a Telegram user or bot.
@@ -136,6 +163,7 @@ type TelegramSticker struct {
 	IsAnimated   bool   `json:"is_animated"`
 	IsVideo      bool   `json:"is_video"`
 	Emoji        string `json:"emoji,omitempty"`
+	FileSize     int64  `json:"file_size,omitempty"`
 }
 
 // TelegramCallbackQuery is an inline keyboard button press. Message is the
