@@ -205,6 +205,7 @@ func (s *Stack) Env() []string {
 	return []string{
 		"AWS_ENDPOINT_URL_DYNAMODB=" + s.DynamoDBEndpoint,
 		"AWS_ENDPOINT_URL_SQS=" + s.SQSEndpoint,
+		"AWS_ENDPOINT_URL_S3=" + s.SQSEndpoint, // fauxqs serves S3 on the same port
 		"AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=false",
 		"AWS_REGION=" + Region,
 		"AWS_ACCESS_KEY_ID=" + AccessKeyID,

@@ -9,12 +9,14 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -27,6 +29,9 @@ type Resources struct {
 	Table string
 	// Queue URLs of the declared queues and their dead-letter queues.
 	InboundURL, InboundDLQURL, OutboundURL, OutboundDLQURL string
+	// MediaBucket is the media bucket's name: the prefix, lower case, and
+	// "-media".
+	MediaBucket string
 	// QueueURLs maps the logical name of every queue Provision created
 	// (resources.QueueSpec.Name and DLQName()) to its URL, including queues
 	// declared after the fields above were written.
@@ -37,7 +42,7 @@ type Resources struct {
 // physical names: resources.EnvTable and each declared queue's EnvURL and
 // EnvDLQURL (PARLEY_TABLE, PARLEY_INBOUND_QUEUE_URL, PARLEY_INBOUND_DLQ_URL, …).
 func (r Resources) Env() []string {
-	env := []string{resources.EnvTable + "=" + r.Table}
+	env := []string{resources.EnvTable + "=" + r.Table, resources.EnvMediaBucket + "=" + r.MediaBucket}
 	for _, q := range resources.Queues() {
 		env = append(env, q.EnvURL+"="+r.QueueURLs[q.Name], q.EnvDLQURL+"="+r.QueueURLs[q.DLQName()])
 	}
@@ -62,7 +67,9 @@ func Provision(ctx context.Context, cfg aws.Config, prefix string) (Resources, e
 	}
 	db := dynamodb.NewFromConfig(cfg)
 	q := sqs.NewFromConfig(cfg)
-	res := Resources{Table: prefix + "-" + resources.Table.Name, QueueURLs: map[string]string{}}
+	res := Resources{Table: prefix + "-" + resources.Table.Name, MediaBucket: bucketName(prefix), QueueURLs: map[string]string{}}
+	// fauxqs serves S3 on its one port, by path: it has no per-bucket host names.
+	objects := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
 
 	var (
 		wg   sync.WaitGroup
@@ -77,6 +84,11 @@ func Provision(ctx context.Context, cfg aws.Config, prefix string) (Resources, e
 	wg.Go(func() {
 		if err := createTable(ctx, db, res.Table, resources.Table); err != nil {
 			fail(err)
+		}
+	})
+	wg.Go(func() {
+		if _, err := objects.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &res.MediaBucket}); err != nil {
+			fail(fmt.Errorf("create bucket %s: %w", res.MediaBucket, err))
 		}
 	})
 	for _, spec := range resources.Queues() {
@@ -101,6 +113,13 @@ func Provision(ctx context.Context, cfg aws.Config, prefix string) (Resources, e
 	res.OutboundURL = res.QueueURLs[resources.Outbound.Name]
 	res.OutboundDLQURL = res.QueueURLs[resources.Outbound.DLQName()]
 	return res, nil
+}
+
+// bucketName is a bucket name of prefix: S3's are lower case, digits and
+// '-', at most 63 characters.
+func bucketName(prefix string) string {
+	name := strings.ToLower(strings.ReplaceAll(prefix, "_", "-"))
+	return strings.Trim(name[:min(len(name), 56)], "-") + "-media"
 }
 
 var prefixPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)

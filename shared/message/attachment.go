@@ -58,6 +58,9 @@ const (
 	// ReasonTypeRefused: a media type PARLEY_MEDIA_TYPES does not allow, as
 	// declared or as the bytes turned out to be.
 	ReasonTypeRefused AttachmentReason = "type_not_allowed"
+	// ReasonTypeMismatch: the bytes are not the type the platform declared
+	// (a "photo" that is a PDF).
+	ReasonTypeMismatch AttachmentReason = "type_mismatch"
 	// ReasonUnavailable: the platform would not serve the file (gone,
 	// refused, or a download that broke off).
 	ReasonUnavailable AttachmentReason = "unavailable"

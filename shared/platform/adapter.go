@@ -154,6 +154,20 @@ type Sender interface {
 	Send(ctx context.Context, m message.Outgoing) (message.Receipt, error)
 }
 
+// Downloader is a sender whose platform serves the files people attach
+// (message.Attachment.PlatformID): the turn stores them for the agent
+// (package media). Download reads at most max bytes: a file over it is
+// ErrFileTooLarge, a file the platform will not serve ErrFileUnavailable.
+type Downloader interface {
+	Download(ctx context.Context, a message.Attachment, max int64) ([]byte, error)
+}
+
+// Download's refusals, found with errors.Is.
+var (
+	ErrFileTooLarge    = errors.New("file over the size bound")
+	ErrFileUnavailable = errors.New("the platform does not serve the file")
+)
+
 // Typer is a sender with a typing indicator, shown while the agent thinks.
 type Typer interface {
 	Typing(ctx context.Context, t message.Thread) error

@@ -5,6 +5,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -142,4 +145,44 @@ func TextOf(c message.Content) (string, error) {
 		return "", &message.SendError{Class: message.FailInvalidPayload, Reason: "content is not text"}
 	}
 	return c.Text, nil
+}
+
+// GetFile downloads a file the platform serves at path below the API's root
+// (a person's attachment), with header's fields added, reading at most max
+// bytes. A body over max, by its Content-Length or as read, is
+// ErrFileTooLarge; a 4xx answer, or a body shorter than its Content-Length,
+// ErrFileUnavailable; anything else (5xx, no answer) an error to retry.
+// Errors never hold the URL's path, where Telegram puts its token.
+func (a API) GetFile(ctx context.Context, path string, header http.Header, max int64) ([]byte, error) {
+	base := strings.TrimRight(cmp.Or(a.BaseURL, a.DefaultBaseURL), "/")
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the %s file URL does not parse", ErrFileUnavailable, a.Name)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := cmp.Or(a.HTTP, defaultHTTP).Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s file download: %w", a.Name, scrub(req.URL, err))
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests:
+		return nil, fmt.Errorf("%w: %s answered %d", ErrFileUnavailable, a.Name, resp.StatusCode)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("%s file download: HTTP %d", a.Name, resp.StatusCode)
+	case resp.ContentLength > max:
+		return nil, ErrFileTooLarge
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("%w: the download broke off", ErrFileUnavailable)
+	case err != nil:
+		return nil, fmt.Errorf("%s file download: %w", a.Name, scrub(req.URL, err))
+	case int64(len(body)) > max:
+		return nil, ErrFileTooLarge
+	}
+	return body, nil
 }

@@ -12,7 +12,9 @@ import (
 // the resources below. The CDK stack sets them; the local runner and the tests
 // set them to the emulator's resources.
 const (
-	EnvTable            = "PARLEY_TABLE"
+	EnvTable = "PARLEY_TABLE"
+	// EnvMediaBucket names the media bucket (package media); unset, media is off.
+	EnvMediaBucket      = "PARLEY_MEDIA_BUCKET"
 	EnvInboundQueueURL  = "PARLEY_INBOUND_QUEUE_URL"
 	EnvOutboundQueueURL = "PARLEY_OUTBOUND_QUEUE_URL"
 	// The dead-letter queues' URLs: a consumer moves a poison record there

@@ -6,7 +6,8 @@
 //
 // It serves POST /bot<token>/sendMessage (with an inline keyboard),
 // /bot<token>/editMessageText, /bot<token>/answerCallbackQuery,
-// /bot<token>/sendChatAction and /bot<token>/getMe. Headers signs inbound
+// /bot<token>/sendChatAction, /bot<token>/getMe and /bot<token>/getFile, and
+// GET /file/bot<token>/<file_path> (files a test added with AddFile). Headers signs inbound
 // updates as Telegram sends them; CallbackQuery is the update a press of a
 // button sends, and Press the same, remembered: its answer is taken once,
 // within QueryLife. ActOnAnswer does what Telegram does with a webhook's
@@ -57,6 +58,73 @@ type API struct {
 	// answered holds every query answered.
 	pressed  map[string]time.Time
 	answered map[string]bool
+	// files are what AddFile put, by file_id; downloads counts each
+	// file's downloads.
+	files     map[string]file
+	downloads map[string]int
+}
+
+// file is one file a person sent, as the fake serves it.
+type file struct {
+	path string
+	body []byte
+}
+
+// MaxDownload is the largest file the Bot API serves a bot: getFile refuses
+// a bigger one.
+const MaxDownload = 20 << 20
+
+// AddFile makes body a file a person sent, served under fileID by getFile
+// and /file/bot<token>/<path>.
+func (a *API) AddFile(fileID string, body []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.files[fileID] = file{path: "documents/file_" + strconv.Itoa(len(a.files)) + ".bin", body: body}
+}
+
+// Downloads is how many times the file fileID was downloaded.
+func (a *API) Downloads(fileID string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.downloads[fileID]
+}
+
+// getFile answers a File with its path, as the Bot API does for a file of
+// at most MaxDownload bytes.
+func (a *API) getFile(w http.ResponseWriter, args map[string]json.RawMessage) {
+	id := fakeapi.Str(args, "file_id")
+	a.mu.Lock()
+	f, ok := a.files[id]
+	a.mu.Unlock()
+	switch {
+	case !ok:
+		fail(w, http.StatusBadRequest, "Bad Request: invalid file_id", nil)
+	case len(f.body) > MaxDownload:
+		fail(w, http.StatusBadRequest, "Bad Request: file is too big", nil)
+	default:
+		fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": map[string]any{
+			"file_id": id, "file_unique_id": "u" + id, "file_size": len(f.body), "file_path": f.path}})
+	}
+}
+
+// serveFile serves /file/bot<token>/<path>: a file getFile named.
+func (a *API) serveFile(w http.ResponseWriter, rest string) {
+	token, path, _ := strings.Cut(rest, "/")
+	if !a.Authorized(token) {
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, f := range a.files {
+		if f.path == path {
+			a.downloads[id]++
+			w.Header().Set("Content-Length", strconv.Itoa(len(f.body)))
+			_, _ = w.Write(f.body)
+			return
+		}
+	}
+	http.Error(w, "Not Found", http.StatusNotFound)
 }
 
 // QueryLife is how long after a press the fake takes its
@@ -69,7 +137,8 @@ const QueryLife = 10 * time.Second
 func New(opt Options) *API {
 	id, _, _ := strings.Cut(opt.Token, ":")
 	n, _ := strconv.ParseInt(id, 10, 64)
-	return &API{Base: fakeapi.NewBase(opt, fakeapi.Sequence()), botID: n, pressed: map[string]time.Time{}, answered: map[string]bool{}}
+	return &API{Base: fakeapi.NewBase(opt, fakeapi.Sequence()), botID: n, pressed: map[string]time.Time{}, answered: map[string]bool{},
+		files: map[string]file{}, downloads: map[string]int{}}
 }
 
 // Headers returns the headers Telegram sends with a webhook update when
@@ -123,6 +192,10 @@ var chatActions = map[string]bool{
 // segment (/bot<token>/), which ServeMux patterns cannot match, so it
 // routes by hand.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok && r.Method == http.MethodGet {
+		a.serveFile(w, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	token, method, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 || token == "" || strings.Contains(method, "/") {
@@ -158,6 +231,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.answerCallbackQuery(w, args)
 	case "setMessageReaction":
 		a.setMessageReaction(w, args)
+	case "getFile":
+		a.getFile(w, args)
 	default:
 		fail(w, http.StatusNotFound, "Not Found", nil)
 	}

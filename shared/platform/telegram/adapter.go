@@ -26,8 +26,9 @@ var Adapter platform.Adapter = adapter{}
 type adapter struct{}
 
 var (
-	_ platform.Sender = (*Client)(nil)
-	_ platform.Typer  = (*Client)(nil)
+	_ platform.Sender     = (*Client)(nil)
+	_ platform.Typer      = (*Client)(nil)
+	_ platform.Downloader = (*Client)(nil)
 )
 
 func (adapter) Platform() message.Platform { return message.Telegram }

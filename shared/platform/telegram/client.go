@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
@@ -206,4 +208,34 @@ func classify(resp *platform.Response, r TelegramResponse) *message.SendError {
 		se.Class = message.FailUnknown
 	}
 	return se
+}
+
+// MaxDownload is the largest file the Bot API serves to a bot (20 MB).
+const MaxDownload = 20 << 20
+
+// Download fetches a file a person sent (a.PlatformID is its file_id):
+// getFile for its path, then the file itself, at most max bytes. A file the
+// Bot API will not serve (over 20 MB, or an id it does not know) is
+// platform.ErrFileTooLarge or platform.ErrFileUnavailable.
+func (c *Client) Download(ctx context.Context, a message.Attachment, max int64) ([]byte, error) {
+	max = min(max, MaxDownload)
+	if a.Size > max {
+		return nil, platform.ErrFileTooLarge
+	}
+	var f TelegramFile
+	if err := c.call(ctx, "getFile", TelegramGetFile{FileID: a.PlatformID}, &f); err != nil {
+		var se *message.SendError
+		if errors.As(err, &se) && se.Class == message.FailInvalidPayload {
+			return nil, fmt.Errorf("telegram getFile: %w: %w", platform.ErrFileUnavailable, err)
+		}
+		return nil, fmt.Errorf("telegram getFile: %w", err)
+	}
+	switch {
+	case f.FileSize > max:
+		return nil, platform.ErrFileTooLarge
+	case f.FilePath == "" || strings.Contains(f.FilePath, "..") || strings.ContainsAny(f.FilePath, "?#\\"):
+		return nil, fmt.Errorf("%w: getFile gave no usable file_path", platform.ErrFileUnavailable)
+	}
+	api := platform.API{Name: "Bot API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
+	return api.GetFile(ctx, "/file/bot"+c.Token+"/"+strings.TrimLeft(f.FilePath, "/"), nil, max)
 }

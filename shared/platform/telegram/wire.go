@@ -100,6 +100,11 @@ type TelegramFileMeta struct {
 	Duration     int    `json:"duration,omitempty"`
 }
 
+// TelegramGetFile is getFile's arguments.
+type TelegramGetFile struct {
+	FileID string `json:"file_id"`
+}
+
 // TelegramFile is getFile's answer: where the file may be downloaded.
 type TelegramFile struct {
 	FileID   string `json:"file_id"`
