@@ -39,10 +39,12 @@ type Resources struct {
 }
 
 // Env returns the variables through which a function learns the resources'
-// physical names: resources.EnvTable and each declared queue's EnvURL and
+// physical names: resources.EnvTable, resources.EnvMediaBucket (with
+// PARLEY_MEDIA_PATH_STYLE) and each declared queue's EnvURL and
 // EnvDLQURL (PARLEY_TABLE, PARLEY_INBOUND_QUEUE_URL, PARLEY_INBOUND_DLQ_URL, …).
 func (r Resources) Env() []string {
-	env := []string{resources.EnvTable + "=" + r.Table, resources.EnvMediaBucket + "=" + r.MediaBucket}
+	// fauxqs serves S3 by path only: PARLEY_MEDIA_PATH_STYLE says so.
+	env := []string{resources.EnvTable + "=" + r.Table, resources.EnvMediaBucket + "=" + r.MediaBucket, "PARLEY_MEDIA_PATH_STYLE=true"}
 	for _, q := range resources.Queues() {
 		env = append(env, q.EnvURL+"="+r.QueueURLs[q.Name], q.EnvDLQURL+"="+r.QueueURLs[q.DLQName()])
 	}

@@ -128,7 +128,7 @@ func Start(t testing.TB, opt Options) *Stack {
 			}
 		}
 	})
-	s.Deps = app.Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(logFile, nil)), DynamoDB: env.DynamoDB, SQS: env.SQS}
+	s.Deps = app.Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(logFile, nil)), DynamoDB: env.DynamoDB, SQS: env.SQS}.WithObjects(env.AWS)
 	local, err := runner.New(s.Deps)
 	if err != nil {
 		t.Fatal(err)

@@ -284,6 +284,8 @@ func start(t testing.TB, opt options) *harness {
 		"PARLEY_BUBBLE_DELAY":            "1ms",
 		"PARLEY_SEND_TIMEOUT":            "2s",
 		"PARLEY_LOG_LEVEL":               "debug",
+		resources.EnvMediaBucket:         env.Resources.MediaBucket,
+		"PARLEY_MEDIA_PATH_STYLE":        "true",
 	}
 	// Every platform's adapter at its fake, as make run points them.
 	for k, v := range fakeplatform.BaseURLs(fakeSrv.URL) {
@@ -313,7 +315,9 @@ func start(t testing.TB, opt options) *harness {
 		DynamoDB: dynamodb.NewFromConfig(awsCfg),
 		SQS:      sqs.NewFromConfig(awsCfg),
 		Now:      h.clock.Now,
-	}
+		// Not through the fault injector and the counter: its middleware
+		// has no place in the S3 presigner's stack.
+	}.WithObjects(env.AWS)
 	h.store = dynamostore.New(env.DynamoDB, env.Resources.Table)
 	local, err := runner.New(deps)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/parleyhq/parley/shared/message"
 	"io"
 	"net/http"
 	"strings"
@@ -37,6 +38,9 @@ const echoMaxBody = 1 << 20
 //	                     (a single select), extras (a multi-select of at most
 //	                     two), note (free text), optional (seat, skippable);
 //	                     without FORM all three of seat, extras and note
+//	attachments          one bubble per file: its kind, type, size and the
+//	                     first 12 hex digits of its SHA-256, or the reason it
+//	                     has no URL; then the text's answer, if there is text
 //	text with " | "      like /bubbles on the whole text
 //	any other text       two bubbles: "echo: <text>" and "<n> characters,
 //	                     via <platform>" (n counts code points)
@@ -140,6 +144,12 @@ func echoReply(req TurnRequest) (contentType string, body []byte) {
 		return jsonType, envelope("stop", orEmpty(arg))
 	case cmd == "/bubbles":
 		return jsonType, envelope("stop", segments(arg)...)
+	case len(req.Event.Attachments) > 0:
+		lines := describe(req.Event.Attachments)
+		if strings.TrimSpace(text) != "" {
+			lines = append(lines, "echo: "+text)
+		}
+		return jsonType, envelope("stop", lines...)
 	case strings.Contains(text, " | "):
 		return jsonType, envelope("stop", segments(text)...)
 	}
@@ -226,4 +236,17 @@ func askEnvelope(form string) []byte {
 	return []byte(`{"schema": "openab.turn.v1", "messages": [{"id": "b1", "text": "A quick question before I book."}],
  "next": {"type": "ask", "request": {"message": "Your flight to Lisbon",
   "requestedSchema": {"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "required": [` + strings.Join(required, ", ") + `]}}}}`)
+}
+
+// describe is a line per attachment, as the echo agent reports them.
+func describe(atts []message.Attachment) []string {
+	var lines []string
+	for _, a := range atts {
+		if a.URL == "" {
+			lines = append(lines, fmt.Sprintf("%s %d: not stored (%s)", a.Kind, a.Index, a.Reason))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s %d: %s, %d bytes, sha256 %.12s", a.Kind, a.Index, a.MIME, a.Size, a.SHA256))
+	}
+	return lines
 }

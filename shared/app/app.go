@@ -22,6 +22,7 @@ import (
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/media"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/registry"
@@ -46,6 +47,9 @@ type Deps struct {
 	Now func() time.Time
 	// HTTP is the client for platform and agent calls; nil means a default.
 	HTTP *http.Client
+	// Objects is the media bucket (Config.Media), built once per process
+	// where the function stores media; nil where media is off.
+	Objects media.Objects
 }
 
 // Load reads the configuration (and, in AWS, the function's own secrets:
@@ -80,12 +84,23 @@ func Load(ctx context.Context, function string) (Deps, error) {
 		// needed fails the start with its own message, after this line.
 		log.Warn("secret absent or not readable: its setting is unset", "key", u.Key, "secret_id", u.SecretID, "code", u.Code)
 	}
-	return Deps{
+	d := Deps{
 		Config:   cfg,
 		Log:      log,
 		DynamoDB: dynamodb.NewFromConfig(awsCfg),
 		SQS:      sqs.NewFromConfig(awsCfg),
-	}, nil
+	}
+	return d.WithObjects(awsCfg), nil
+}
+
+// WithObjects is d with its media bucket's client, from awsCfg, where the
+// configuration names a bucket: only the functions that store media are
+// given one (PARLEY_MEDIA_BUCKET).
+func (d Deps) WithObjects(awsCfg aws.Config) Deps {
+	if d.Config.Media.On() {
+		d.Objects = media.NewS3Objects(awsCfg, d.Config.Media.Bucket, d.Config.Media.PathStyle)
+	}
+	return d
 }
 
 // httpClient is the SDK's own HTTP client, keeping as many idle connections
@@ -220,6 +235,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		ch.Editor, _ = s.(platform.Editor)
 		ch.Acknowledger, _ = s.(platform.Acknowledger)
 		ch.Reactor, _ = s.(platform.Reactor)
+		ch.Downloader, _ = s.(platform.Downloader)
 		channels[a.Platform()] = ch
 	}
 	st := d.store()
@@ -236,6 +252,12 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 	}
 	if d.Config.Busy.Any() {
 		p.Busy = st
+	}
+	if d.Config.Media.On() {
+		if d.Objects == nil {
+			return nil, fmt.Errorf("%s is set, but the function has no client for it", resources.EnvMediaBucket)
+		}
+		p.Media = &media.Stager{Objects: d.Objects, Config: d.Config.Media, Now: d.Now, Log: p.Log}
 	}
 	return &consumer.Consumer{
 		Handle:      p.Handle,

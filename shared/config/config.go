@@ -21,6 +21,7 @@ import (
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/history"
 	"github.com/parleyhq/parley/shared/ingress"
+	"github.com/parleyhq/parley/shared/media"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/events"
@@ -105,6 +106,11 @@ type Config struct {
 	// bound; PARLEY_HISTORY_TTL: how long after its last change). Defaults
 	// to off; when on, 16 KiB and 720h.
 	History history.Config
+	// Media stores the files people attach, for the agent (package
+	// media): PARLEY_MEDIA_BUCKET (the stack sets it; unset, media is off),
+	// PARLEY_MEDIA_MAX_BYTES, PARLEY_MEDIA_TYPES, PARLEY_MEDIA_URL_TTL,
+	// PARLEY_MEDIA_PATH_STYLE.
+	Media media.Config
 	// Triage is the policy for proactive events (PARLEY_TRIAGE, JSON; see
 	// triage.ParseConfig). Defaults to no quiet hours, no cooldown and no
 	// daily cap, in UTC.
@@ -308,6 +314,16 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_QUESTIONS: want on or off, got %q", v))
 	}
 	c.History = p.history("PARLEY_HISTORY", "PARLEY_HISTORY_TTL")
+	c.Media = media.Config{
+		Bucket:    getenv(resources.EnvMediaBucket),
+		MaxBytes:  int64(p.int("PARLEY_MEDIA_MAX_BYTES", 0)),
+		Types:     media.ParseTypes(getenv("PARLEY_MEDIA_TYPES")),
+		URLTTL:    p.duration("PARLEY_MEDIA_URL_TTL", 0),
+		PathStyle: p.boolean("PARLEY_MEDIA_PATH_STYLE", false),
+	}.WithDefaults()
+	if err := c.Media.Validate(); err != nil {
+		p.errs = append(p.errs, err)
+	}
 	opt, err := ingress.ParseReactions(getenv("PARLEY_REACTIONS"))
 	if err != nil {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_REACTIONS: %w", err))

@@ -32,6 +32,10 @@ type Config struct {
 	// URLTTL is how long a presigned URL is valid (PARLEY_MEDIA_URL_TTL);
 	// default 1h, at most 12h.
 	URLTTL time.Duration
+	// PathStyle addresses the bucket in the URL's path, not its host
+	// (PARLEY_MEDIA_PATH_STYLE, true or false; default false): for an
+	// S3-compatible endpoint without per-bucket host names.
+	PathStyle bool
 }
 
 // DefaultTypes are the media types stored unless PARLEY_MEDIA_TYPES says

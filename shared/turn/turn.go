@@ -17,7 +17,9 @@ import (
 	"github.com/parleyhq/parley/shared/envelope"
 	"github.com/parleyhq/parley/shared/history"
 	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/media"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
@@ -56,10 +58,19 @@ type Channel struct {
 	// Reactor reacts to a person's message (an envelope's "react", the
 	// status lifecycle); nil when the platform cannot.
 	Reactor Reactor
+	// Downloader fetches the files people attach on this platform, for
+	// Media to store; nil when its adapter cannot.
+	Downloader platform.Downloader
 	// Private tells a one-to-one chat from a group by its thread, and
 	// names the person in it (registry.Private), for an event that does
 	// not say (a proactive event, an agent's send). Nil: a group.
 	Private func(message.Thread) (person string, private bool)
+}
+
+// Media stages an event's attachments (media.Stager): each gets a URL or a
+// reason; an error is the store's, and the turn is retried.
+type Media interface {
+	Stage(ctx context.Context, ev message.Event, d platform.Downloader) ([]message.Attachment, error)
 }
 
 // Editor changes a message Parley sent (platform.Editor).
@@ -209,7 +220,11 @@ type Processor struct {
 	History History
 	// Busy keeps the threads' busy-policy records (Config.Busy); nil
 	// makes every thread queue.
-	Busy   BusyStore
+	Busy BusyStore
+	// Media stores the files people attach and gives the agent their URLs
+	// (package media); nil describes them to the agent with reason
+	// media_off.
+	Media  Media
 	Config Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
@@ -437,6 +452,9 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, hear
 	if err != nil {
 		return nil, "", err
 	}
+	if err := p.stage(ctx, evs, ch); err != nil {
+		return nil, "", err
+	}
 	ev := evs[len(evs)-1]
 	req := agent.TurnRequest{
 		Version: agent.Version, TurnID: intentID, ThreadKey: ev.Thread.Key(), SessionKey: ev.Thread.Key(), Event: ev,
@@ -477,6 +495,27 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, hear
 		return nil, outcomeAsync, nil
 	}
 	return p.planReply(ctx, log, cfg, ev, ch, intentID, reply)
+}
+
+// stage gives each event's attachments their URLs or reasons, before the
+// agent sees them. It runs on every attempt of a turn: the objects are
+// found again by their keys, and URLs are presigned afresh.
+func (p *Processor) stage(ctx context.Context, evs []message.Event, ch Channel) error {
+	m := p.Media
+	if m == nil {
+		m = (*media.Stager)(nil) // describes them, media_off
+	}
+	for i := range evs {
+		if len(evs[i].Attachments) == 0 {
+			continue
+		}
+		atts, err := m.Stage(ctx, evs[i], ch.Downloader)
+		if err != nil {
+			return fmt.Errorf("stage attachments: %w", err)
+		}
+		evs[i].Attachments = atts
+	}
+	return nil
 }
 
 // outcomeAsync is a turn whose agent answered 202: its reply comes later.

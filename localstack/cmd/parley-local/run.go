@@ -318,7 +318,7 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	}
 	defer logFile.Close()
 	log := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	deps := app.Deps{Config: cfg, Log: log, DynamoDB: dynamodb.NewFromConfig(awsCfg), SQS: sqs.NewFromConfig(awsCfg)}
+	deps := app.Deps{Config: cfg, Log: log, DynamoDB: dynamodb.NewFromConfig(awsCfg), SQS: sqs.NewFromConfig(awsCfg)}.WithObjects(awsCfg)
 	local, err := runner.New(deps)
 	if err != nil {
 		return err
