@@ -105,7 +105,8 @@ func reservedEnv() map[string]string {
 		resources.EnvTable: "set by the stack", resources.EnvInboundQueueURL: "set by the stack",
 		resources.EnvOutboundQueueURL: "set by the stack", resources.EnvSecrets: "set by the stack",
 		resources.EnvInboundDLQURL: "set by the stack", resources.EnvOutboundDLQURL: "set by the stack",
-		EnvAgentURL: "use " + ContextAgentURL,
+		resources.EnvMediaBucket: "set by the stack",
+		EnvAgentURL:              "use " + ContextAgentURL,
 	}
 	for _, k := range registry.SecretKeys() {
 		r[k] = "a secret: put it in its Secrets Manager secret"
@@ -167,6 +168,9 @@ func (c Config) Validate() error {
 		} else if why, ok := reserved[k]; ok {
 			errs = append(errs, fmt.Errorf("%s: %s may not be set here (%s)", ContextEnv, k, why))
 		}
+	}
+	if _, err := MediaTTL(c.Env); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := resources.TimingFromEnv(c.Env); err != nil {
 		// The consumers' timeouts are sized from these; what no Lambda

@@ -25,3 +25,11 @@ func suppress(construct any, rule, reason string, appliesTo ...string) {
 	}
 	cdknag.NagSuppressions_AddResourceSuppressions(construct, &[]*cdknag.NagPackSuppression{sup}, jsii.Bool(true))
 }
+
+// suppressMatching is suppress for the findings an ECMA-262 regex matches,
+// where a finding names a logical id the code does not spell.
+func suppressMatching(construct any, rule, reason, regex string) {
+	sup := &cdknag.NagPackSuppression{Id: jsii.String(rule), Reason: jsii.String(reason),
+		AppliesTo: &[]any{&cdknag.RegexAppliesTo{Regex: jsii.String(regex)}}}
+	cdknag.NagSuppressions_AddResourceSuppressions(construct, &[]*cdknag.NagPackSuppression{sup}, jsii.Bool(true))
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
@@ -50,6 +51,9 @@ type Stack struct {
 	// or its default, "<stack name>/").
 	SecretPrefix string
 	AlarmTopic   awssns.Topic
+	// MediaBucket keeps the files people attach, for their agent (package
+	// media), until its lifecycle rule expires them (PARLEY_MEDIA_TTL).
+	MediaBucket awss3.Bucket
 }
 
 // setting maps a Config value onto an environment variable of some functions.
@@ -102,6 +106,11 @@ func New(scope constructs.Construct, id string, props *awscdk.StackProps, cfg Co
 	if err := s.newSecrets(); err != nil {
 		return nil, err
 	}
+	mediaTTL, err := MediaTTL(cfg.Env)
+	if err != nil {
+		return nil, err
+	}
+	s.MediaBucket = newMediaBucket(s.Stack, mediaTTL)
 	for _, fn := range registry.FunctionsFor(timing) {
 		if s.Functions[fn.Name], err = s.newFunction(fn, cfg); err != nil {
 			return nil, err
@@ -377,6 +386,9 @@ func (s *Stack) environment(fn resources.FunctionSpec, cfg Config) map[string]*s
 	for _, q := range uses(fn) {
 		env[q.EnvURL] = s.Queues[q.Name].QueueUrl()
 	}
+	if fn.Media {
+		env[resources.EnvMediaBucket] = s.MediaBucket.BucketName()
+	}
 	if q := fn.Consumes; q != nil {
 		env[q.EnvDLQURL] = s.DLQs[q.Name].QueueUrl()
 	}
@@ -446,6 +458,17 @@ func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Fu
 	}
 	for _, q := range fn.SendsTo {
 		s.Queues[q.Name].GrantSendMessages(role)
+	}
+	if fn.Media {
+		// Get (HeadObject and the presigned GETs it signs) and Put, on the
+		// keys it stores under, and nothing else: no list, no delete.
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+			Grantee:      role,
+			Actions:      jsii.Strings("s3:GetObject", "s3:PutObject"),
+			ResourceArns: jsii.Strings(*s.MediaBucket.ArnForObjects(jsii.String(resources.MediaPrefix + "*"))),
+		})
+		suppressMatching(role, "AwsSolutions-IAM5", "Objects are created per attachment: the grant names the one key prefix the function stores under (media.ObjectKey), in the media bucket only.",
+			`/^Resource::<MediaBucket[0-9A-F]+\.Arn>\/in\/\*$/`)
 	}
 	if q := fn.Wakes; q != nil {
 		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
@@ -552,3 +575,44 @@ func seconds(d time.Duration) awscdk.Duration {
 }
 
 func ptrMap(m map[string]*string) *map[string]*string { return &m }
+
+// DefaultMediaTTL is how long the media bucket keeps a file.
+const DefaultMediaTTL = 7 * 24 * time.Hour
+
+// MediaTTL reads PARLEY_MEDIA_TTL from env (a duration in whole days, like
+// 168h), the media bucket's expiry; DefaultMediaTTL when unset.
+func MediaTTL(env map[string]string) (time.Duration, error) {
+	v, ok := env["PARLEY_MEDIA_TTL"]
+	if !ok || v == "" {
+		return DefaultMediaTTL, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 24*time.Hour || d%(24*time.Hour) != 0 {
+		return 0, fmt.Errorf("%s: PARLEY_MEDIA_TTL: want whole days of at least one, like 168h, got %q", ContextEnv, v)
+	}
+	return d, nil
+}
+
+// newMediaBucket is the media bucket: private (every public access
+// blocked, objects owned by the bucket's account, no ACLs), encrypted with
+// S3's own keys, reachable over TLS only, its objects expired after ttl.
+func newMediaBucket(s awscdk.Stack, ttl time.Duration) awss3.Bucket {
+	b := awss3.NewBucket(s, jsii.String("MediaBucket"), &awss3.BucketProps{
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		EnforceSSL:        jsii.Bool(true),
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		Versioned:         jsii.Bool(false),
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Id:                                  jsii.String("expire-media"),
+			Expiration:                          awscdk.Duration_Days(jsii.Number(float64(ttl / (24 * time.Hour)))),
+			AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(1)),
+		}},
+		// People's files: a deleted stack keeps them until the lifecycle
+		// rule has run, rather than lose them on a mistaken delete.
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	})
+	suppress(b, "AwsSolutions-S1", "Objects live at most PARLEY_MEDIA_TTL and only the turn function writes them; "+
+		"an access-log bucket would hold the presigned URLs' traffic for longer than the files. Use CloudTrail data events to audit.")
+	return b
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,8 @@ func TestTemplateMatchesDeclaration(t *testing.T) {
 		"AWS::Events::Rule":               scheduled,
 		"AWS::SecretsManager::Secret":     1,
 		"AWS::SNS::Topic":                 1,
+		"AWS::S3::Bucket":                 1,
+		"AWS::S3::BucketPolicy":           1,
 		"AWS::CloudWatch::Dashboard":      1,
 		// DLQ not empty + oldest message per queue; errors + throttles per
 		// function; webhook 5xx per ingress function.
@@ -186,6 +189,9 @@ func wantEnvironment(t *testing.T, fx *fixture, fn resources.FunctionSpec, agent
 	}
 	if fn.Name == resources.Turn.Name {
 		env[EnvAgentURL] = agentURL
+	}
+	if fn.Media {
+		env[resources.EnvMediaBucket] = ref(fx.logicalID(fx.stack.MediaBucket))
 	}
 	return env
 }
@@ -470,6 +476,9 @@ func TestNoWildcardActions(t *testing.T) {
 							continue // a GetAtt: an ARN CloudFormation knows
 						}
 						secretName := strings.Contains(str, ":secretsmanager:") && strings.HasSuffix(str, "-??????")
+						if media := mediaObjects(fx); r != nil && equalJSON(r, media) {
+							continue // the one key prefix the turn stores under
+						}
 						if hasWildcard(str) || (strings.Contains(str, "?") && !secretName) ||
 							strings.Contains(strings.TrimSuffix(str, "-??????"), "?") {
 							t.Errorf("%s: %s grants on %s", name, id, str)
@@ -539,6 +548,10 @@ func TestLeastPrivilege(t *testing.T) {
 					add("sqs:SendMessage", queue(q))
 					add("sqs:GetQueueAttributes", queue(q))
 					add("sqs:GetQueueUrl", queue(q))
+				}
+				if fn.Media {
+					add("s3:GetObject", []string{asJSON(mediaObjects(fx))})
+					add("s3:PutObject", []string{asJSON(mediaObjects(fx))})
 				}
 				if fn.Wakes != nil {
 					// Visibility only: it can neither read nor delete.
@@ -849,7 +862,7 @@ func optionsFixture(t *testing.T) *fixture {
 			ContextAlarmEmail:         optEmail,
 			ContextStackName:          optStack,
 			ContextEnv: `{"PARLEY_BUBBLE_DELAY":"800ms","PARLEY_TRIAGE":"{\"quiet_hours\":\"22:00-07:00\"}",` +
-				`"PARLEY_AGENT_TIMEOUT":"300s","PARLEY_SEND_TIMEOUT":"26s"}`,
+				`"PARLEY_AGENT_TIMEOUT":"300s","PARLEY_SEND_TIMEOUT":"26s","PARLEY_MEDIA_TTL":"72h"}`,
 		})
 	})
 	if optionsErr != nil {
@@ -881,6 +894,7 @@ func TestOptions(t *testing.T) {
 		want["PARLEY_BUBBLE_DELAY"] = "800ms"
 		want["PARLEY_TRIAGE"] = `{"quiet_hours":"22:00-07:00"}`
 		want["PARLEY_AGENT_TIMEOUT"], want["PARLEY_SEND_TIMEOUT"] = "300s", "26s"
+		want["PARLEY_MEDIA_TTL"] = "72h"
 		if !equalJSON(env, want) {
 			t.Errorf("%s environment:\n got %s\nwant %s", fn.Name, asJSON(env), asJSON(want))
 		}
@@ -1005,5 +1019,54 @@ func TestOperatorOutputs(t *testing.T) {
 	groups := asJSON(outputs[resources.OutputLogGroupNames].(map[string]any)["Value"])
 	if !strings.Contains(groups, "turn=") || !strings.Contains(groups, "Logs") {
 		t.Errorf("%s: %s", resources.OutputLogGroupNames, groups)
+	}
+}
+
+// mediaObjects is the grant's resource for the media bucket's stored
+// attachments: <bucket ARN>/in/*.
+func mediaObjects(fx *fixture) any {
+	return map[string]any{"Fn::Join": []any{"", []any{getAtt(fx.logicalID(fx.stack.MediaBucket), "Arn"), "/" + resources.MediaPrefix + "*"}}}
+}
+
+func TestMediaBucketIsPrivateEncryptedTLSOnlyAndExpires(t *testing.T) {
+	for name, fx := range fixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			id := fx.logicalID(fx.stack.MediaBucket)
+			b := props(fx.resource(t, id))
+			want := map[string]any{
+				"PublicAccessBlockConfiguration": map[string]any{"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true},
+				"BucketEncryption": map[string]any{"ServerSideEncryptionConfiguration": []any{map[string]any{
+					"ServerSideEncryptionByDefault": map[string]any{"SSEAlgorithm": "AES256"}}}},
+				"OwnershipControls": map[string]any{"Rules": []any{map[string]any{"ObjectOwnership": "BucketOwnerEnforced"}}},
+			}
+			for k, v := range want {
+				if !equalJSON(b[k], v) {
+					t.Errorf("%s = %s, want %s", k, asJSON(b[k]), asJSON(v))
+				}
+			}
+			days := map[string]float64{"default": 7, "options": 3}[name]
+			rules := asJSON(b["LifecycleConfiguration"])
+			if !strings.Contains(rules, `"ExpirationInDays":`+strconv.FormatFloat(days, 'f', -1, 64)) || !strings.Contains(rules, `"Status":"Enabled"`) {
+				t.Errorf("lifecycle %s: want objects expired after %v days", rules, days)
+			}
+			// TLS only: a Deny on aws:SecureTransport false.
+			var tls bool
+			for pid, pol := range fx.resourcesOf("AWS::S3::BucketPolicy") {
+				for _, s := range statements(fx)[pid] {
+					cond := asJSON(s["Condition"])
+					tls = tls || (s["Effect"] == "Deny" && strings.Contains(cond, `"aws:SecureTransport":"false"`) && equalJSON(props(pol)["Bucket"], ref(id)))
+				}
+			}
+			if !tls {
+				t.Error("no bucket policy denies requests without TLS")
+			}
+			// Only the functions that store media know the bucket.
+			for _, fn := range registry.Functions() {
+				env := asJSON(props(fx.resource(t, fx.logicalID(fx.stack.Functions[fn.Name])))["Environment"])
+				if strings.Contains(env, resources.EnvMediaBucket) != fn.Media {
+					t.Errorf("%s: media bucket in its environment: %v, want %v", fn.Name, !fn.Media, fn.Media)
+				}
+			}
+		})
 	}
 }

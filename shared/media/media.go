@@ -15,6 +15,7 @@ import (
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/resources"
 )
 
 // Config is the media settings.
@@ -156,7 +157,7 @@ func (s *Stager) Stage(ctx context.Context, ev message.Event, d platform.Downloa
 // (the key holds platform ids), and its index.
 func ObjectKey(ev message.Event, i int) string {
 	sum := sha256.Sum256([]byte(ev.Key()))
-	return "in/" + hex.EncodeToString(sum[:20]) + "/" + strconv.Itoa(i)
+	return resources.MediaPrefix + hex.EncodeToString(sum[:20]) + "/" + strconv.Itoa(i)
 }
 
 func (s *Stager) stage(ctx context.Context, key string, a message.Attachment, d platform.Downloader) (message.Attachment, error) {

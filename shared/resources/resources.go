@@ -249,7 +249,15 @@ type FunctionSpec struct {
 	Secrets []string
 	// Every is a Scheduled function's period.
 	Every time.Duration
+	// Media: the function stores people's attachments in the media bucket
+	// and presigns them (package media): it gets the bucket's name
+	// (EnvMediaBucket) and may get and put objects under MediaPrefix.
+	Media bool
 }
+
+// MediaPrefix is where the turn stores attachments in the media bucket
+// (media.ObjectKey): its grant covers these keys only.
+const MediaPrefix = "in/"
 
 // The core's secret keys, each read from its own Secrets Manager secret in
 // AWS and from the environment variable of the same name locally. A chat
@@ -451,6 +459,7 @@ var (
 		// Inbound too: a question's cancel waits its turn in its thread.
 		SendsTo: []*QueueSpec{&Outbound, &Inbound},
 		Secrets: []string{SecretAgentSecret},
+		Media:   true,
 	}
 	Delivery = FunctionSpec{
 		Name: "delivery", Kind: Consumer, Timeout: deliveryTimeout, MemoryMB: 128,
