@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/message"
@@ -113,5 +115,42 @@ func TestTelegramFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 		if n := tg.Downloads(id); n != 1 {
 			t.Errorf("%s downloaded %d times, want once", id, n)
 		}
+	}
+}
+
+// TestSlackFilesReachTheAgentAsURLsOfTheirBytes: a file shared in a Slack DM
+// reaches the agent as a URL of its exact bytes, downloaded with the bot
+// token through files.info.
+func TestSlackFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	handler, _ := h.fake.For(message.Slack)
+	api := handler.(*fakeslack.API)
+	pdf := []byte("%PDF-1.7\n% itinerary\n%%EOF\n")
+	api.AddFile("F0PDF00001", pdf)
+	var ev map[string]any
+	_ = json.Unmarshal(slackDM("D0ADA00001", "1764432000.000100", ""), &ev)
+	ev["event"].(map[string]any)["subtype"] = "file_share"
+	ev["event"].(map[string]any)["files"] = []any{map[string]any{"id": "F0PDF00001", "name": "itinerary.pdf", "mimetype": "application/pdf", "mode": "hosted"}}
+	body, _ := json.Marshal(ev)
+	if code, resp := h.postSlack(body); code != http.StatusOK {
+		t.Fatalf("webhook: %d %s", code, resp)
+	}
+	got := h.waitDelivered(1, 30*time.Second)
+	if !strings.HasPrefix(got[0].Text, "file 0: application/pdf, "+strconv.Itoa(len(pdf))+" bytes") {
+		t.Fatalf("delivered %q", got[0].Text)
+	}
+	reqs := h.agent.requests("slack:T0TEAM0001:D0ADA00001")
+	if len(reqs) != 1 || len(reqs[0].Event.Attachments) != 1 {
+		t.Fatalf("agent requests %+v", reqs)
+	}
+	resp, err := http.Get(reqs[0].Event.Attachments[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(served, pdf) || api.Downloads("F0PDF00001") != 1 {
+		t.Fatalf("the URL serves %q (%d downloads)", served, api.Downloads("F0PDF00001"))
 	}
 }

@@ -155,7 +155,13 @@ func TextOf(c message.Content) (string, error) {
 // Errors never hold the URL's path, where Telegram puts its token.
 func (a API) GetFile(ctx context.Context, path string, header http.Header, max int64) ([]byte, error) {
 	base := strings.TrimRight(cmp.Or(a.BaseURL, a.DefaultBaseURL), "/")
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	return a.GetURL(ctx, base+path, header, max)
+}
+
+// GetURL is GetFile at an absolute URL the platform gave (Slack's
+// url_private_download): the caller checks it may carry header there.
+func (a API) GetURL(ctx context.Context, rawURL string, header http.Header, max int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the %s file URL does not parse", ErrFileUnavailable, a.Name)
 	}

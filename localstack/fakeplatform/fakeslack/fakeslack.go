@@ -5,6 +5,8 @@
 // it accepts in a fakeapi.Recorder.
 //
 // It serves POST /chat.postMessage (also under /api/, as slack.com does).
+// Files a test added (AddFile) are described by GET /files.info and served
+// at GET /files/<id>, the fake's url_private_download.
 // Sign signs inbound requests as Slack does.
 //
 // chat.postMessage: https://docs.slack.dev/reference/methods/chat.postmessage
@@ -21,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -46,11 +49,80 @@ type Options = fakeapi.Config
 type API struct {
 	fakeapi.Base
 	mux *http.ServeMux
+
+	mu sync.Mutex
+	// files are what AddFile put, by id; downloads counts each file's
+	// downloads.
+	files     map[string][]byte
+	downloads map[string]int
+}
+
+// AddFile makes body a file a person shared, which files.info describes
+// and /files/<id> serves, with the bot token.
+func (a *API) AddFile(id string, body []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.files[id] = body
+}
+
+// Downloads is how many times the file id was downloaded.
+func (a *API) Downloads(id string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.downloads[id]
+}
+
+// filesInfo answers files.info?file=<id> with the file's download URL on
+// this fake (url_private_download), as Slack answers with files.slack.com.
+func (a *API) filesInfo(w http.ResponseWriter, r *http.Request) {
+	if !a.Authorized(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")) {
+		fail(w, "invalid_auth")
+		return
+	}
+	id := r.URL.Query().Get("file")
+	a.mu.Lock()
+	body, ok := a.files[id]
+	a.mu.Unlock()
+	if !ok {
+		fail(w, "file_not_found")
+		return
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	// The path as sent, before a composite fake stripped its mount prefix.
+	prefix, _, _ := strings.Cut(r.RequestURI, "/files.info")
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "file": map[string]any{
+		"id": id, "size": len(body), "mode": "hosted", "url_private_download": scheme + "://" + r.Host + prefix + "/files/" + id}})
+}
+
+// download serves /files/<id>: the bytes of a file, to the bot token only.
+func (a *API) download(w http.ResponseWriter, r *http.Request) {
+	if !a.Authorized(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")) {
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		return
+	}
+	id := r.PathValue("id")
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	body, ok := a.files[id]
+	if !ok {
+		http.Error(w, "Not Found", http.StatusNotFound)
+		return
+	}
+	a.downloads[id]++
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
 }
 
 // New returns an API.
 func New(opt Options) *API {
-	a := &API{Base: fakeapi.NewBase(opt, fakeapi.Timestamps()), mux: http.NewServeMux()}
+	a := &API{Base: fakeapi.NewBase(opt, fakeapi.Timestamps()), mux: http.NewServeMux(), files: map[string][]byte{}, downloads: map[string]int{}}
+	a.mux.HandleFunc("GET /files.info", a.filesInfo)
+	a.mux.HandleFunc("GET /api/files.info", a.filesInfo)
+	a.mux.HandleFunc("GET /files/{id}", a.download)
+	a.mux.HandleFunc("GET /api/files/{id}", a.download)
 	a.mux.HandleFunc("/chat.postMessage", a.postMessage)
 	a.mux.HandleFunc("/api/chat.postMessage", a.postMessage)
 	a.mux.HandleFunc("/chat.update", a.update)

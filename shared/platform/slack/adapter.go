@@ -30,7 +30,10 @@ var Adapter platform.Adapter = adapter{}
 
 type adapter struct{}
 
-var _ platform.Sender = (*Client)(nil)
+var (
+	_ platform.Sender     = (*Client)(nil)
+	_ platform.Downloader = (*Client)(nil)
+)
 
 func (adapter) Platform() message.Platform { return message.Slack }
 

@@ -20,6 +20,7 @@ func FuzzReceiverParse(f *testing.F) {
 	f.Add(callback(`{"type":"app_mention","user":"U1","text":"<@U0BOT00001|","ts":"1.2","channel":"D1"}`), "v0=")
 	f.Add(callback(`{"type":"message","user":"U1","text":"<@U0BOT00001>\u00a0hi","ts":"99999999999999999999.9","channel":"C1"}`), "")
 	f.Add([]byte(`{"type":"event_callback","team_id":"T","event":{}}`), "v1=ab")
+	f.Add(callback(`{"type":"message","subtype":"file_share","user":"U1","text":"","ts":"1.2","channel":"C1","files":[{"id":"F1","mode":"hosted","subtype":"slack_audio","duration_ms":-9},{"mode":"hosted"},{"id":"F2","mode":"tombstone"}]}`), "")
 	f.Add(interaction(`{"type":"block_actions","user":{"id":"U1","team_id":"T1"},"container":{"type":"message","message_ts":"1.1","channel_id":"D1","thread_ts":"1.1"},"actions":[{"value":"a","action_ts":"1.2"},{"action_ts":"1.3"},{"selected_option":{"value":"b"},"action_ts":"x"}]}`), "v0=")
 	f.Add(interaction(`{"type":"block_actions","container":{"type":"view","view_id":"V1"}}`), "")
 	f.Add([]byte(`payload=%7B%7D&payload=`), "v0=00")
@@ -59,7 +60,7 @@ func FuzzReceiverParse(f *testing.F) {
 			}
 			switch ev.Kind {
 			case message.KindMessage:
-				if strings.TrimSpace(ev.Text) == "" || ev.EventID != ev.Thread.Chat+":"+ev.MessageID || ev.MessageID == "" || ev.Press != nil {
+				if (strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0) || ev.EventID != ev.Thread.Chat+":"+ev.MessageID || ev.MessageID == "" || ev.Press != nil {
 					t.Fatalf("bad message %+v", ev)
 				}
 			case message.KindEdit, message.KindDelete:

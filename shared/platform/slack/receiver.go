@@ -230,7 +230,8 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 		return platform.Parsed{}, fmt.Errorf("%w: slack message without team_id, channel or ts", platform.ErrMalformed)
 	}
 	text := stripMention(ev.Text, botUser)
-	if strings.TrimSpace(text) == "" {
+	files := attachments(ev.Files)
+	if strings.TrimSpace(text) == "" && len(files) == 0 {
 		return ignore(platform.IgnoredNoText)
 	}
 
@@ -248,6 +249,7 @@ func (r *Receiver) event(body []byte) (platform.Parsed, error) {
 		ChatType:  message.ChatGroup,
 		Time:      tsTime(ev.TS, env.EventTime),
 	}
+	out.Attachments = files
 	if im {
 		out.ChatType = message.ChatPrivate
 	}
@@ -535,4 +537,37 @@ func (r *Receiver) Validate() error {
 		return errors.New("slack: SigningSecret is required")
 	}
 	return nil
+}
+
+// attachments are the files a message shares that Slack hosts: a file
+// deleted (tombstone), external (a link to elsewhere) or hidden by the
+// workspace's plan has no bytes to fetch, and is left out.
+func attachments(files []SlackFile) []message.Attachment {
+	var out []message.Attachment
+	for _, f := range files {
+		if f.ID == "" || (f.Mode != "" && f.Mode != "hosted" && f.Mode != "snippet" && f.Mode != "post") {
+			continue
+		}
+		a := message.Attachment{Index: len(out), Kind: fileKind(f), MIME: f.Mimetype, Size: f.Size, Name: f.Name, PlatformID: f.ID,
+			Width: max(f.OriginalW, 0), Height: max(f.OriginalH, 0), Duration: max(f.DurationMS/1000, 0)}
+		out = append(out, a)
+	}
+	return out
+}
+
+// fileKind is what a Slack file is, by its type: a voice clip recorded in
+// Slack is slack_audio.
+func fileKind(f SlackFile) message.AttachmentKind {
+	family, _, _ := strings.Cut(f.Mimetype, "/")
+	switch {
+	case f.Subtype == "slack_audio":
+		return message.AttachVoice
+	case family == "image":
+		return message.AttachImage
+	case family == "audio":
+		return message.AttachAudio
+	case family == "video":
+		return message.AttachVideo
+	}
+	return message.AttachFile
 }

@@ -307,8 +307,16 @@ func TestParse(t *testing.T) {
 				Thread: channel("1764431000.000001"), Sender: ada, Text: "done", MessageID: "1764432000.000100", ReplyTo: "1764431000.000001",
 				ChatType: message.ChatGroup, Time: time.Date(2025, 11, 29, 16, 0, 0, 100_000, time.UTC),
 			}}}},
-		{"FileShareWithText", Receiver{}, msg(`,"subtype":"file_share","files":[{"id":"F1"}]`), event(channel("1764432000.000100"), "hi there", message.ChatGroup)},
-		{"FileShareWithoutText", Receiver{}, callback(`{"type":"message","subtype":"file_share","user":"U0ADA00001","text":"","ts":"1764432000.000100","channel":"C0CHAN0001","files":[{"id":"F1"}]}`), ignored("no_text")},
+		{"FileShareWithText", Receiver{}, msg(`,"subtype":"file_share","files":[{"id":"F1","name":"pass.pdf","mimetype":"application/pdf","size":4821,"mode":"hosted"}]`),
+			withFiles(event(channel("1764432000.000100"), "hi there", message.ChatGroup),
+				message.Attachment{Kind: message.AttachFile, PlatformID: "F1", Name: "pass.pdf", MIME: "application/pdf", Size: 4821})},
+		{"FileShareWithoutText", Receiver{}, callback(`{"type":"message","subtype":"file_share","user":"U0ADA00001","text":"","ts":"1764432000.000100","channel":"C0CHAN0001","files":[` +
+			`{"id":"F1","mimetype":"audio/webm","subtype":"slack_audio","duration_ms":4200},{"id":"F2","mimetype":"image/png","original_w":640,"original_h":480},` +
+			`{"id":"F3","mode":"tombstone"},{"id":"F4","mode":"external"}]}`),
+			withFiles(event(channel("1764432000.000100"), "", message.ChatGroup),
+				message.Attachment{Kind: message.AttachVoice, PlatformID: "F1", MIME: "audio/webm", Duration: 4},
+				message.Attachment{Index: 1, Kind: message.AttachImage, PlatformID: "F2", MIME: "image/png", Width: 640, Height: 480})},
+		{"FileShareOfADeletedFile", Receiver{}, callback(`{"type":"message","subtype":"file_share","user":"U0ADA00001","text":"","ts":"1764432000.000100","channel":"C0CHAN0001","files":[{"id":"F3","mode":"tombstone"}]}`), ignored("no_text")},
 		{"BareMention", Receiver{}, callback(`{"type":"app_mention","user":"U0ADA00001","text":"<@U0BOT00001>","ts":"1764432000.000100","channel":"C0CHAN0001"}`), ignored("no_text")},
 		{"LegacyMention", Receiver{}, callback(`{"type":"app_mention","user":"U0ADA00001","text":"<@U0BOT00001|parley>  hi there","ts":"1764432000.000100","channel":"C0CHAN0001"}`),
 			event(channel("1764432000.000100"), "hi there", message.ChatGroup)},
@@ -530,4 +538,10 @@ func TestPressRetryIsTheSamePress(t *testing.T) {
 	if first.Events[0].Key() != again.Events[0].Key() || first.Events[0].Key() == other.Events[0].Key() {
 		t.Fatalf("keys %q, %q, %q", first.Events[0].Key(), again.Events[0].Key(), other.Events[0].Key())
 	}
+}
+
+// withFiles is p with atts on its one event.
+func withFiles(p platform.Parsed, atts ...message.Attachment) platform.Parsed {
+	p.Events[0].Attachments = atts
+	return p
 }

@@ -109,6 +109,29 @@ type SlackMessageEvent struct {
 	PreviousMessage *SlackMessageEvent `json:"previous_message,omitempty"`
 	DeletedTS       string             `json:"deleted_ts,omitempty"`
 	Metadata        *SlackMetadata     `json:"metadata,omitempty"`
+	Files           []SlackFile        `json:"files,omitempty"`
+}
+
+// SlackFile is a file shared in a message (the fields Parley reads), as an
+// event carries it and files.info answers it.
+type SlackFile struct {
+	ID                 string `json:"id"`
+	Name               string `json:"name,omitempty"`
+	Mimetype           string `json:"mimetype,omitempty"`
+	Subtype            string `json:"subtype,omitempty"` // slack_audio: a voice clip
+	Mode               string `json:"mode,omitempty"`    // hosted, external, tombstone, …
+	Size               int64  `json:"size,omitempty"`
+	OriginalW          int    `json:"original_w,omitempty"`
+	OriginalH          int    `json:"original_h,omitempty"`
+	DurationMS         int    `json:"duration_ms,omitempty"`
+	URLPrivateDownload string `json:"url_private_download,omitempty"`
+}
+
+// SlackFileInfo is files.info's answer.
+type SlackFileInfo struct {
+	OK    bool      `json:"ok"`
+	Error string    `json:"error,omitempty"`
+	File  SlackFile `json:"file"`
 }
 
 // SlackReactionRequest is the body of reactions.add and reactions.remove.
