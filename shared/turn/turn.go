@@ -224,7 +224,7 @@ type Processor struct {
 	// Previews records the previews of streamed replies, so that they are
 	// finalized or cleared however the turn ends; nil shows none.
 	Previews store.Previews
-	Config Config
+	Config   Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	Log *slog.Logger
