@@ -121,8 +121,6 @@ type world struct {
 type chat struct {
 	id    int64
 	shown []shown
-	// last is the (rank, bubble) of the newest bubble shown, for order.
-	lastRank, lastBubble int
 }
 
 type shown struct {
@@ -171,7 +169,7 @@ func newWorld(cfg Config) *world {
 	w.out = queuetest.New(queuetest.Options{Now: w.clock.Now, VisibilityTimeout: resources.Outbound.VisibilityTimeout,
 		MaxReceiveCount: resources.Outbound.MaxReceiveCount, DLQ: w.outDLQ})
 	for i := range cfg.Chats {
-		w.chats = append(w.chats, &chat{id: int64(1000 + i), lastRank: -1})
+		w.chats = append(w.chats, &chat{id: int64(1000 + i)})
 	}
 	w.nextUpd = 900000000
 	w.assemble("ingress")
