@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/standardwebhooks"
+	"github.com/parleyhq/parley/shared/wait"
 )
 
 // echoMaxBody bounds the echo agent's request body, as a real agent should.
@@ -34,6 +35,10 @@ const echoMaxBody = 1 << 20
 //	"/text TEXT"         a text/plain reply, TEXT verbatim
 //	"/silent"            an envelope with next "silent" and one bubble that
 //	                     must never be sent
+//	"/stream TEXT"       a streamed reply (StreamType): a status line, then
+//	                     "echo:" and each word of TEXT as deltas, StreamPause
+//	                     apart, then a final of two bubbles: "echo: TEXT"
+//	                     (what the deltas wrote) and "streamed in <n> deltas"
 //	"/ask [FORM]"        one bubble and a question (next "ask"): FORM is seat
 //	                     (a single select), extras (a multi-select of at most
 //	                     two), note (free text), optional (seat, skippable);
@@ -55,6 +60,9 @@ type Echo struct {
 	// Now is the clock timestamps are checked against. Defaults to
 	// time.Now.
 	Now func() time.Time
+	// StreamPause is the pause between the lines of a /stream reply.
+	// Defaults to 400 milliseconds; negative: none.
+	StreamPause time.Duration
 }
 
 func (e Echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -93,6 +101,10 @@ func (e Echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if cmd, arg := splitCommand(req.Event.Text); cmd == "/stream" && req.Answer == nil {
+		e.stream(w, r, orEmpty(arg))
+		return
+	}
 	ctype, out := echoReply(req)
 	w.Header().Set("Content-Type", ctype)
 	_, _ = w.Write(out)
@@ -249,4 +261,43 @@ func describe(atts []message.Attachment) []string {
 		lines = append(lines, fmt.Sprintf("%s %d: %s, %d bytes, sha256 %.12s", a.Kind, a.Index, a.MIME, a.Size, a.SHA256))
 	}
 	return lines
+}
+
+// stream answers /stream: a status line, the text as deltas, a final.
+func (e Echo) stream(w http.ResponseWriter, r *http.Request, text string) {
+	pause := e.StreamPause
+	switch {
+	case pause == 0:
+		pause = 400 * time.Millisecond
+	case pause < 0:
+		pause = 0
+	}
+	w.Header().Set("Content-Type", StreamType)
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	line := func(ev StreamEvent) bool {
+		if enc.Encode(ev) != nil {
+			return false
+		}
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		return wait.For(r.Context(), pause) == nil
+	}
+	str := func(s string) *string { return &s }
+	if !line(StreamEvent{Type: EventStatus, Text: str("thinking…")}) {
+		return
+	}
+	deltas := append([]string{"echo:"}, strings.Fields(text)...)
+	for i, d := range deltas {
+		if i > 0 {
+			d = " " + d
+		}
+		if !line(StreamEvent{Type: EventDelta, Text: str(d)}) {
+			return
+		}
+	}
+	final := envelope("stop", "echo: "+strings.Join(strings.Fields(text), " "), fmt.Sprintf("streamed in %d deltas", len(deltas)))
+	_ = enc.Encode(StreamEvent{Type: EventFinal, Envelope: bytes.TrimSpace(final)})
 }
