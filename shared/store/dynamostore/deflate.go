@@ -6,6 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
+)
+
+// A DEFLATE writer holds about 800 KB of state and a reader about 40 KB:
+// built for each intent they cost more than the rest of its encoding, so
+// they are kept for reuse.
+var (
+	writers = sync.Pool{New: func() any {
+		w, _ := flate.NewWriter(nil, flate.BestCompression)
+		return w
+	}}
+	readers = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
 )
 
 // deflateJSON is v as JSON, DEFLATE-compressed: DynamoDB bills a write by
@@ -17,7 +29,9 @@ func deflateJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	var z bytes.Buffer
-	w, _ := flate.NewWriter(&z, flate.BestCompression)
+	w := writers.Get().(*flate.Writer)
+	defer writers.Put(w)
+	w.Reset(&z)
 	if _, err := w.Write(raw); err != nil {
 		return nil, err
 	}
@@ -30,7 +44,12 @@ func deflateJSON(v any) ([]byte, error) {
 // inflateJSON decodes deflateJSON's z into v, refusing more than limit
 // bytes of JSON.
 func inflateJSON(z []byte, limit int64, v any) error {
-	raw, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), limit+1))
+	r := readers.Get().(io.ReadCloser)
+	defer readers.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(z), nil); err != nil {
+		return err
+	}
+	raw, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return err
 	}
