@@ -26,21 +26,60 @@ import (
 // too. The event source mapping's own ReceiveMessage/DeleteMessageBatch calls
 // are Lambda's, not Parley's, and are left out. ns/op is the end-to-end
 // latency on the emulators, not a production figure.
+//
+// Bubbles of 1,000 characters run too, questions on (the default): what a
+// message costs in write units depends on its text's size, since DynamoDB
+// bills a write per KB of the larger of the item before and after it. The
+// bubbles are chat text (chatText), which compresses as chat does. Where
+// the intent's item stays under 1 KB through every write (1 and 2 bubbles
+// of 280 characters, 1 of 1,000: ADR 0019), the benchmark fails above the
+// write-unit floor, one unit per write plus the two index writes of the
+// sweeper's list (the claim enters it, the last receipt leaves it).
 func BenchmarkAWSCallsPerMessage(b *testing.B) {
 	for _, bubbles := range []int{1, 2, 3} {
 		for _, questions := range []string{"off", "on"} {
 			b.Run(fmt.Sprintf("%d-bubble/questions-%s", bubbles, questions), func(b *testing.B) {
-				benchCalls(b, bubbles, questions)
+				benchCalls(b, bubbles, 280, questions)
 			})
 		}
 	}
+	for _, bubbles := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("%d-bubble-1000-chars/questions-on", bubbles), func(b *testing.B) {
+			benchCalls(b, bubbles, 1000, "on")
+		})
+	}
 }
 
-func benchCalls(b *testing.B, bubbles int, questions string) {
+// chatPara is chat text to cut bubbles from: a reply as an assistant
+// writes one, with names, times and numbers, no "|" (the echo agent's
+// bubble mark). Cut at different places, it compresses as a message does,
+// not as a repeated phrase would.
+const chatPara = "Sure! Your flight LH 4711 from Frankfurt now leaves at 20:05 instead of 18:30, from gate B12. " +
+	"Boarding starts 40 minutes before departure, so please be at the gate by 19:25. I've moved your airport " +
+	"transfer to 17:45 and let the hotel in Lisbon know you'll check in late; they confirmed your room stays " +
+	"reserved. Do you want me to rebook dinner on Friday too, or keep the table at eight? The weather in Lisbon " +
+	"looks mild: 19°C and sunny, with some wind in the afternoon. Don't forget your passport and the printed " +
+	"boarding pass, since the app was down for some travellers this morning. If anything else changes I'll " +
+	"message you right away. Meanwhile, the invoice for order 88213 was paid on Tuesday; the refund of the old " +
+	"booking (EUR 142.50) should reach your card within five working days. Your dentist appointment moved to " +
+	"Thursday 9:30, and the library books are due next Monday. I also found two cheaper options for the train " +
+	"to Porto on Sunday morning: 8:12 arriving 11:05 for EUR 24, or 9:40 arriving 12:31 for EUR 19, both with " +
+	"seat reservation included. Tell me which one you prefer and I'll book it with your saved card ending in " +
+	"4421. The electrician confirmed Wednesday between 14:00 and 16:00 for the kitchen lights, and your sister " +
+	"asked whether you can bring the folding chairs to the party on Saturday."
+
+// chatText is the i-th bubble of n bytes cut from chatPara.
+func chatText(i, n int) string {
+	s := strings.Repeat(chatPara+" ", 2+n/len(chatPara))
+	off := (i * 397) % len(chatPara)
+	return strings.TrimSpace(s[off:off+n-1]) + "."
+}
+
+func benchCalls(b *testing.B, bubbles, chars int, questions string) {
 	h := start(b, options{env: map[string]string{"PARLEY_QUESTIONS": questions}})
 	parts := make([]string, bubbles)
 	for i := range parts {
-		parts[i] = fmt.Sprintf("part %d %s", i+1, strings.Repeat("a realistic reply sentence. ", 10))[:280]
+		parts[i] = chatText(i, chars)
 	}
 	text := "/bubbles " + strings.Join(parts, " | ")
 	h.calls.Reset()
@@ -75,9 +114,14 @@ func benchCalls(b *testing.B, bubbles int, questions string) {
 	b.ReportMetric(cu.Read/float64(n), "rcu/msg")
 	floor := 5 + 2*bubbles
 	b.ReportMetric(float64(floor), "floor-calls/msg")
+	b.ReportMetric(float64(writes)/float64(n)+2, "floor-wcu/msg")
 	b.Logf("calls for %d messages: %s", n, h.calls)
 	if limit := floor + map[string]int{"off": 0, "on": 1}[questions]; own > limit*n {
 		b.Errorf("%d AWS calls per message, want at most %d", own/n, limit)
+	}
+	if underKB := bubbles*chars <= 560 || bubbles == 1; underKB && cu.Write > float64(writes+2*n) {
+		b.Errorf("%.1f write units per message, want at most %.1f: one per write, and two for the sweeper's list",
+			cu.Write/float64(n), float64(writes)/float64(n)+2)
 	}
 }
 

@@ -231,6 +231,8 @@ type harness struct {
 	// lost records the conditional writes whose answer was lost, with
 	// options.lostAnswers.
 	lost *lostWrites
+	// durations times each function's invocations, with options.timed.
+	durations *durations
 }
 
 type options struct {
@@ -242,6 +244,8 @@ type options struct {
 	// write after DynamoDB applied it, so the SDK retries each (see
 	// lostWrites).
 	lostAnswers bool
+	// timed times every invocation of each function (durations).
+	timed bool
 }
 
 // start runs every function of Parley, wired exactly as make run wires them
@@ -342,14 +346,26 @@ func start(t testing.TB, opt options) *harness {
 		t.Fatalf("runner: %v", err)
 	}
 	var held []*runner.Poller
+	mux := http.Handler(local.Mux)
+	if opt.timed {
+		h.durations = newDurations()
+		mux = h.durations.timeURL(mux)
+	}
 	for i, p := range local.Pollers {
 		p.WaitTime = time.Second
+		if opt.timed {
+			fn := resources.Turn.Name
+			if p.QueueURL == env.Resources.OutboundURL {
+				fn = resources.Delivery.Name
+			}
+			p.Handler = h.durations.timeSQS(fn, p.Handler)
+		}
 		if opt.holdDelivery && p.QueueURL == env.Resources.OutboundURL {
 			held = append(held, p)
 			local.Pollers = slices.Delete(local.Pollers, i, i+1)
 		}
 	}
-	srv := httptest.NewServer(local.Mux)
+	srv := httptest.NewServer(mux)
 	h.url = srv.URL
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

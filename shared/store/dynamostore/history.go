@@ -1,12 +1,8 @@
 package dynamostore
 
 import (
-	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -47,12 +43,8 @@ func historyFrom(threadKey string, it attrs, now time.Time) (store.History, erro
 	}
 	h.Version = getN(it, "ver")
 	if z, ok := it["hz"].(*types.AttributeValueMemberB); ok {
-		raw, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z.Value)), maxHistoryJSON+1))
-		if err != nil || len(raw) > maxHistoryJSON {
-			return store.History{}, fmt.Errorf("decode history of %s: not a transcript within its bound: %v", threadKey, err)
-		}
-		if err := json.Unmarshal(raw, &h.Entries); err != nil {
-			return store.History{}, fmt.Errorf("decode history of %s: %w", threadKey, err)
+		if err := inflateJSON(z.Value, maxHistoryJSON, &h.Entries); err != nil {
+			return store.History{}, fmt.Errorf("decode history of %s: not a transcript within its bound: %w", threadKey, err)
 		}
 	}
 	if l, ok := it["open"].(*types.AttributeValueMemberL); ok {
@@ -71,17 +63,9 @@ func historyFrom(threadKey string, it attrs, now time.Time) (store.History, erro
 // again, write again. A record over DynamoDB's item limit is
 // store.ErrInvalid, though the transcript's bound keeps it far below.
 func (s *Store) PutHistory(ctx context.Context, h store.History, now time.Time, ttl time.Duration) error {
-	entries, err := json.Marshal(h.Entries)
+	z, err := deflateJSON(h.Entries)
 	if err != nil {
 		return fmt.Errorf("encode history: %w", err)
-	}
-	var z bytes.Buffer
-	w, _ := flate.NewWriter(&z, flate.DefaultCompression)
-	if _, err := w.Write(entries); err != nil {
-		return fmt.Errorf("compress history: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("compress history: %w", err)
 	}
 	open := make([]types.AttributeValue, 0, len(h.Open))
 	for _, id := range h.Open {
@@ -89,7 +73,7 @@ func (s *Store) PutHistory(ctx context.Context, h store.History, now time.Time, 
 	}
 	tok := newToken()
 	item := attrs{
-		"pk": str(store.HistoryKey(h.ThreadKey)), "kind": str("history"), "hz": &types.AttributeValueMemberB{Value: z.Bytes()},
+		"pk": str(store.HistoryKey(h.ThreadKey)), "kind": str("history"), "hz": &types.AttributeValueMemberB{Value: z},
 		"open": &types.AttributeValueMemberL{Value: open}, "ver": num(h.Version + 1),
 		"expires_at": num(now.Add(ttl).Unix()), tokenAttr: str(tok),
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,21 +31,39 @@ const attentionIntent = "intent"
 // itemVersion tags the layout of intent items this code writes. Version 1
 // (no attribute) held text units only: a unit's "text". Version 2 adds the
 // content kind ("ck", absent for text), a prompt ("q", its JSON) and the
-// reply context ("rc"). Readers accept both, so intents written by the
-// previous release still deliver.
-const itemVersion = 2
+// reply context ("rc"). Version 3 keeps the item small, since every unit
+// transition rewrites it and DynamoDB bills a write per KB of the larger of
+// the item before and after (ADR 0019): the units' texts move into one
+// DEFLATE-compressed attribute ("tx", a JSON array in unit order, "" for a
+// unit that is not text), a unit leaves out its fields while they are
+// empty, the id is the key's, and the commit drops the claim's owner and
+// lease. Readers accept every version, so intents written by earlier
+// releases still deliver.
+const itemVersion = 3
+
+// maxTexts bounds the units' texts read back, uncompressed: far above what
+// a plan may hold (its bubbles' limits), far below what a Lambda holds.
+const maxTexts = 4 << 20
 
 type intentItem struct {
-	PK        string         `dynamodbav:"pk"`
-	Version   int            `dynamodbav:"v,omitempty"`
-	Kind      string         `dynamodbav:"kind"`
-	ID        string         `dynamodbav:"id"`
-	Origin    string         `dynamodbav:"origin"`
-	Thread    message.Thread `dynamodbav:"thread"`
-	Units     []unitItem     `dynamodbav:"units"`
-	CreatedAt int64          `dynamodbav:"created_at"`
-	ExpiresAt int64          `dynamodbav:"expires_at"`
-	Reply     *replyItem     `dynamodbav:"rc,omitempty"`
+	PK string `dynamodbav:"pk"`
+	// Version ("v") is written apart (encodeIntent): a number up to
+	// version 2, a string since, which the previous release's reader
+	// refuses to decode. A function of that release reading a version 3
+	// intent mid-deploy fails and retries its record (a new one takes it)
+	// rather than send a unit whose text it cannot see.
+	Version int    `dynamodbav:"-"`
+	Kind    string `dynamodbav:"kind"`
+	// ID is absent from version 3 on: the key holds it.
+	ID     string         `dynamodbav:"id,omitempty"`
+	Origin string         `dynamodbav:"origin"`
+	Thread message.Thread `dynamodbav:"thread"`
+	Units  []unitItem     `dynamodbav:"units"`
+	// Texts is version 3's units' texts (deflateJSON of a []string).
+	Texts     []byte     `dynamodbav:"tx,omitempty"`
+	CreatedAt int64      `dynamodbav:"created_at"`
+	ExpiresAt int64      `dynamodbav:"expires_at"`
+	Reply     *replyItem `dynamodbav:"rc,omitempty"`
 	// Sweep and SweepAt put an open intent on the sweeper's list.
 	Sweep   string `dynamodbav:"sw,omitempty"`
 	SweepAt int64  `dynamodbav:"sw_at,omitempty"`
@@ -53,28 +72,31 @@ type intentItem struct {
 	Token string `dynamodbav:"wt,omitempty"`
 }
 
-// unitItem is a unit as stored. Short attribute names: an intent holds many.
+// unitItem is a unit as stored. Short attribute names, and empty fields
+// left out (version 3; a transition removes a field it empties): an intent
+// holds many, and each byte is billed on every transition.
 type unitItem struct {
-	ID   string `dynamodbav:"id"`
-	Text string `dynamodbav:"text"`
+	ID string `dynamodbav:"id"`
+	// Text is a text unit's text up to version 2 (version 3: intentItem.Texts).
+	Text string `dynamodbav:"text,omitempty"`
 	// ContentKind is absent for text (every version-1 unit).
 	ContentKind string `dynamodbav:"ck,omitempty"`
 	// Prompt is a question unit's message.Prompt, or a reaction unit's
 	// message.React (ck "reaction"), as JSON: the models' own tags version
 	// them.
 	Prompt     string   `dynamodbav:"q,omitempty"`
-	ReplyTo    string   `dynamodbav:"reply_to"`
+	ReplyTo    string   `dynamodbav:"reply_to,omitempty"`
 	Parley     bool     `dynamodbav:"o,omitempty"`
 	Replaces   string   `dynamodbav:"edit,omitempty"`
 	State      string   `dynamodbav:"st"`
 	Attempt    int      `dynamodbav:"att"`
 	LeaseUntil int64    `dynamodbav:"lease"`
-	Receipt    []string `dynamodbav:"rcpt"`
-	SentAt     int64    `dynamodbav:"sent"`
-	FailClass  string   `dynamodbav:"fc"`
-	FailReason string   `dynamodbav:"fr"`
+	Receipt    []string `dynamodbav:"rcpt,omitempty"`
+	SentAt     int64    `dynamodbav:"sent,omitempty"`
+	FailClass  string   `dynamodbav:"fc,omitempty"`
+	FailReason string   `dynamodbav:"fr,omitempty"`
 	NextAt     int64    `dynamodbav:"next,omitempty"`
-	Resent     bool     `dynamodbav:"resent"`
+	Resent     bool     `dynamodbav:"resent,omitempty"`
 	Resends    int      `dynamodbav:"rsn,omitempty"`
 	Reported   string   `dynamodbav:"rep,omitempty"`
 	UpdatedAt  int64    `dynamodbav:"upd"`
@@ -90,7 +112,7 @@ type replyItem struct {
 
 func toItem(in intent.Intent) (intentItem, error) {
 	it := intentItem{
-		PK: intentPK(in.ID), Version: itemVersion, Kind: "intent", ID: in.ID, Origin: in.Origin, Thread: in.Thread,
+		PK: intentPK(in.ID), Version: itemVersion, Kind: "intent", Origin: in.Origin, Thread: in.Thread,
 		CreatedAt: millis(in.CreatedAt), ExpiresAt: in.ExpiresAt.Unix(),
 	}
 	if rc := in.ReplyContext; rc != nil {
@@ -99,15 +121,17 @@ func toItem(in intent.Intent) (intentItem, error) {
 	if !in.SweepAt.IsZero() {
 		it.Sweep, it.SweepAt = resources.SweepShard, millis(in.SweepAt)
 	}
-	for _, u := range in.Units {
+	texts := make([]string, len(in.Units))
+	for i, u := range in.Units {
 		ui := unitItem{
-			ID: u.ID, Text: u.Content.Text, ReplyTo: u.ReplyTo, Parley: u.Parley, Replaces: u.Replaces, State: string(u.State), Attempt: u.Attempt,
+			ID: u.ID, ReplyTo: u.ReplyTo, Parley: u.Parley, Replaces: u.Replaces, State: string(u.State), Attempt: u.Attempt,
 			LeaseUntil: millis(u.LeaseUntil), Receipt: u.Receipt, SentAt: millis(u.SentAt),
 			FailClass: string(u.FailureClass), FailReason: u.FailureReason, NextAt: millis(u.NextAt), Resent: u.Resent, Resends: u.Resends,
 			Reported: u.Reported, UpdatedAt: millis(u.UpdatedAt),
 		}
 		switch k := u.Content.Kind(); k {
 		case message.ContentText:
+			texts[i] = u.Content.Text
 		case message.ContentPrompt:
 			q, err := json.Marshal(u.Content.Prompt)
 			if err != nil {
@@ -126,16 +150,24 @@ func toItem(in intent.Intent) (intentItem, error) {
 		}
 		it.Units = append(it.Units, ui)
 	}
+	if slices.ContainsFunc(texts, func(t string) bool { return t != "" }) {
+		z, err := deflateJSON(texts)
+		if err != nil {
+			return intentItem{}, fmt.Errorf("encode texts: %w", err)
+		}
+		it.Texts = z
+	}
 	return it, nil
 }
 
-// content reads a stored unit's content. A kind this code does not know
+// content reads a stored unit's content; text is its text (version 3's
+// from Texts, else the unit's own). A kind this code does not know
 // (written by a later release) reads as empty content, which delivery fails
 // visibly rather than send something else.
-func (u unitItem) content() message.Content {
+func (u unitItem) content(text string) message.Content {
 	switch message.ContentKind(u.ContentKind) {
 	case "", message.ContentText:
-		return message.Text(u.Text)
+		return message.Text(text)
 	case message.ContentPrompt:
 		var q message.Prompt
 		if json.Unmarshal([]byte(u.Prompt), &q) == nil {
@@ -155,6 +187,15 @@ func fromItem(item attrs) (intent.Intent, error) {
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return intent.Intent{}, fmt.Errorf("decode intent item: %w", err)
 	}
+	if it.ID == "" {
+		it.ID = strings.TrimPrefix(it.PK, intentPK(""))
+	}
+	texts := make([]string, len(it.Units))
+	if len(it.Texts) > 0 {
+		if err := inflateJSON(it.Texts, maxTexts, &texts); err != nil || len(texts) != len(it.Units) {
+			return intent.Intent{}, fmt.Errorf("decode intent %s: texts of %d units: %d, %v", it.ID, len(it.Units), len(texts), err)
+		}
+	}
 	in := intent.Intent{
 		ID: it.ID, Origin: it.Origin, Thread: it.Thread,
 		CreatedAt: fromMillis(it.CreatedAt), ExpiresAt: time.Unix(it.ExpiresAt, 0).UTC(),
@@ -165,9 +206,16 @@ func fromItem(item attrs) (intent.Intent, error) {
 	if it.Reply != nil {
 		in.ReplyContext = &message.ReplyContext{Token: it.Reply.Token, Until: fromMillis(it.Reply.Until)}
 	}
-	for _, u := range it.Units {
+	for i, u := range it.Units {
+		if len(u.Receipt) == 0 {
+			u.Receipt = nil // up to version 2, an empty list; since, absent
+		}
+		text := u.Text
+		if len(it.Texts) > 0 {
+			text = texts[i]
+		}
 		in.Units = append(in.Units, intent.Unit{
-			ID: u.ID, Content: u.content(), ReplyTo: u.ReplyTo, Parley: u.Parley, Replaces: u.Replaces, State: message.UnitState(u.State), Attempt: u.Attempt,
+			ID: u.ID, Content: u.content(text), ReplyTo: u.ReplyTo, Parley: u.Parley, Replaces: u.Replaces, State: message.UnitState(u.State), Attempt: u.Attempt,
 			LeaseUntil: fromMillis(u.LeaseUntil), Receipt: u.Receipt, SentAt: fromMillis(u.SentAt),
 			FailureClass: message.FailureClass(u.FailClass), FailureReason: u.FailReason, NextAt: fromMillis(u.NextAt),
 			Resent: u.Resent, Resends: u.Resends, Reported: u.Reported, UpdatedAt: fromMillis(u.UpdatedAt),
@@ -204,6 +252,7 @@ func encodeIntent(in intent.Intent) (attrs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode intent: %w", err)
 	}
+	item["v"] = str(strconv.Itoa(it.Version))
 	return item, nil
 }
 
@@ -266,12 +315,16 @@ func (s *Store) CommitIntent(ctx context.Context, in intent.Intent, owner, outco
 		}
 		set = append(set, n+" = :c_"+k)
 	}
-	update := "SET " + strings.Join(set, ", ")
+	// The claim's owner, lease and note mean nothing once it is settled,
+	// and every unit transition would pay for their bytes.
+	names["#lease"], names["#note"] = "lease_until", "note"
+	remove := []string{"#owner", "#lease", "#note"}
 	if _, sweeps := item["sw"]; !sweeps {
 		// The claim's own place on the sweeper's list ends with it.
 		names["#sw"], names["#swat"] = "sw", "sw_at"
-		update += " REMOVE #sw, #swat"
+		remove = append(remove, "#sw", "#swat")
 	}
+	update := "SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")
 	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           s.table,
 		Key:                                 s.key(intentPK(in.ID)),
@@ -415,10 +468,24 @@ func buildTransition(t intent.Transition, tok string) (*dynamodb.UpdateItemInput
 		}
 	}
 
-	set := []string{
-		u + ".#st = :to", u + ".#att = :natt", u + ".#lease = :lease", u + ".#rcpt = :rcpt",
-		u + ".#sent = :sent", u + ".#fc = :fc", u + ".#fr = :fr", u + ".#next = :next", u + ".#resent = :resent", u + ".#rsn = :rsn", u + ".#rep = :rep", u + ".#upd = :upd",
-		u + ".#wt = :wt",
+	set := []string{u + ".#st = :to", u + ".#att = :natt", u + ".#lease = :lease", u + ".#upd = :upd", u + ".#wt = :wt"}
+	// A field the transition empties is removed, not written empty: the
+	// item stays as small as its content (version 3; the condition reads
+	// only st, att, lease and id, which are always there).
+	var remove []string
+	for _, f := range []struct {
+		name  string
+		empty bool
+	}{
+		{"rcpt", len(receipt) == 0}, {"sent", t.SentAt.IsZero()}, {"fc", t.FailureClass == ""}, {"fr", t.FailureReason == ""},
+		{"next", t.NextAt.IsZero()}, {"resent", !t.Resent}, {"rsn", t.Resends == 0}, {"rep", t.Reported == ""},
+	} {
+		if f.empty {
+			remove = append(remove, u+".#"+f.name)
+			delete(values, ":"+f.name)
+		} else {
+			set = append(set, u+".#"+f.name+" = :"+f.name)
+		}
 	}
 	if t.Attention {
 		names["#attn"], names["#attnat"] = "attn", "attn_at"
@@ -426,21 +493,24 @@ func buildTransition(t intent.Transition, tok string) (*dynamodb.UpdateItemInput
 		values[":attnat"] = str(t.At.UTC().Format(time.RFC3339Nano))
 		set = append(set, "#attn = :attn", "#attnat = :attnat")
 	}
-	update := "SET " + strings.Join(set, ", ")
 	switch {
 	case t.Close:
 		names["#sw"], names["#swat"] = "sw", "sw_at"
-		update += " REMOVE #sw, #swat"
+		remove = append(remove, "#sw", "#swat")
 	case t.Reopen:
 		names["#sw"], names["#swat"] = "sw", "sw_at"
 		values[":sw"] = str(resources.SweepShard)
 		values[":swat"] = num(millis(t.SweepAt))
-		update += ", #sw = :sw, #swat = :swat"
+		set = append(set, "#sw = :sw", "#swat = :swat")
 	case !t.SweepAt.IsZero():
 		// Only an intent on the list has sw; sw_at alone indexes nothing.
 		names["#swat"] = "sw_at"
 		values[":swat"] = num(millis(t.SweepAt))
-		update += ", #swat = :swat"
+		set = append(set, "#swat = :swat")
+	}
+	update := "SET " + strings.Join(set, ", ")
+	if len(remove) > 0 {
+		update += " REMOVE " + strings.Join(remove, ", ")
 	}
 	return &dynamodb.UpdateItemInput{
 		UpdateExpression:          aws.String(update),

@@ -1,9 +1,12 @@
 package dynamostore_test
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -300,8 +304,26 @@ func itemCases() []itemCase {
 			// Release 88c5028^ wrote intents without a version
 			// attribute, with text units only and none of the unit
 			// attributes added since (ck, q, o, edit, rep, rc): today's
-			// text-only intent without its "v" is that item.
-			raw: func(item map[string]types.AttributeValue) { delete(item, "v") },
+			// text-only intent without its "v", each unit's text back
+			// in the unit (version 3 moved it to "tx") and its id in
+			// "id", is that item.
+			raw: func(item map[string]types.AttributeValue) {
+				delete(item, "v")
+				item["id"] = &types.AttributeValueMemberS{Value: strings.TrimPrefix(item["pk"].(*types.AttributeValueMemberS).Value, "int#")}
+				z, ok := item["tx"].(*types.AttributeValueMemberB)
+				if !ok {
+					return
+				}
+				delete(item, "tx")
+				raw, err := io.ReadAll(flate.NewReader(bytes.NewReader(z.Value)))
+				var texts []string
+				if err != nil || json.Unmarshal(raw, &texts) != nil {
+					panic("fixture: tx does not decode")
+				}
+				for i, u := range item["units"].(*types.AttributeValueMemberL).Value {
+					u.(*types.AttributeValueMemberM).Value["text"] = &types.AttributeValueMemberS{Value: texts[i]}
+				}
+			},
 			write: func(ctx context.Context, s *dynamostore.Store) error {
 				_, _, err := s.CreateIntent(ctx, v1)
 				return err
@@ -345,7 +367,7 @@ func itemCases() []itemCase {
 					{ID: "b1#1", Content: message.Text("one"), State: message.UnitSent, Attempt: 1,
 						Receipt: []string{"77"}, SentAt: ms(2 * time.Second), UpdatedAt: ms(2 * time.Second)},
 					{ID: "b2#1", Content: message.Text("two"), State: message.UnitUnknown, Attempt: 1,
-						Receipt: []string{}, FailureClass: message.FailUnknown, FailureReason: "timeout after send", UpdatedAt: ms(4 * time.Second)},
+						FailureClass: message.FailUnknown, FailureReason: "timeout after send", UpdatedAt: ms(4 * time.Second)},
 				})
 				want.SweepAt = time.Time{}
 				wantIntent(want)(t, ctx, s)
@@ -367,9 +389,14 @@ func itemCases() []itemCase {
 				wantIntent(want)(t, ctx, s)
 				// A committed claim is its intent: the intent's thread and
 				// origin say whose turn it was (ClaimSpec.Thread, Origin).
-				wantClaim(store.Claim{Key: committedKey, State: store.ClaimDone, Owner: "turn-owner", LeaseUntil: ms(30 * time.Second),
-					ExpiresAt: committed.ExpiresAt, ClaimedAt: base, Attempts: 1, Reason: "enqueued",
-					Thread: committed.Thread, Origin: committed.Origin})(t, ctx, s)
+				// Since intent version 3 the commit drops the settled
+				// claim's owner and lease, which the releases before kept.
+				claim := store.Claim{Key: committedKey, State: store.ClaimDone, ExpiresAt: committed.ExpiresAt, ClaimedAt: base, Attempts: 1,
+					Reason: "enqueued", Thread: committed.Thread, Origin: committed.Origin}
+				if got, err := s.GetClaim(ctx, committedKey, base.Add(time.Second)); err == nil && got.Owner != "" {
+					claim.Owner, claim.LeaseUntil = "turn-owner", ms(30*time.Second)
+				}
+				wantClaim(claim)(t, ctx, s)
 			}},
 		{name: "question-open", key: store.QuestionKey(q.Thread),
 			write: func(ctx context.Context, s *dynamostore.Store) error {
@@ -627,5 +654,89 @@ func TestStoredItemsRead(t *testing.T) {
 				c.check(t, t.Context(), dynamostore.New(env.DynamoDB, env.Resources.Table))
 			})
 		}
+	}
+}
+
+// TestPreviousLayoutStillDelivers: an intent the previous release committed
+// (intent version 2: every unit's empty fields written, its text in the
+// unit) is leased, sent and settled by today's store, and reads back as
+// sent, its text whole, off the sweeper's list.
+func TestPreviousLayoutStillDelivers(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("testdata/items/cfe3790/intent-committed-on-claim.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := itemFromJSON(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := emulatortest.New(t)
+	ctx := t.Context()
+	if _, err := env.DynamoDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Resources.Table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	s := dynamostore.New(env.DynamoDB, env.Resources.Table)
+	id := strings.TrimPrefix(item["pk"].(*types.AttributeValueMemberS).Value, "int#")
+	in, err := s.GetIntent(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Unit b2#1 waits for its retry after a 429 (attempt 2): past it, it
+	// goes, and its receipt ends the intent.
+	u := in.Units[1]
+	if u.State != message.UnitPending || u.Attempt != 2 || u.Content.Text == "" {
+		t.Fatalf("fixture's second unit = %+v, want pending at attempt 2 with its text", u)
+	}
+	at := u.NextAt.Add(time.Second)
+	in, err = s.Apply(ctx, id, in.Closing(intent.Lease(u, 1, at, at.Add(time.Minute))))
+	if err != nil {
+		t.Fatalf("lease: %v", err)
+	}
+	if in.Units[1].State != message.UnitSending || in.Units[1].Content != u.Content {
+		t.Fatalf("leased unit = %+v", in.Units[1])
+	}
+	if _, err := s.Apply(ctx, id, in.Closing(intent.MarkSent(in.Units[1], 1, at, message.Receipt{MessageIDs: []string{"1700000009.000900"}}))); err != nil {
+		t.Fatalf("receipt: %v", err)
+	}
+	got, err := s.GetIntent(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := got.Units[1]
+	if sent.State != message.UnitSent || sent.Attempt != 3 || !slices.Equal(sent.Receipt, []string{"1700000009.000900"}) ||
+		sent.Content != u.Content || sent.FailureClass != "" || !sent.NextAt.IsZero() || !got.SweepAt.IsZero() {
+		t.Fatalf("after its receipt the unit = %+v, sweep at %v; want sent at attempt 3, its failure and retry cleared, off the list", sent, got.SweepAt)
+	}
+	if got.Units[0].State != message.UnitSent || !slices.Equal(got.Units[0].Receipt, in.Units[0].Receipt) {
+		t.Fatalf("first unit = %+v, want it as the previous release left it", got.Units[0])
+	}
+	if due, err := s.DueForSweep(ctx, at.Add(24*time.Hour), 10); err != nil || len(due) != 0 {
+		t.Fatalf("sweep index after the last receipt = %v, %v; want empty", due, err)
+	}
+}
+
+// TestPreviousReaderRefusesVersion3: the previous release decoded an
+// intent's "v" into an int. A version 3 intent, whose texts it would not
+// see, must fail that decode (its function retries the record, and a
+// function of this release takes it), never read as units without text.
+func TestPreviousReaderRefusesVersion3(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("testdata/items/intent-v3/intent-committed-on-claim.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := itemFromJSON(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var previous struct {
+		Version int `dynamodbav:"v,omitempty"`
+		Units   []struct {
+			Text string `dynamodbav:"text"`
+		} `dynamodbav:"units"`
+	}
+	if err := attributevalue.UnmarshalMap(item, &previous); err == nil {
+		t.Fatalf("the previous release's decoder read a version 3 intent: %+v", previous)
 	}
 }
