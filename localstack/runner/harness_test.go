@@ -213,6 +213,8 @@ type harness struct {
 	// lost records the conditional writes whose answer was lost, with
 	// options.lostAnswers.
 	lost *lostWrites
+	// turns is the turn function's poller, which counts its invocations.
+	turns *runner.Poller
 }
 
 type options struct {
@@ -322,6 +324,9 @@ func start(t testing.TB, opt options) *harness {
 	var held []*runner.Poller
 	for i, p := range local.Pollers {
 		p.WaitTime = time.Second
+		if p.QueueURL == env.Resources.InboundURL {
+			h.turns = p
+		}
 		if opt.holdDelivery && p.QueueURL == env.Resources.OutboundURL {
 			held = append(held, p)
 			local.Pollers = slices.Delete(local.Pollers, i, i+1)
