@@ -34,6 +34,8 @@ type MemStore struct {
 	mu      sync.Mutex
 	items   map[string]*item
 	Retried func(op string) bool
+	// previews are live replies' preview records (preview.go).
+	previews map[string]memPreview
 }
 
 // NewMemStore returns an empty table.
