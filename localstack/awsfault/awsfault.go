@@ -48,6 +48,10 @@ type Fault struct {
 	// counts as fired only when an answer was lost: a call whose first
 	// attempt failed on its own was not applied, and is left alone.
 	LostAnswer bool
+	// Pass lets the call through unharmed: the fault is only its OnFire,
+	// run just before the call (another actor's move, staged in the
+	// window before a write).
+	Pass bool
 	// Times is how many matching calls fail. Defaults to 1.
 	Times int
 	// OnFire, when set, is called with the call's input each time the
@@ -148,7 +152,7 @@ func (in *Injector) Attach(cfg aws.Config) aws.Config {
 					f.OnFire(mi.Parameters)
 				}
 				switch {
-				case f == nil:
+				case f == nil || f.Pass:
 					return next.HandleInitialize(ctx, mi)
 				case f.LostAnswer:
 					return next.HandleInitialize(middleware.WithStackValue(ctx, lostKey{}, &pendingLoss{fault: f, input: mi.Parameters}), mi)

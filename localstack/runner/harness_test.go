@@ -233,6 +233,8 @@ type harness struct {
 	lost *lostWrites
 	// durations times each function's invocations, with options.timed.
 	durations *durations
+	// turns is the turn function's poller, which counts its invocations.
+	turns *runner.Poller
 }
 
 type options struct {
@@ -359,6 +361,9 @@ func start(t testing.TB, opt options) *harness {
 				fn = resources.Delivery.Name
 			}
 			p.Handler = h.durations.timeSQS(fn, p.Handler)
+		}
+		if p.QueueURL == env.Resources.InboundURL {
+			h.turns = p
 		}
 		if opt.holdDelivery && p.QueueURL == env.Resources.OutboundURL {
 			held = append(held, p)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -38,7 +39,13 @@ type Poller struct {
 	// WaitTime is the long-poll wait. Defaults to 1 second.
 	WaitTime time.Duration
 	Log      *slog.Logger
+
+	invocations atomic.Int64
 }
+
+// Invocations is how many times the handler was invoked: the Lambda
+// invocations the event source mapping would have made.
+func (p *Poller) Invocations() int64 { return p.invocations.Load() }
 
 // Run polls until ctx ends, then waits for running invocations.
 func (p *Poller) Run(ctx context.Context) error {
@@ -95,6 +102,7 @@ func (p *Poller) poll(ctx context.Context) error {
 	// The invocation's deadline, like Lambda's; the handler must return
 	// before it. The poller's own shutdown does not cut an invocation short.
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(p.Timeout, 30*time.Second))
+	p.invocations.Add(1)
 	resp, herr := p.invoke(ictx, ev)
 	cancel()
 	if herr != nil {

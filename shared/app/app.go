@@ -144,6 +144,7 @@ func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 		DedupeTTL: d.Config.DedupeTTL,
 		AllowBots: d.Config.AllowBots,
 		Optional:  d.Config.Optional,
+		Reports:   d.store(),
 		Now:       d.Now,
 		Log:       d.Log.With("function", "ingress"),
 	}, nil

@@ -362,6 +362,8 @@ func FromEnv(getenv Getenv) (Config, error) {
 	}
 	c.Delivery.Unknown, c.Delivery.UnknownByPlatform = p.unknownPolicy("PARLEY_UNKNOWN_SEND_POLICY")
 	c.Delivery = c.Delivery.WithDefaults()
+	// After the defaults, so a 0 given is refused, not defaulted.
+	c.Delivery.ReplyBubbles = p.int("PARLEY_REPLY_BUBBLES", delivery.MaxReplyBubbles)
 	// Name the variable, not only the value, for the two enumerations.
 	envelopeOK := true
 	if m := c.Envelope.Mode; m != envelope.ModeStructured && m != envelope.ModeText {
@@ -382,7 +384,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_TURN_MAX_AGE: want more than 0 and at most %s, got %s", turn.MaxMaxAge, c.Agent.MaxAge))
 	}
 	if err := c.Delivery.Validate(); err != nil {
-		p.errs = append(p.errs, fmt.Errorf("PARLEY_BUBBLE_DELAY, PARLEY_SEND_TIMEOUT, PARLEY_SEND_MAX_AGE, PARLEY_MAX_RESENDS: %w", err))
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_BUBBLE_DELAY, PARLEY_SEND_TIMEOUT, PARLEY_SEND_MAX_AGE, PARLEY_MAX_RESENDS, PARLEY_REPLY_BUBBLES: %w", err))
 	}
 	return c, errors.Join(p.errs...)
 }

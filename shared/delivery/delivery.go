@@ -47,6 +47,13 @@ type Asker interface {
 	Ask(ctx context.Context, m message.Outgoing) (message.Receipt, error)
 }
 
+// Replier is a sender that sends a reply's first bubbles in one call
+// (platform.Replier: LINE's free Reply API).
+type Replier interface {
+	Replies(m message.Outgoing) int
+	Reply(ctx context.Context, ms []message.Outgoing) ([]message.Receipt, bool, error)
+}
+
 // Reactor is a sender that reacts to a message (platform.Reactor).
 type Reactor interface {
 	React(ctx context.Context, t message.Thread, messageID string, r message.React) error
@@ -111,7 +118,18 @@ type Config struct {
 	Unknown UnknownPolicy
 	// UnknownByPlatform overrides Unknown per platform.
 	UnknownByPlatform map[message.Platform]UnknownPolicy
+	// ReplyBubbles is how many of a reply's first bubbles go together in
+	// one reply call, where the platform has one (a Replier: LINE's, free
+	// while the event's reply token is fresh, up to 5), instead of one
+	// paced call each. 1 sends the first alone, by reply, and paces the rest
+	// (LINE: pushes, which spend the monthly quota). Defaults to
+	// MaxReplyBubbles.
+	ReplyBubbles int
 }
+
+// MaxReplyBubbles is the most bubbles one reply call carries on any
+// platform (LINE's 5).
+const MaxReplyBubbles = 5
 
 // MaxMaxAge bounds Config.MaxAge. Within it, a waiting message stays well
 // under the queues' maxReceiveCount (see resources.Outbound).
@@ -126,6 +144,7 @@ func (c Config) WithDefaults() Config {
 	c.MaxAge = cmp.Or(c.MaxAge, 6*time.Hour)
 	c.MaxResends = cmp.Or(c.MaxResends, 3)
 	c.Unknown = cmp.Or(c.Unknown, UnknownHold)
+	c.ReplyBubbles = cmp.Or(c.ReplyBubbles, MaxReplyBubbles)
 	return c
 }
 
@@ -134,6 +153,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.BubbleDelay < 0 {
 		errs = append(errs, errors.New("bubble delay must not be negative"))
+	}
+	if c.ReplyBubbles < 1 || c.ReplyBubbles > MaxReplyBubbles {
+		errs = append(errs, fmt.Errorf("reply bubbles must be 1 to %d, got %d", MaxReplyBubbles, c.ReplyBubbles))
 	}
 	if c.Lease <= c.SendTimeout {
 		errs = append(errs, fmt.Errorf("lease (%s) must exceed the send timeout (%s)", c.Lease, c.SendTimeout))
@@ -179,6 +201,10 @@ type Processor struct {
 
 	mu   sync.Mutex
 	last intent.Intent // the intent this instance moved last (recent)
+	// replied are the units behind the first that this instance's last
+	// reply call sent (sendReply), by unit key: their own records, which
+	// follow in the thread's group, are done without a call.
+	replied map[string]bool
 }
 
 // Handle delivers the unit a record names, and every open unit before it.
@@ -189,6 +215,10 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) error {
 		// Never deliverable: to the DLQ, alone, which alarms.
 		p.log().Error("bad outbound message", "message_id", rec.MessageId, "error", err)
 		return consumer.DeadLetter(err)
+	}
+	if p.sentInReply(ref) {
+		p.log().Debug("unit sent in its reply's call", "intent_id", ref.Intent, "unit_id", ref.Unit)
+		return nil
 	}
 	if in, ok := p.recent(ref); ok {
 		// This instance moved the intent last: what it saw stands in for
@@ -293,6 +323,21 @@ func (p *Processor) recent(ref intent.Ref) (intent.Intent, bool) {
 	in := p.last
 	i := in.Index(ref.Unit)
 	return in, in.ID == ref.Intent && i >= 0 && !in.Units[i].State.Terminal()
+}
+
+// sentInReply reports whether ref names a unit this instance sent in its
+// last reply call, and forgets it: the first record naming it is its own,
+// which the turn enqueued before any was delivered; a later one (an
+// operator's resend) finds it forgotten and goes the usual way.
+func (p *Processor) sentInReply(ref intent.Ref) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := intent.UnitKey(ref.Intent, ref.Unit)
+	if !p.replied[key] {
+		return false
+	}
+	delete(p.replied, key)
+	return true
 }
 
 // remember keeps in as the intent this instance moved last.
@@ -581,8 +626,126 @@ func retryDelay(class message.FailureClass, retryAfter time.Duration, attempt in
 	return (d + time.Second - 1).Truncate(time.Second)
 }
 
+// replyGroup is how many units from the first go in one reply call: the
+// fresh ones in a row (pending, never tried, plain bubbles), at most what
+// the sender's reply carries now and cfg.ReplyBubbles. The first is leased
+// for its first attempt. Below 2, the first goes on its own.
+func replyGroup(ch Channel, in intent.Intent, i int, cfg Config) int {
+	r, ok := ch.Sender.(Replier)
+	u := in.Units[i]
+	if !ok || i != 0 || cfg.ReplyBubbles < 2 || u.Attempt != 1 || u.Resent || u.FailureClass != "" || u.Replaces != "" || u.Content.React != nil {
+		return 0
+	}
+	limit := min(r.Replies(outgoing(in, 0)), cfg.ReplyBubbles, len(in.Units))
+	n := 1
+	for n < limit {
+		v := in.Units[n]
+		if v.State != message.UnitPending || v.Attempt != 0 || v.FailureClass != "" || !v.NextAt.IsZero() || v.Replaces != "" || v.Content.React != nil {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// sendReply sends units 0 to n-1 of in, the first leased, in one reply call
+// (Replier). The units behind the first are leased for the same attempt
+// first (LeaseBehind), each by its own compare-and-set; the group ends at
+// the first that cannot be. Each unit gets its own receipt. Pacing yields
+// to the free call: its bubbles arrive together.
+//
+// A failure other than an unknown outcome puts every unit back to pending,
+// to go one by one, where each is classified alone (a bubble LINE refuses
+// fails alone, not its group). A reply whose outcome stays unknown (the
+// Replier already tried its single-use token again) leaves every unit of
+// the call unknown: the platform's unknown-outcome policy decides, for each.
+// handled is false when nothing was sent and unit 0 goes the usual way.
+func (p *Processor) sendReply(ctx context.Context, log *slog.Logger, ch Channel, in intent.Intent, n int, policy UnknownPolicy, cfg Config) (_ intent.Intent, handled bool, _ error) {
+	now := p.now()
+	for j := 1; j < n; j++ {
+		leased, err := p.Intents.Apply(ctx, in.ID, intent.LeaseBehind(in.Units[j], j, now, now.Add(cfg.Lease)))
+		if err != nil {
+			// Moved since it was read (a conflict), or not leased: the
+			// group ends before it, which goes the usual way.
+			n = j
+			break
+		}
+		in = leased
+	}
+	if n < 2 {
+		return in, false, nil
+	}
+	ms := make([]message.Outgoing, n)
+	for j := range ms {
+		ms[j] = outgoing(in, j)
+	}
+	log = log.With("attempt", in.Units[0].Attempt, "units", n)
+	sctx, cancel := context.WithTimeout(ctx, cfg.SendTimeout)
+	start := p.now()
+	receipts, ok, err := ch.Sender.(Replier).Reply(sctx, ms)
+	cancel()
+	now = p.now()
+	cctx := context.WithoutCancel(ctx)
+	var se *message.SendError
+	class, reason, retryAfter := message.FailUnknown, "unclassified error", time.Duration(0)
+	if errors.As(err, &se) {
+		class, reason, retryAfter = se.Class, se.Reason, se.RetryAfter
+	}
+	var aerr error
+	switch {
+	case err == nil && ok:
+		for j := range n {
+			if in, aerr = p.apply(cctx, log, in, intent.MarkSent(in.Units[j], j, now, receipts[j])); aerr != nil {
+				return in, true, aerr
+			}
+		}
+		replied := map[string]bool{}
+		for _, u := range in.Units[1:n] {
+			replied[intent.UnitKey(in.ID, u.ID)] = true
+		}
+		p.mu.Lock()
+		p.replied = replied
+		p.mu.Unlock()
+		log.Info("units delivered in one reply", "outcome", "sent", "send_ms", now.Sub(start).Milliseconds())
+		return in, true, nil
+	case err == nil || class != message.FailUnknown:
+		// Refused (the token, or a bubble): each goes on its own.
+		if err == nil {
+			class, reason = message.FailTransient, "the reply was refused: sent on its own"
+		}
+		next := now
+		if class == message.FailRateLimit {
+			next = now.Add(retryDelay(class, retryAfter, in.Units[0].Attempt))
+		}
+		for j := n - 1; j >= 0; j-- {
+			if in, aerr = p.apply(cctx, log, in, intent.MarkRetryable(in.Units[j], j, now, next, class, reason)); aerr != nil {
+				return in, true, aerr
+			}
+		}
+		log.Warn("reply of several units refused: each goes on its own", "outcome", "retry", "failure_class", string(class), "reason", reason)
+		return in, true, consumer.Retry(cmp.Or(err, errors.New(reason)), next.Sub(now))
+	}
+	for j := n - 1; j >= 0; j-- {
+		if in, aerr = p.apply(cctx, log, in, intent.MarkUnknown(in.Units[j], j, now, reason, false)); aerr != nil {
+			return in, true, aerr
+		}
+	}
+	log.Warn("reply of several units: outcome unknown", "outcome", "unknown_after_send", "policy", string(policy), "reason", reason)
+	if policy == UnknownResend {
+		return in, true, consumer.Retry(err, consumer.Backoff(in.Units[0].Attempt))
+	}
+	return in, true, nil
+}
+
 // send performs the leased attempt on unit i and records its outcome.
 func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in intent.Intent, i int, policy UnknownPolicy, cfg Config) (intent.Intent, error) {
+	if n := replyGroup(ch, in, i, cfg); n > 1 {
+		out, handled, err := p.sendReply(ctx, log, ch, in, n, policy, cfg)
+		if handled {
+			return out, err
+		}
+		in = out
+	}
 	u := in.Units[i]
 	log = log.With("attempt", u.Attempt)
 	if u.Content.React != nil {

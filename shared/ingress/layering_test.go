@@ -13,7 +13,7 @@ import (
 func TestCoreDoesNotImportTheWebhookCore(t *testing.T) {
 	const mod = "github.com/parleyhq/parley/shared/"
 	pkgs := []string{"triage", "turn", "delivery", "intent", "store", "store/dynamostore", "envelope", "sweeper",
-		"platform", "platform/telegram", "platform/slack", "platform/registry", "message", "resources"}
+		"platform", "platform/telegram", "platform/slack", "platform/registry", "message", "resources", "statuses"}
 	for _, p := range pkgs {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", mod+p).Output()
 		if err != nil {

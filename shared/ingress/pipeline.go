@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/statuses"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/triage"
 )
@@ -65,7 +66,19 @@ const (
 	// (platform.Digester); nothing is enqueued, and the request is refused
 	// with 409.
 	ResultConflict Result = "conflict"
+	// ResultRecorded: a platform's status on a message Parley sent was
+	// applied to its unit, or changed nothing (Reason says which:
+	// statuses.Outcome); nothing is queued.
+	ResultRecorded Result = "recorded"
 )
+
+// Reports is the intent store as ingress applies statuses to it
+// (statuses.Store): one read of the unit a status names, and one
+// conditional write when the status changes it.
+type Reports interface {
+	GetIntent(ctx context.Context, id string) (intent.Intent, error)
+	Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error)
+}
 
 // Pipeline is the webhook core: an http.Handler for one platform.
 type Pipeline struct {
@@ -100,6 +113,12 @@ type Pipeline struct {
 	// to a window after the person's last message (WhatsApp;
 	// message.Capabilities.Window).
 	Window bool
+	// Reports, when set, applies platforms' statuses (message.KindStatus)
+	// here, with no dedupe key, queue message or turn (docs/adr/0025); only
+	// a failure reported before its unit's receipt is queued, in a group of
+	// its own (StatusGroup). Nil queues statuses in their thread's group,
+	// as every other event.
+	Reports Reports
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Log defaults to slog.Default().
@@ -348,6 +367,9 @@ func (p *Pipeline) admit(ctx context.Context, log *slog.Logger, ev message.Event
 		log.Info("event ignored", "decision", ResultIgnored, "reason", reason)
 		return ResultIgnored, reason, nil
 	}
+	if ev.Kind == message.KindStatus && p.Reports != nil {
+		return p.admitStatus(ctx, log, ev, body, now)
+	}
 	triaged := p.Optional.triaged(ev)
 	ttl := cmp.Or(p.DedupeTTL, store.DedupeTTL)
 	owner := store.NewOwner()
@@ -518,6 +540,35 @@ func (p *Pipeline) admitKeyed(ctx context.Context, log *slog.Logger, ev message.
 	}
 	logDecision(ctx, log, ev, now, "event accepted", "accepted", "", slog.String("result", string(ResultEnqueued)))
 	return ResultEnqueued, "", nil
+}
+
+// StatusGroup is the inbound.fifo group of the statuses of intent id that
+// must wait for their unit's receipt: never their thread's, whose turns
+// they would hold up.
+func StatusGroup(intentID string) string { return "status#" + intentID }
+
+// admitStatus applies a platform's status to its unit at once
+// (statuses.Record). A status is its own idempotency key: applying it again
+// changes nothing, so it needs no dedupe write. A failure reported before
+// its unit's receipt must still reach the unit: it is queued for the turn,
+// in its intent's group (StatusGroup), and the turn tries it again until
+// the receipt is there. The queue's deduplication id is the event's key, as
+// for every event, so a redelivery within five minutes is dropped, and a
+// later one changes nothing.
+func (p *Pipeline) admitStatus(ctx context.Context, log *slog.Logger, ev message.Event, body []byte, now time.Time) (Result, string, error) {
+	out, err := statuses.Record(ctx, p.Reports, log, ev, now)
+	if err != nil {
+		return "", "", fmt.Errorf("apply status: %w", err)
+	}
+	if out != statuses.Wait {
+		return ResultRecorded, string(out), nil
+	}
+	id, _, _ := intent.ParseUnitKey(ev.Status.Tag)
+	if err := p.Queue.Send(ctx, queue.Message{Group: StatusGroup(id), Dedup: ev.Key(), Body: body}); err != nil {
+		return "", "", fmt.Errorf("enqueue status: %w", err)
+	}
+	log.Info("status queued until its unit's receipt", "outcome", out, "result", string(ResultEnqueued))
+	return ResultEnqueued, string(out), nil
 }
 
 // undo gives back what triage consumed for an event that did not become

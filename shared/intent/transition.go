@@ -85,6 +85,17 @@ func LeaseUnread(id string, idx int, now, leaseUntil time.Time) Transition {
 	return t
 }
 
+// LeaseBehind leases a fresh unit for the same attempt as the unit before
+// it, which the caller leased and holds: the units of one call that carries
+// several (LINE's reply of up to five messages). It requires nothing of the
+// units before it, since they are sending, but no other attempt can lease
+// it meanwhile: Lease and LeaseUnread require them settled.
+func LeaseBehind(u Unit, idx int, now, leaseUntil time.Time) Transition {
+	t := Lease(u, idx, now, leaseUntil)
+	t.RequirePrevTerminal = false
+	return t
+}
+
 // Resend claims a unit held in unknown_after_send for another attempt, under
 // an at-least-once policy.
 func Resend(u Unit, idx int, now, leaseUntil time.Time) Transition {

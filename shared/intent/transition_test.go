@@ -352,3 +352,21 @@ func TestSupersededNeedsNoOperator(t *testing.T) {
 		t.Fatal("a unit being sent can be superseded: half a bubble")
 	}
 }
+
+// LeaseBehind leases a unit while the one before it is sending (leased by
+// the same caller, for one call carrying both); Lease would wait for it.
+func TestLeaseBehindTheUnitBeingSent(t *testing.T) {
+	t.Parallel()
+	in := intentOf(unit("a#1", message.UnitSending, 1), unit("b#1", message.UnitPending, 0))
+	if in.Allowed(intent.Lease(in.Units[1], 1, t0, t0.Add(time.Minute))) {
+		t.Fatal("Lease overtook the unit being sent")
+	}
+	tr := intent.LeaseBehind(in.Units[1], 1, t0, t0.Add(time.Minute))
+	if !in.Allowed(tr) || in.Apply(tr).Units[1].State != message.UnitSending || in.Apply(tr).Units[1].Attempt != 1 {
+		t.Fatalf("LeaseBehind: allowed %v, unit %+v", in.Allowed(tr), in.Apply(tr).Units[1])
+	}
+	// Still a compare-and-set on the unit itself: not twice.
+	if in.Apply(tr).Allowed(tr) {
+		t.Fatal("LeaseBehind leased a unit already leased")
+	}
+}

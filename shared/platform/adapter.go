@@ -173,6 +173,23 @@ type Typer interface {
 	Typing(ctx context.Context, t message.Thread) error
 }
 
+// Replier is a sender that sends the first bubbles of a reply to an event
+// together, in one call that costs nothing while the event's reply token is
+// fresh (LINE's Reply API: up to five messages). Delivery gives it the
+// bubbles the call can carry and records each one's receipt.
+type Replier interface {
+	// Replies is how many messages one reply call may carry from m, a
+	// reply's first bubble (Sequence 0), now: 0 when it may carry none
+	// (no reply token, or one too old to use).
+	Replies(m message.Outgoing) int
+	// Reply sends ms, a reply's first bubbles in order, in one call. Its
+	// receipts are one per message, in order. ok is false, and nothing was
+	// sent, when the platform refused the reply token (spent, expired):
+	// each bubble then goes on its own (Send). Failures are Send's, for
+	// every message at once.
+	Reply(ctx context.Context, ms []message.Outgoing) (receipts []message.Receipt, ok bool, err error)
+}
+
 // Asker is a sender that renders a question message (message.ContentPrompt)
 // with native controls. A sender without it gets the prompt as a numbered
 // text form (Prompt.FallbackText).

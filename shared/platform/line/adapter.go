@@ -33,6 +33,7 @@ var (
 	_ platform.Typer        = (*Client)(nil)
 	_ platform.Asker        = (*Client)(nil)
 	_ platform.Acknowledger = (*Client)(nil)
+	_ platform.Replier      = (*Client)(nil)
 )
 
 func (adapter) Platform() message.Platform { return message.LINE }

@@ -40,17 +40,19 @@ const (
 	// replyMargin is the time a reply token must have left for a send to
 	// use it: the call's own time, with room for LINE's clock.
 	replyMargin = 5 * time.Second
+	// MaxReplyMessages is the most messages one reply (or push) carries.
+	MaxReplyMessages = 5
 )
 
 // Client is the send half of the LINE adapter. Its zero value with a Token
 // is ready to use, and it is safe for concurrent use.
 //
-// One unit is one message, in one call: Parley paces and orders bubbles
-// itself, so LINE's batching of up to 5 messages per call is not used. The
-// first bubble of a reply to an event (Outgoing.Sequence 0, with a fresh
-// ReplyContext) goes with the event's reply token, free of the monthly
-// push quota; every other bubble, and a first bubble whose token LINE
-// refuses, is pushed to the chat with X-Line-Retry-Key.
+// The first bubbles of a reply to an event (Outgoing.Sequence 0 on, with a
+// fresh ReplyContext) go with the event's reply token, free of the monthly
+// push quota: up to MaxReplyMessages in one call (Reply), or the first
+// alone (Send). Every other bubble, and a first bubble whose token LINE
+// refuses, is pushed to the chat with X-Line-Retry-Key, one message per
+// call: Parley paces and orders those itself.
 type Client struct {
 	// Token is a channel access token. Required. It travels in the
 	// Authorization header, never in a URL or an error.
@@ -104,6 +106,66 @@ func (c *Client) Send(ctx context.Context, m message.Outgoing) (message.Receipt,
 		return message.Receipt{}, fmt.Errorf("line send: %w", err)
 	}
 	return c.post(ctx, m.Thread.Chat, msg, m.IdempotencyKey, c.replyToken(m.Sequence, m.ReplyContext))
+}
+
+// Replies is how many messages one reply may carry from m: MaxReplyMessages
+// while m is a reply's first bubble and its token is fresh, else 0.
+func (c *Client) Replies(m message.Outgoing) int {
+	if c.replyToken(m.Sequence, m.ReplyContext) == "" {
+		return 0
+	}
+	return MaxReplyMessages
+}
+
+// Reply sends ms, a reply's first bubbles (ms[0].Sequence is 0), as one
+// call to the Reply API with their reply token: free, and up to
+// MaxReplyMessages. The receipts are sentMessages' ids, one per message in
+// order. ok is false, with nothing sent, when the token is stale, LINE
+// refuses it, or a bubble cannot go in a reply (each then goes on its own
+// by Send, which pushes, and refuses a bad bubble alone). Failures are
+// classified as Send's.
+//
+// A reply takes no retry key, but its token is one: LINE takes it once. So
+// a reply whose answer was lost is sent again at once with the same token
+// while it is fresh: accepted, the first never arrived; refused as spent,
+// the first was posted, and each message is sent with no message id to
+// keep.
+func (c *Client) Reply(ctx context.Context, ms []message.Outgoing) ([]message.Receipt, bool, error) {
+	if len(ms) == 0 || len(ms) > MaxReplyMessages || c.Replies(ms[0]) == 0 {
+		return nil, false, nil
+	}
+	token := c.replyToken(0, ms[0].ReplyContext)
+	msgs := make([]LineTextMessage, len(ms))
+	for i, m := range ms {
+		msg, err := c.message(m)
+		if err != nil || m.Thread != ms[0].Thread {
+			return nil, false, nil
+		}
+		msgs[i] = msg
+	}
+	ids, refused, err := c.replyAll(ctx, token, msgs)
+	if err != nil && message.ClassOf(err) == message.FailUnknown && c.replyToken(0, ms[0].ReplyContext) != "" && ctx.Err() == nil {
+		again, spent, aerr := c.replyAll(ctx, token, msgs)
+		switch {
+		case aerr == nil && spent:
+			// Spent by the first call: it was posted.
+			return make([]message.Receipt, len(ms)), true, nil
+		case aerr == nil:
+			ids, refused, err = again, false, nil
+		}
+	}
+	if err != nil || refused {
+		return nil, false, err
+	}
+	if len(ids) != len(ms) {
+		return nil, false, fmt.Errorf("line reply: %w", &message.SendError{Class: message.FailUnknown, Status: http.StatusOK,
+			Reason: fmt.Sprintf("answer has %d sentMessages for %d messages", len(ids), len(ms))})
+	}
+	out := make([]message.Receipt, len(ms))
+	for i, id := range ids {
+		out[i] = message.Receipt{MessageIDs: []string{id}}
+	}
+	return out, true, nil
 }
 
 // Ask sends a question (message.ContentPrompt) as a text message with quick
@@ -210,24 +272,35 @@ func (c *Client) post(ctx context.Context, chat string, msg LineTextMessage, key
 // reply sends msg with a reply token. refused reports that LINE refused the
 // token itself (used or expired): nothing was posted, push instead.
 func (c *Client) reply(ctx context.Context, token string, msg LineTextMessage) (_ message.Receipt, refused bool, _ error) {
-	resp, err := c.api().PostJSON(ctx, "/v2/bot/message/reply", c.header(), LineReplyRequest{ReplyToken: token, Messages: []LineTextMessage{msg}})
-	if err != nil {
+	ids, refused, err := c.replyAll(ctx, token, []LineTextMessage{msg})
+	if err != nil || refused {
 		if se, ok := errors.AsType[*message.SendError](err); ok && se.Class == message.FailUnknown {
 			se.Reason += " (a reply takes no retry key: its resend may post it twice)"
 		}
-		return message.Receipt{}, false, fmt.Errorf("line reply: %w", err)
+		return message.Receipt{}, refused, err
+	}
+	return message.Receipt{MessageIDs: ids}, false, nil
+}
+
+// replyAll sends msgs with a reply token and returns the ids LINE gave
+// them. refused reports that LINE refused the token itself (used or
+// expired): nothing was posted.
+func (c *Client) replyAll(ctx context.Context, token string, msgs []LineTextMessage) (_ []string, refused bool, _ error) {
+	resp, err := c.api().PostJSON(ctx, "/v2/bot/message/reply", c.header(), LineReplyRequest{ReplyToken: token, Messages: msgs})
+	if err != nil {
+		return nil, false, fmt.Errorf("line reply: %w", err)
 	}
 	if resp.Status == http.StatusOK {
 		rc, err := c.receipt(resp)
 		if err != nil {
-			return message.Receipt{}, false, fmt.Errorf("line reply: %w", err)
+			return nil, false, fmt.Errorf("line reply: %w", err)
 		}
-		return rc, false, nil
+		return rc.MessageIDs, false, nil
 	}
 	if resp.Status == http.StatusBadRequest && invalidReplyToken(errorBody(resp)) {
-		return message.Receipt{}, true, nil
+		return nil, true, nil
 	}
-	return message.Receipt{}, false, fmt.Errorf("line reply: %w", classify(resp, false))
+	return nil, false, fmt.Errorf("line reply: %w", classify(resp, false))
 }
 
 // push sends msg to chat, with the retry key of key.

@@ -510,3 +510,67 @@ func TestRetryKey(t *testing.T) {
 		t.Fatalf("keys %s %s", a, b)
 	}
 }
+
+// TestReplyOfSeveral: a reply's first bubbles go in one free call, each
+// with its own message id; a lost answer is settled by the token itself,
+// which LINE takes once: sent again at once, refused as spent, it proves
+// the first call posted them (nothing posted twice), and accepted, that
+// the first did not (a 5xx before LINE took it).
+func TestReplyOfSeveral(t *testing.T) {
+	t.Parallel()
+	three := func(rc *message.ReplyContext) []message.Outgoing {
+		return []message.Outgoing{out("one", "in#u0", 0, rc), out("two", "in#u1", 1, rc), out("three", "in#u2", 2, rc)}
+	}
+	t.Run("Sent", func(t *testing.T) {
+		t.Parallel()
+		r := setup(t, fakeline.Options{})
+		rc := &message.ReplyContext{Token: r.api.IssueReplyToken(ada), Until: t0.Add(time.Minute)}
+		if n := r.c.Replies(out("one", "in#u0", 0, rc)); n != MaxReplyMessages {
+			t.Fatalf("Replies = %d, want %d", n, MaxReplyMessages)
+		}
+		rcs, ok, err := r.c.Reply(t.Context(), three(rc))
+		if err != nil || !ok || len(rcs) != 3 || rcs[0].MessageIDs[0] == rcs[2].MessageIDs[0] {
+			t.Fatalf("Reply: %v %v %v", rcs, ok, err)
+		}
+		if p := r.paths(); len(p) != 1 || p[0] != replyPath || string(r.last().Body["messages"])[0] != '[' || r.last().RetryKey != "" {
+			t.Fatalf("calls %v: want one reply, without a retry key", p)
+		}
+		if d := r.rec.Delivered(); len(d) != 1 || d[0].Text != "one\n\ntwo\n\nthree" {
+			t.Fatalf("delivered %+v", d)
+		}
+	})
+	t.Run("LostAnswer", func(t *testing.T) {
+		t.Parallel()
+		r := setup(t, fakeline.Options{})
+		r.rec.Inject(fakeapi.Fault{DropResponseAfterCommit: true})
+		rc := &message.ReplyContext{Token: r.api.IssueReplyToken(ada), Until: t0.Add(time.Minute)}
+		rcs, ok, err := r.c.Reply(t.Context(), three(rc))
+		if err != nil || !ok || len(rcs) != 3 || len(r.rec.Delivered()) != 1 || len(r.paths()) != 2 {
+			t.Fatalf("Reply after a lost answer: %v %v %v, %d delivered in %v", rcs, ok, err, len(r.rec.Delivered()), r.paths())
+		}
+	})
+	t.Run("FailedBeforeLINETookIt", func(t *testing.T) {
+		t.Parallel()
+		r := setup(t, fakeline.Options{})
+		r.rec.Inject(fakeapi.Fault{Status: http.StatusInternalServerError})
+		rc := &message.ReplyContext{Token: r.api.IssueReplyToken(ada), Until: t0.Add(time.Minute)}
+		rcs, ok, err := r.c.Reply(t.Context(), three(rc))
+		if err != nil || !ok || len(rcs) != 3 || len(rcs[1].MessageIDs) != 1 || len(r.rec.Delivered()) != 1 {
+			t.Fatalf("Reply after a 5xx: %v %v %v, %d delivered", rcs, ok, err, len(r.rec.Delivered()))
+		}
+	})
+	t.Run("StaleOrRefused", func(t *testing.T) {
+		t.Parallel()
+		r := setup(t, fakeline.Options{})
+		stale := &message.ReplyContext{Token: r.api.IssueReplyToken(ada), Until: t0.Add(2 * time.Second)}
+		unknown := &message.ReplyContext{Token: "never-issued", Until: t0.Add(time.Minute)}
+		for _, rc := range []*message.ReplyContext{stale, unknown, nil} {
+			if rcs, ok, err := r.c.Reply(t.Context(), three(rc)); ok || err != nil || rcs != nil {
+				t.Fatalf("Reply with %+v: %v %v %v; want nothing sent", rc, rcs, ok, err)
+			}
+		}
+		if len(r.rec.Delivered()) != 0 {
+			t.Fatal("a refused reply was delivered")
+		}
+	})
+}

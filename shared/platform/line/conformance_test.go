@@ -32,9 +32,10 @@ func TestConformance(t *testing.T) {
 		Fake: func(rec *fakeapi.Recorder) http.Handler {
 			return fakeline.New(fakeline.Options{Token: testToken, Recorder: rec})
 		},
-		Sign:          func(secret string, body []byte, _ time.Time) http.Header { return fakeline.Headers(secret, body) },
-		SecretSetting: SettingChannelSecret,
-		AuthHeaders:   []string{SignatureHeader},
+		IssueReplyToken: func(api http.Handler, chat string) string { return api.(*fakeline.API).IssueReplyToken(chat) },
+		Sign:            func(secret string, body []byte, _ time.Time) http.Header { return fakeline.Headers(secret, body) },
+		SecretSetting:   SettingChannelSecret,
+		AuthHeaders:     []string{SignatureHeader},
 		// LINE signs the body and no timestamp.
 		Features: platformtest.Features{SignsBody: true, Presses: true},
 		Samples:  platformtest.Samples{Dir: eventsDir, At: sampleNow, Want: sampleExpectations()},

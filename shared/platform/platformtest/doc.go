@@ -47,6 +47,10 @@
 //     have no default.
 //   - SendReceipt: the fake records each message once, where it was sent,
 //     and the receipt holds the ids the platform gave.
+//   - Replies, for a platform.Replier: as many bubbles as Replies allows go
+//     in one call, each with its own receipt; the token is taken once (a
+//     second reply with it sends nothing and says so), and a reply of one
+//     bubble more than allowed, or without a fresh token, sends nothing.
 //   - Faults: each row of the classification table (Harness.Faults, and
 //     the suite's own: a rate limit with its wait, an answer dropped after
 //     the message was recorded, an answer later than the deadline, a

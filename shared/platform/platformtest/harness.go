@@ -85,6 +85,10 @@ type Harness struct {
 	// by the fake, as by the platform. Defaults to Capabilities().TextLimit;
 	// Slack keeps to 4,000 characters where it refuses only past 40,000.
 	PlatformLimit int
+	// IssueReplyToken returns a fresh reply token for chat that api (a
+	// fake Harness.Fake made) honours, as the platform issues one with an
+	// event. Required when the sender is a platform.Replier.
+	IssueReplyToken func(api http.Handler, chat string) string
 }
 
 // Features are the facts about a platform's webhooks that switch checks on

@@ -38,6 +38,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("InertText", s.inertText)
 	t.Run("ForeignThread", s.foreignThread)
 	t.Run("Content", s.content)
+	t.Run("Replies", s.replies)
 }
 
 type suite struct{ h Harness }
@@ -121,6 +122,8 @@ func (s *suite) signed(body []byte, at, now time.Time) *platform.Request {
 type fake struct {
 	rec    *fakeapi.Recorder
 	sender platform.Sender
+	// api is the platform's fake itself (Harness.Fake's).
+	api http.Handler
 	// requests counts every request that reached the fake, whatever its
 	// path, but those of Harness.FakeURLSettings: "without a call" means
 	// it stays 0.
@@ -134,6 +137,7 @@ func (s *suite) fake(t *testing.T, over map[string]string) *fake {
 	t.Helper()
 	f := &fake{rec: fakeapi.New(fakeapi.Options{})}
 	api := s.h.Fake(f.rec)
+	f.api = api
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		credential := false
 		for _, path := range s.h.FakeURLSettings {

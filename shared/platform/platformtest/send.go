@@ -452,3 +452,59 @@ func (s *suite) content(t *testing.T) {
 		t.Fatalf("%d requests reached the platform", n)
 	}
 }
+
+// replies: a Replier sends a reply's first bubbles in one call, each with
+// its own receipt, and its token once.
+func (s *suite) replies(t *testing.T) {
+	t.Parallel()
+	f := s.fake(t, nil)
+	r, ok := f.sender.(platform.Replier)
+	if !ok {
+		t.Skip("not a platform.Replier")
+	}
+	if s.h.IssueReplyToken == nil {
+		t.Fatal("the sender is a platform.Replier: Harness.IssueReplyToken is required")
+	}
+	now := time.Now()
+	fresh := &message.ReplyContext{Token: s.h.IssueReplyToken(f.api, s.h.Thread.Chat), Until: now.Add(time.Minute)}
+	first := message.Outgoing{Thread: s.h.Thread, Content: message.Text("bubble 1"), ReplyContext: fresh}
+	n := r.Replies(first)
+	if n < 2 {
+		t.Fatalf("Replies = %d for a fresh token: a Replier carries at least 2", n)
+	}
+	later := first
+	later.Sequence = 1
+	stale := first
+	stale.ReplyContext = &message.ReplyContext{Token: fresh.Token, Until: now.Add(-time.Second)}
+	if r.Replies(later) != 0 || r.Replies(stale) != 0 {
+		t.Fatalf("Replies = %d for a later bubble, %d for a stale token; want 0", r.Replies(later), r.Replies(stale))
+	}
+	ms := make([]message.Outgoing, n+1)
+	for i := range ms {
+		ms[i] = first
+		ms[i].Sequence, ms[i].Content = i, message.Text("bubble "+string(rune('1'+i)))
+		ms[i].IdempotencyKey = "i#" + string(rune('a'+i))
+	}
+	if rcs, ok, err := r.Reply(t.Context(), ms); ok || err != nil || len(rcs) != 0 || f.requests.Load() != 0 {
+		t.Fatalf("a reply of %d bubbles, one more than Replies: %v %v %v after %d calls; want nothing sent", n+1, rcs, ok, err, f.requests.Load())
+	}
+	rcs, ok, err := r.Reply(t.Context(), ms[:n])
+	if err != nil || !ok || len(rcs) != n {
+		t.Fatalf("Reply of %d bubbles: %v, %v, %d receipts", n, err, ok, len(rcs))
+	}
+	seen := map[string]bool{}
+	for i, rc := range rcs {
+		if len(rc.MessageIDs) != 1 || seen[rc.MessageIDs[0]] {
+			t.Fatalf("receipt %d is %v: want one id of its own", i, rc.MessageIDs)
+		}
+		seen[rc.MessageIDs[0]] = true
+	}
+	d := f.rec.Delivered()
+	if len(d) != 1 || f.requests.Load() != 1 || d[0].Chat != s.h.Thread.Chat || !strings.Contains(d[0].Text, "bubble 1") || !strings.Contains(d[0].Text, "bubble "+string(rune('0'+n))) {
+		t.Fatalf("the fake recorded %+v after %d calls: want the %d bubbles in one call", d, f.requests.Load(), n)
+	}
+	// The token is spent: the same reply again sends nothing, and says so.
+	if again, ok, err := r.Reply(t.Context(), ms[:n]); ok || err != nil || len(again) != 0 || len(f.rec.Delivered()) != 1 {
+		t.Fatalf("a reply with a spent token: %v, %v, %v; want refused, nothing sent", again, ok, err)
+	}
+}
