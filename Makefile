@@ -21,7 +21,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CDK_DISABLE_CLI_TELEMETRY := 1
 export CDK_DISABLE_VERSION_CHECK := 1
 
-.PHONY: help setup test test-root test-infra tidy-check run build synth deploy deploy-local test-localstack post post-event load discord-commands screenshots bench fmt lint clean
+.PHONY: help setup test test-root test-infra tidy-check run build synth deploy deploy-local test-localstack post post-event load discord-commands screenshots bench sim fmt lint clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -104,6 +104,15 @@ screenshots: setup ## write docs/console*.png: the console in headless Chromium,
 bench: setup ## run the benchmarks (ingress CPU per event, AWS calls per message, cold starts, envelope, adapters)
 	go test -p 1 -run '^$$' -bench . -skip BenchmarkColdStart -benchmem -count=1 ./...
 	go test -run '^$$' -bench BenchmarkColdStart -benchtime $(COLDSTART_ROUNDS)x -count=1 ./localstack/coldstart/
+
+# The deterministic simulation: SEEDS runs from seed 1 (or one SEED, traced),
+# for at most DURATION (0: no limit).
+SEEDS    ?= 1000
+SEED     ?=
+DURATION ?= 0
+sim: ## run the pipeline's simulation under seeded faults (SEEDS=, DURATION=, or SEED= to replay one)
+	@if [ -n "$(SEED)" ]; then go test -count=1 -run 'TestSim$$' ./localstack/sim -seed=$(SEED) -v; \
+	else go test -count=1 -timeout 0 -v -run 'TestSim$$' ./localstack/sim -seeds=$(SEEDS) -duration=$(DURATION); fi
 
 fmt: ## format the Go code
 	gofmt -w $$(git ls-files '*.go')

@@ -146,12 +146,18 @@ func (c *Consumer) about(log *slog.Logger, r Record) *slog.Logger {
 // minutes, with full jitter over its upper half so retries of many threads
 // spread out.
 func Backoff(receiveCount int) time.Duration {
+	return BackoffFrom(receiveCount, rand.N[time.Duration])
+}
+
+// BackoffFrom is Backoff with its jitter drawn by jitter(n), a value in
+// [0, n): a simulation draws it from its seeded source.
+func BackoffFrom(receiveCount int, jitter func(n time.Duration) time.Duration) time.Duration {
 	d := 2 * time.Second
 	for i := 1; i < receiveCount && d < 5*time.Minute; i++ {
 		d *= 2
 	}
 	d = min(d, 5*time.Minute)
-	return d/2 + rand.N(d/2+1)
+	return d/2 + jitter(d/2+1)
 }
 
 // outcome is what became of one record.

@@ -3,6 +3,7 @@ package dynamostore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -229,6 +230,18 @@ func lostAnswerCases() []lostAnswerCase {
 			want := triage.Taken{Key: triKey, Day: "2026-11-29", At: ms(2 * time.Minute), Token: "tok-2", Count: 2, PrevLast: base, PrevToken: "tok-1"}
 			if err == nil && !reflect.DeepEqual(taken, want) {
 				return errors.New("the take is not the one made")
+			}
+			return err
+		}},
+		// Cap only, no cooldown: nothing but the take's own token refuses
+		// its retry (found by the simulator, localstack/sim).
+		{name: "TakeTriageCapOnly", op: "UpdateItem", setup: takeOnce, write: func(ctx context.Context, s *dynamostore.Store) error {
+			tk := take(triKey, "2026-11-29", "tok-2", ms(2*time.Minute))
+			tk.Cooldown = 0
+			got, err := s.Take(ctx, tk)
+			want := triage.Taken{Key: triKey, Day: "2026-11-29", At: ms(2 * time.Minute), Token: "tok-2", Count: 2, PrevLast: base, PrevToken: "tok-1"}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				return fmt.Errorf("the take is not the one made: %+v", got)
 			}
 			return err
 		}},

@@ -74,7 +74,10 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 	if len(forget) > 0 {
 		update += " REMOVE " + strings.Join(forget, ", ")
 	}
-	var conds []string
+	// The take's own token refuses it: a retry of a take whose answer was
+	// lost meets its own write and reads it back (ownWrite below), where,
+	// with no cooldown and the cap not reached, it would count again.
+	conds := []string{"(attribute_not_exists(#acc) OR #acc <> :tok)"}
 	if t.Cooldown > 0 {
 		conds = append(conds, "(attribute_not_exists(#last) OR #last <= :cutoff)")
 		values[":cutoff"] = num(t.At.Add(-t.Cooldown).UnixMilli())
@@ -92,9 +95,7 @@ func (s *Store) Take(ctx context.Context, t triage.Take) (triage.Taken, error) {
 		ReturnValues:                        types.ReturnValueUpdatedOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
-	if len(conds) > 0 {
-		in.ConditionExpression = aws.String(strings.Join(conds, " AND "))
-	}
+	in.ConditionExpression = aws.String(strings.Join(conds, " AND "))
 	out, err := s.db.UpdateItem(ctx, in)
 	if item, ok := conflictItem(err); ok {
 		if ownWrite(item, attrToken, t.Token) {
