@@ -350,7 +350,7 @@ func TestRoutes(t *testing.T) {
 		"/telegram/bot" + tgToken + "/deleteWebhook": 404,
 		"/bot" + tgToken + "/getMe":                  404, // every fake lives under its platform
 		"/slack/api/chat.postMessage":                200, // Slack's own not_authed, as HTTP 200
-		"/slack/chat.delete":                         404,
+		"/slack/chat.scheduleMessage":                404,
 		"/discord/":                                  404,
 		"/elsewhere":                                 404,
 	} {

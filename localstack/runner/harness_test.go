@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -104,6 +105,8 @@ type countingAgent struct {
 	// (agent.StreamType) instead of the echo agent; abort after them cuts
 	// the connection before the stream ends.
 	stream func(req agent.TurnRequest) (lines []string, abort bool, ok bool)
+	// streamPause is the pause after each streamed line; 50 ms unless set.
+	streamPause time.Duration
 	// answers lists the answers to questions the agent got, in order.
 	answers []agent.Answer
 	// reqs lists every request, in arrival order.
@@ -121,7 +124,7 @@ func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Answer != nil {
 		a.answers = append(a.answers, *req.Answer)
 	}
-	fail, answer, stream := a.fail, a.answer, a.stream
+	fail, answer, stream, pause := a.fail, a.answer, a.stream, cmp.Or(a.streamPause, 50*time.Millisecond)
 	a.mu.Unlock()
 	if stream != nil {
 		if lines, abort, ok := stream(req); ok {
@@ -129,7 +132,7 @@ func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			for _, l := range lines {
 				_, _ = io.WriteString(w, l+"\n")
 				w.(http.Flusher).Flush()
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(pause)
 			}
 			if abort {
 				panic(http.ErrAbortHandler) // the connection breaks off mid-stream

@@ -3,12 +3,15 @@ package runner_test
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
 	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 )
 
@@ -99,7 +102,7 @@ func TestLiveTelegramGroupEditsInPlace(t *testing.T) {
 		if e.MessageID != preview.MessageID {
 			t.Fatalf("edit %d of message %s, not the preview %s", i, e.MessageID, preview.MessageID)
 		}
-		if i > 0 && e.At.Sub(edits[i-1].At) < time.Second {
+		if i > 0 && i < len(edits)-1 && e.At.Sub(edits[i-1].At) < time.Second {
 			t.Fatalf("edits %d and %d %s apart", i-1, i, e.At.Sub(edits[i-1].At))
 		}
 	}
@@ -185,5 +188,121 @@ func TestLiveRetriedTurnTakesThePreviewOver(t *testing.T) {
 	}
 	if len(rec.Deletions()) != 0 {
 		t.Fatalf("deletions %v", rec.Deletions())
+	}
+}
+
+// Slack: one preview message in the conversation, updated while the agent
+// writes, ending as the first bubble; the rest after it; nothing stale.
+func TestLiveSlackUpdatesInPlace(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.echo.StreamPause = 700 * time.Millisecond
+	if code, body := h.postSlack(slackDM("D0LIVE0001", "1764700000.000100", "/stream the gate moved")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitDelivered(2, 30*time.Second)
+	h.quiesce(20 * time.Second)
+	rec := h.fake.Recorder()
+	all := h.fake.Delivered()
+	if len(all) != 2 {
+		t.Fatalf("delivered %q: want the preview and the second bubble", texts(all))
+	}
+	if v := texts(rec.Visible(message.Slack, "D0LIVE0001")); !slices.Equal(v, []string{"echo: the gate moved", "streamed in 4 deltas"}) {
+		t.Fatalf("the conversation shows %q", v)
+	}
+	edits := rec.Edits()
+	if len(edits) < 2 {
+		t.Fatalf("%d updates: want the preview updated while written, then into the first bubble", len(edits))
+	}
+	for i, e := range edits {
+		if e.MessageID != all[0].MessageID {
+			t.Fatalf("update %d of %s, not the preview %s", i, e.MessageID, all[0].MessageID)
+		}
+		// The final's edit is never held back; the preview's are.
+		if i > 0 && i < len(edits)-1 && e.At.Sub(edits[i-1].At) < time.Second {
+			t.Fatalf("updates %d and %d %s apart", i-1, i, e.At.Sub(edits[i-1].At))
+		}
+	}
+	if h.agent.calls() != 1 {
+		t.Fatalf("%d agent calls: the preview's own message event reached the agent", h.agent.calls())
+	}
+}
+
+// The first bubble's edit of the preview reaches Telegram but its answer is
+// lost (a crash after the final's send, before its receipt): the edit is
+// tried again, Telegram answers "not modified", and that counts as sent.
+// One final visible, nothing stale, the unit sent.
+func TestLiveFinalEditAnswerLost(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.stream = func(req agent.TurnRequest) ([]string, bool, bool) {
+		return []string{`{"type":"delta","text":"draft"}`, `{"type":"final","text":"the final"}`}, false, true
+	}
+	// The preview's own updates come before the final's edit: the fault
+	// waits for the first edit after them, the final's.
+	h.fake.Inject(fakeapi.Fault{Platform: message.Telegram, Edits: true, DropResponseAfterCommit: true})
+	const chat = -1001000000094
+	if code, body := h.postTelegram(telegramGroupUpdate(910401, chat, 5550005, "go")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitDelivered(1, 30*time.Second)
+	deadline := time.Now().Add(40 * time.Second)
+	var in intent.Intent
+	for time.Now().Before(deadline) {
+		got, err := h.store.GetIntent(t.Context(), intent.IDFor("evt#telegram#"+tgBotID+"#910401"))
+		if err == nil && got.Units[0].State == message.UnitSent {
+			in = got
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	h.quiesce(20 * time.Second)
+	rec := h.fake.Recorder()
+	if v := texts(rec.Visible(message.Telegram, "-1001000000094")); !slices.Equal(v, []string{"the final"}) {
+		t.Fatalf("the group shows %q", v)
+	}
+	if in.Units[0].State != message.UnitSent || len(h.fake.Delivered()) != 1 {
+		t.Fatalf("first unit %+v, delivered %q: want sent, one message", in.Units[0], texts(h.fake.Delivered()))
+	}
+	if len(h.logs.lines("msg", "unit send failed: will retry", "unit_id", in.Units[0].ID)) == 0 {
+		t.Fatal("the final's edit was not retried: the fault did not fire")
+	}
+}
+
+// A 200-delta stream in a group stays within Telegram's limits (the fake
+// refuses more than 20 edits a minute in a group with 429): every preview
+// update is accepted, at least 3 seconds apart, and the final lands.
+func TestLiveTwoHundredDeltasWithinLimits(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_AGENT_TIMEOUT": "25s"}})
+	h.agent.streamPause = 25 * time.Millisecond
+	h.agent.stream = func(req agent.TurnRequest) ([]string, bool, bool) {
+		lines := make([]string, 0, 201)
+		for i := range 200 {
+			lines = append(lines, `{"type":"delta","text":"w`+strconv.Itoa(i)+` "}`)
+		}
+		return append(lines, `{"type":"final","text":"done"}`), false, true
+	}
+	const chat = -1001000000095
+	if code, body := h.postTelegram(telegramGroupUpdate(910501, chat, 5550006, "go")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitDelivered(1, 60*time.Second)
+	h.quiesce(30 * time.Second)
+	rec := h.fake.Recorder()
+	if v := texts(rec.Visible(message.Telegram, "-1001000000095")); !slices.Equal(v, []string{"done"}) {
+		t.Fatalf("the group shows %q", v)
+	}
+	edits := rec.Edits()
+	if len(edits) < 2 || len(edits) > 20 {
+		t.Fatalf("%d edits for a 200-delta stream of ~10 s", len(edits))
+	}
+	for i := 1; i < len(edits)-1; i++ {
+		if gap := edits[i].At.Sub(edits[i-1].At); gap < 3*time.Second-100*time.Millisecond {
+			t.Fatalf("preview updates %d and %d %s apart: over a group's rate", i-1, i, gap)
+		}
+	}
+	if n := len(h.logs.lines("msg", "preview update failed")); n != 0 {
+		t.Fatalf("%d preview updates refused", n)
 	}
 }

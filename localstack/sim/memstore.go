@@ -69,6 +69,7 @@ type item struct {
 	aw         *store.Await
 	q          *store.Question
 	tri        *counterItem
+	pv         *message.Preview
 }
 
 type counterItem struct {

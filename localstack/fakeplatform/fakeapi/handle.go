@@ -33,7 +33,7 @@ type Send struct {
 // it looks at it); then the message is validated, recorded, and answered,
 // unless the fault drops the answer after the message was recorded.
 func (r *Recorder) Handle(w http.ResponseWriter, s Send) {
-	f, faulty := r.attempt(s.Platform, s.Chat)
+	f, faulty := r.attempt(s.Platform, s.Chat, false)
 	if faulty && f.Delay > 0 {
 		time.Sleep(f.Delay)
 	}
@@ -52,6 +52,27 @@ func (r *Recorder) Handle(w http.ResponseWriter, s Send) {
 		return
 	}
 	s.Answer(w, d)
+}
+
+// Edit runs one edit through the faults queued for edits (Fault.Edits):
+// a failing fault is answered by fail and the edit not made; otherwise
+// apply makes it, and a DropResponseAfterCommit fault then closes the
+// connection without an answer. It reports whether the caller answers.
+func (r *Recorder) Edit(w http.ResponseWriter, p message.Platform, chat string, fail func(http.ResponseWriter, Fault), apply func()) bool {
+	f, faulty := r.attempt(p, chat, true)
+	if faulty && f.Delay > 0 {
+		time.Sleep(f.Delay)
+	}
+	if faulty && f.Fails() {
+		fail(w, f)
+		return false
+	}
+	apply()
+	if faulty && f.DropResponseAfterCommit {
+		DropConnection(w)
+		return false
+	}
+	return true
 }
 
 // DropConnection closes the connection without an answer.

@@ -93,6 +93,10 @@ type Fault struct {
 	Delay time.Duration
 	// Times is how many sends the fault hits. Defaults to 1.
 	Times int
+	// Edits makes the fault hit edits of messages (Telegram's
+	// editMessageText) instead of sends: only the edits of a fake that
+	// runs them through Recorder.Edit, and never a send.
+	Edits bool
 }
 
 // Fails reports whether f answers with an error instead of handling the
@@ -205,13 +209,13 @@ func (r *Recorder) Refused() {
 }
 
 // attempt counts a send and takes the first queued fault that matches it.
-func (r *Recorder) attempt(p message.Platform, chat string) (Fault, bool) {
+func (r *Recorder) attempt(p message.Platform, chat string, edit bool) (Fault, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls++
 	for i := range r.faults {
 		f := &r.faults[i]
-		if (f.Platform != "" && f.Platform != p) || (f.Chat != "" && f.Chat != chat) {
+		if (f.Platform != "" && f.Platform != p) || (f.Chat != "" && f.Chat != chat) || f.Edits != edit {
 			continue
 		}
 		hit := *f

@@ -4,9 +4,10 @@
 // error format (HTTP 200 {"ok":false,"error":"<code>"}). It records what
 // it accepts in a fakeapi.Recorder.
 //
-// It serves POST /chat.postMessage (also under /api/, as slack.com does).
-// Files a test added (AddFile) are described by GET /files.info and served
-// at GET /files/<id>, the fake's url_private_download.
+// It serves POST /chat.postMessage (also under /api/, as slack.com does),
+// and chat.update and chat.delete of the messages it delivered. Files a test
+// added (AddFile) are described by GET /files.info and served at
+// GET /files/<id>, the fake's url_private_download.
 // Sign signs inbound requests as Slack does.
 //
 // chat.postMessage: https://docs.slack.dev/reference/methods/chat.postmessage
@@ -127,6 +128,8 @@ func New(opt Options) *API {
 	a.mux.HandleFunc("/api/chat.postMessage", a.postMessage)
 	a.mux.HandleFunc("/chat.update", a.update)
 	a.mux.HandleFunc("/api/chat.update", a.update)
+	a.mux.HandleFunc("/chat.delete", a.deleteMessage)
+	a.mux.HandleFunc("/api/chat.delete", a.deleteMessage)
 	a.mux.HandleFunc("/chat.postEphemeral", a.postEphemeral)
 	a.mux.HandleFunc("/api/chat.postEphemeral", a.postEphemeral)
 	a.mux.HandleFunc("/reactions.add", a.reaction(false))
@@ -450,7 +453,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) {
 	case !channelID(channel):
 		fail(w, "channel_not_found")
 		return
-	case !found:
+	case !found || a.Recorder().IsDeleted(message.Slack, channel, ts):
 		fail(w, "message_not_found")
 		return
 	case text == "":
@@ -464,6 +467,29 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) {
 	}
 	a.Recorder().Edited(fakeapi.Edit{Platform: message.Slack, Chat: channel, MessageID: ts, Text: text, Controls: controls})
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": channel, "ts": ts, "text": text})
+}
+
+// deleteMessage is chat.delete: a message the bot posted goes.
+func (a *API) deleteMessage(w http.ResponseWriter, r *http.Request) {
+	args, ok := a.authorized(w, r)
+	if !ok {
+		return
+	}
+	channel, ts := fakeapi.Str(args, "channel"), fakeapi.Str(args, "ts")
+	found := false
+	for _, d := range a.Recorder().Delivered() {
+		found = found || (d.Platform == message.Slack && d.Chat == channel && d.MessageID == ts)
+	}
+	switch {
+	case !channelID(channel):
+		fail(w, "channel_not_found")
+		return
+	case !found || a.Recorder().IsDeleted(message.Slack, channel, ts):
+		fail(w, "message_not_found")
+		return
+	}
+	a.Recorder().Deleted(fakeapi.Deletion{Platform: message.Slack, Chat: channel, MessageID: ts})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": channel, "ts": ts})
 }
 
 // postEphemeral is chat.postEphemeral: a message only user sees.

@@ -106,7 +106,7 @@ func TestAccepts(t *testing.T) {
 		string(got[0].Args["link_names"]) != "false" {
 		t.Fatalf("Delivered = %+v", got)
 	}
-	resp, _ := call(t, srv, "/chat.delete", "Bearer "+token, `{}`)
+	resp, _ := call(t, srv, "/chat.scheduleMessage", "Bearer "+token, `{}`)
 	if resp.StatusCode != 404 {
 		t.Fatalf("another method: %d", resp.StatusCode)
 	}

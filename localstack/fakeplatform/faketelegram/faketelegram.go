@@ -493,7 +493,12 @@ func (a *API) editMessageText(w http.ResponseWriter, args map[string]json.RawMes
 		fail(w, http.StatusTooManyRequests, fmt.Sprintf(descriptions[429], wait), &apiParams{RetryAfter: wait})
 		return
 	}
-	a.Recorder().Edited(fakeapi.Edit{Platform: message.Telegram, Chat: chat, MessageID: id, Text: text, Controls: controls})
+	apply := func() {
+		a.Recorder().Edited(fakeapi.Edit{Platform: message.Telegram, Chat: chat, MessageID: id, Text: text, Controls: controls})
+	}
+	if !a.Recorder().Edit(w, message.Telegram, chat, failWith, apply) {
+		return
+	}
 	d := *sent
 	d.Text = text
 	a.answer(w, d)

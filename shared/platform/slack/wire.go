@@ -276,6 +276,12 @@ type SlackUpdate struct {
 	LinkNames *bool        `json:"link_names,omitempty"`
 }
 
+// SlackDelete is the body of chat.delete.
+type SlackDelete struct {
+	Channel string `json:"channel"`
+	TS      string `json:"ts"`
+}
+
 // SlackPostEphemeral is the body of chat.postEphemeral: a message only
 // User sees.
 type SlackPostEphemeral struct {
