@@ -100,6 +100,10 @@ type countingAgent struct {
 	// answer, when set, answers with an envelope instead of the echo
 	// agent.
 	answer func(req agent.TurnRequest) (envelope string, ok bool)
+	// stream, when set, answers with a streamed reply of these lines
+	// (agent.StreamType) instead of the echo agent; abort after them cuts
+	// the connection before the stream ends.
+	stream func(req agent.TurnRequest) (lines []string, abort bool, ok bool)
 	// answers lists the answers to questions the agent got, in order.
 	answers []agent.Answer
 	// reqs lists every request, in arrival order.
@@ -117,8 +121,22 @@ func (a *countingAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Answer != nil {
 		a.answers = append(a.answers, *req.Answer)
 	}
-	fail, answer := a.fail, a.answer
+	fail, answer, stream := a.fail, a.answer, a.stream
 	a.mu.Unlock()
+	if stream != nil {
+		if lines, abort, ok := stream(req); ok {
+			w.Header().Set("Content-Type", agent.StreamType)
+			for _, l := range lines {
+				_, _ = io.WriteString(w, l+"\n")
+				w.(http.Flusher).Flush()
+				time.Sleep(50 * time.Millisecond)
+			}
+			if abort {
+				panic(http.ErrAbortHandler) // the connection breaks off mid-stream
+			}
+			return
+		}
+	}
 	if fail != nil {
 		if status, ok := fail(req); ok {
 			w.WriteHeader(status)

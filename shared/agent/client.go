@@ -63,9 +63,12 @@ type Client struct {
 	// Now is the clock the signature's timestamp comes from. Defaults to
 	// time.Now.
 	Now func() time.Time
-	// MaxReplyBytes bounds a reply body; a longer reply is a permanent
-	// failure. Defaults to 1 MiB.
+	// MaxReplyBytes bounds a reply body, and each line of a streamed
+	// reply; a longer one is a permanent failure. Defaults to 1 MiB.
 	MaxReplyBytes int64
+	// MaxStreamBytes bounds a whole streamed reply (StreamType). Defaults
+	// to 4 MiB.
+	MaxStreamBytes int64
 }
 
 // Reply is an agent's answer to a turn.
@@ -74,7 +77,8 @@ type Reply struct {
 	Status int
 	// ContentType is the reply's media type, lower-cased, without
 	// parameters: "application/json" (an openab.turn.v1 envelope) or
-	// "text/plain". Empty for 202 and 204.
+	// "text/plain"; a streamed reply's is its final event's. Empty for 202
+	// and 204.
 	ContentType string
 	// Body is the reply body, at most MaxReplyBytes. Empty for 202 and 204
 	// (204 means the agent has nothing to say: the turn is silent).
@@ -97,7 +101,7 @@ func (c *Client) Validate() error {
 	if c.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("%w: negative timeout", ErrConfig))
 	}
-	if c.MaxReplyBytes < 0 {
+	if c.MaxReplyBytes < 0 || c.MaxStreamBytes < 0 {
 		errs = append(errs, fmt.Errorf("%w: negative max reply bytes", ErrConfig))
 	}
 	return errors.Join(errs...)
@@ -128,9 +132,17 @@ func checkURL(raw string) error {
 // retry through its queue, with the same TurnID. Every error is an *Error.
 //
 // The request is JSON, signed with Standard Webhooks headers whose
-// webhook-id is req.TurnID. A 2xx reply must be application/json or
-// text/plain (UTF-8); 202 and 204 carry no body.
+// webhook-id is req.TurnID. A 2xx reply must be application/json,
+// text/plain (UTF-8) or a stream (StreamType), whose final event is the
+// reply; 202 and 204 carry no body.
 func (c *Client) Call(ctx context.Context, req TurnRequest) (Reply, error) {
+	return c.Stream(ctx, req, nil)
+}
+
+// Stream is Call, with a streamed reply's deltas and status lines handed to
+// preview as they arrive. A reply that is not a stream is read as Call
+// reads it, and preview never called.
+func (c *Client) Stream(ctx context.Context, req TurnRequest, preview PreviewFunc) (Reply, error) {
 	if err := c.Validate(); err != nil {
 		return Reply{}, permanent(0, err)
 	}
@@ -175,7 +187,7 @@ func (c *Client) Call(ctx context.Context, req TurnRequest) (Reply, error) {
 		return Reply{}, permanent(0, fmt.Errorf("%w: agent URL does not parse", ErrConfig))
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json, text/plain")
+	hreq.Header.Set("Accept", "application/json, text/plain, "+StreamType)
 	hreq.Header.Set("User-Agent", userAgent)
 	standardwebhooks.SetHeaders(hreq.Header, c.Secret, req.TurnID, now(), body)
 
@@ -184,7 +196,7 @@ func (c *Client) Call(ctx context.Context, req TurnRequest) (Reply, error) {
 		return Reply{}, classifyTransport(ctx, timeout, err)
 	}
 	defer resp.Body.Close()
-	return c.readReply(ctx, timeout, resp, now())
+	return c.readReply(ctx, timeout, resp, now(), preview)
 }
 
 // httpClient returns the client to send with: a copy of c.HTTP (or the
@@ -237,7 +249,7 @@ func isCertificateError(err error) bool {
 	return errors.As(err, &verr) || errors.As(err, &herr) || errors.As(err, &aerr) || errors.As(err, &cerr)
 }
 
-func (c *Client) readReply(ctx context.Context, timeout time.Duration, resp *http.Response, now time.Time) (Reply, error) {
+func (c *Client) readReply(ctx context.Context, timeout time.Duration, resp *http.Response, now time.Time, preview PreviewFunc) (Reply, error) {
 	status := resp.StatusCode
 	switch {
 	case status == http.StatusAccepted || status == http.StatusNoContent:
@@ -265,6 +277,19 @@ func (c *Client) readReply(ctx context.Context, timeout time.Duration, resp *htt
 		return Reply{}, permanent(status, err)
 	}
 	limit := cmp.Or(c.MaxReplyBytes, DefaultMaxReplyBytes)
+	if mediaType == StreamType {
+		reply, err := ReadStream(resp.Body, limit, cmp.Or(c.MaxStreamBytes, DefaultMaxStreamBytes), preview)
+		switch {
+		case errors.Is(err, ErrStream) || errors.Is(err, ErrReplyTooLarge):
+			drain(resp.Body)
+			return Reply{}, permanent(status, err)
+		case err != nil:
+			// The stream broke off (reset, timeout).
+			return Reply{}, classifyTransport(ctx, timeout, err)
+		}
+		reply.Status = status
+		return reply, nil
+	}
 	if resp.ContentLength > limit {
 		return Reply{}, permanent(status, fmt.Errorf("%w: %d bytes declared, limit %d", ErrReplyTooLarge, resp.ContentLength, limit))
 	}
@@ -279,15 +304,15 @@ func (c *Client) readReply(ctx context.Context, timeout time.Duration, resp *htt
 	return Reply{Status: status, ContentType: mediaType, Body: body}, nil
 }
 
-// replyMediaType accepts application/json and text/plain, any case, with
-// parameters; a charset, when given, must be UTF-8 (RFC 8259 requires it of
+// replyMediaType accepts application/json, text/plain and StreamType, any
+// case, with parameters; a charset, when given, must be UTF-8 (RFC 8259 requires it of
 // JSON, and chat platforms take nothing else).
 func replyMediaType(header string) (string, error) {
 	mediaType, params, err := mime.ParseMediaType(header)
 	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
 		return "", fmt.Errorf("%w: %q", ErrContentType, truncate(header, 64))
 	}
-	if mediaType != "application/json" && mediaType != "text/plain" {
+	if mediaType != "application/json" && mediaType != "text/plain" && mediaType != StreamType {
 		return "", fmt.Errorf("%w: %q", ErrContentType, truncate(header, 64))
 	}
 	switch strings.ToLower(params["charset"]) {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/standardwebhooks"
+	"github.com/parleyhq/parley/shared/wait"
 )
 
 // echoMaxBody bounds the echo agent's request body, as a real agent should.
@@ -33,6 +34,10 @@ const echoMaxBody = 1 << 20
 //	"/text TEXT"         a text/plain reply, TEXT verbatim
 //	"/silent"            an envelope with next "silent" and one bubble that
 //	                     must never be sent
+//	"/stream TEXT"       a streamed reply (StreamType): a status line, then
+//	                     "echo:" and each word of TEXT as deltas, StreamPause
+//	                     apart, then a final of two bubbles: "echo: TEXT"
+//	                     (what the deltas wrote) and "streamed in <n> deltas"
 //	"/ask [FORM]"        one bubble and a question (next "ask"): FORM is seat
 //	                     (a single select), extras (a multi-select of at most
 //	                     two), note (free text), optional (seat, skippable);
@@ -51,6 +56,9 @@ type Echo struct {
 	// Now is the clock timestamps are checked against. Defaults to
 	// time.Now.
 	Now func() time.Time
+	// StreamPause is the pause between the lines of a /stream reply.
+	// Defaults to 400 milliseconds; negative: none.
+	StreamPause time.Duration
 }
 
 func (e Echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -89,6 +97,10 @@ func (e Echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if cmd, arg := splitCommand(req.Event.Text); cmd == "/stream" && req.Answer == nil {
+		e.stream(w, r, orEmpty(arg))
+		return
+	}
 	ctype, out := echoReply(req)
 	w.Header().Set("Content-Type", ctype)
 	_, _ = w.Write(out)
@@ -226,4 +238,43 @@ func askEnvelope(form string) []byte {
 	return []byte(`{"schema": "openab.turn.v1", "messages": [{"id": "b1", "text": "A quick question before I book."}],
  "next": {"type": "ask", "request": {"message": "Your flight to Lisbon",
   "requestedSchema": {"type": "object", "properties": {` + strings.Join(props, ", ") + `}, "required": [` + strings.Join(required, ", ") + `]}}}}`)
+}
+
+// stream answers /stream: a status line, the text as deltas, a final.
+func (e Echo) stream(w http.ResponseWriter, r *http.Request, text string) {
+	pause := e.StreamPause
+	switch {
+	case pause == 0:
+		pause = 400 * time.Millisecond
+	case pause < 0:
+		pause = 0
+	}
+	w.Header().Set("Content-Type", StreamType)
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	line := func(ev StreamEvent) bool {
+		if enc.Encode(ev) != nil {
+			return false
+		}
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		return wait.For(r.Context(), pause) == nil
+	}
+	str := func(s string) *string { return &s }
+	if !line(StreamEvent{Type: EventStatus, Text: str("thinking…")}) {
+		return
+	}
+	deltas := append([]string{"echo:"}, strings.Fields(text)...)
+	for i, d := range deltas {
+		if i > 0 {
+			d = " " + d
+		}
+		if !line(StreamEvent{Type: EventDelta, Text: str(d)}) {
+			return
+		}
+	}
+	final := envelope("stop", "echo: "+strings.Join(strings.Fields(text), " "), fmt.Sprintf("streamed in %d deltas", len(deltas)))
+	_ = enc.Encode(StreamEvent{Type: EventFinal, Envelope: bytes.TrimSpace(final)})
 }

@@ -34,10 +34,12 @@ var (
 	// ErrTimeout: no complete answer within Client.Timeout. The request may
 	// have reached the agent.
 	ErrTimeout = errors.New("agent did not answer in time")
-	// ErrContentType: a 2xx reply whose Content-Type is neither
-	// application/json nor text/plain, or whose charset is not UTF-8.
+	// ErrContentType: a 2xx reply whose Content-Type is none of
+	// application/json, text/plain and StreamType, or whose charset is not
+	// UTF-8.
 	ErrContentType = errors.New("unsupported agent reply content type")
-	// ErrReplyTooLarge: a reply body over Client.MaxReplyBytes.
+	// ErrReplyTooLarge: a reply body (or a stream's line) over
+	// Client.MaxReplyBytes, or a stream over Client.MaxStreamBytes.
 	ErrReplyTooLarge = errors.New("agent reply over the size limit")
 	// ErrConfig: the client is misconfigured (no URL or secret, a URL that
 	// is not http, https or builtin:echo).

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,7 +26,7 @@ func FuzzEchoRequest(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Add([]byte{0xff, 0xfe})
 	secret := mustSecret(f, testSecret)
-	echo := agent.Echo{Secret: secret, Now: func() time.Time { return testNow }}
+	echo := agent.Echo{Secret: secret, Now: func() time.Time { return testNow }, StreamPause: -1}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 		standardwebhooks.SetHeaders(r.Header, secret, "t", testNow, body)
@@ -38,11 +39,11 @@ func FuzzEchoRequest(f *testing.F) {
 // FuzzEchoText sends the echo agent any message text: the reply is always a
 // valid envelope (unique ids, no blank bubble) or text/plain.
 func FuzzEchoText(f *testing.F) {
-	for _, s := range []string{"hello", "a | b", "/bubbles | | ", "/one", "/text", "/silent", "/one@bot x", " | ", "/\n", "\xff|\xfe | x"} {
+	for _, s := range []string{"hello", "a | b", "/bubbles | | ", "/one", "/text", "/silent", "/one@bot x", " | ", "/\n", "\xff|\xfe | x", "/stream a  b", "/stream"} {
 		f.Add(s)
 	}
 	secret := mustSecret(f, testSecret)
-	echo := agent.Echo{Secret: secret, Now: func() time.Time { return testNow }}
+	echo := agent.Echo{Secret: secret, Now: func() time.Time { return testNow }, StreamPause: -1}
 	f.Fuzz(func(t *testing.T, text string) {
 		req := turn(text)
 		req.Version = agent.Version
@@ -78,7 +79,49 @@ func checkEchoResponse(t *testing.T, rec *httptest.ResponseRecorder) {
 			}
 		}
 	case strings.HasPrefix(ct, "text/plain"):
+	case ct == agent.StreamType:
+		reply, err := agent.ReadStream(rec.Body, agent.DefaultMaxReplyBytes, agent.DefaultMaxStreamBytes, nil)
+		if err != nil || reply.ContentType != "application/json" {
+			t.Fatalf("stream: %v %q", err, reply.ContentType)
+		}
+		if env := decodeEnvelope(t, reply.Body); len(env.Messages) != 2 {
+			t.Fatalf("streamed envelope %+v", env)
+		}
 	default:
 		t.Fatalf("content type %q", ct)
 	}
+}
+
+// FuzzReadStream reads any bytes as a streamed reply: a final it returns is
+// an object envelope or a text, every preview is a delta or a status with
+// its text, and nothing panics.
+func FuzzReadStream(f *testing.F) {
+	f.Add([]byte("{\"type\":\"status\",\"text\":\"s\"}\n{\"type\":\"delta\",\"text\":\"a\"}\n{\"type\":\"final\",\"envelope\":{\"schema\":\"openab.turn.v1\",\"messages\":[]}}\n"))
+	f.Add([]byte(`{"type":"final","text":"x"}`))
+	f.Add([]byte("\n\r\n{\"type\":\"delta\",\"text\":\"\\u0000\"}"))
+	f.Add([]byte(`{"type":"final","envelope":null}`))
+	f.Add([]byte(`{"type":"delta","text":"a"}{"type":"delta","text":"b"}`))
+	f.Add([]byte{0xff, '\n', '{'})
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		reply, err := agent.ReadStream(bytes.NewReader(stream), 512, 4096, func(ev agent.StreamEvent) {
+			if (ev.Type != agent.EventDelta && ev.Type != agent.EventStatus) || ev.Text == nil || ev.Envelope != nil {
+				t.Fatalf("previewed %+v", ev)
+			}
+		})
+		if err != nil {
+			if !errors.Is(err, agent.ErrStream) && !errors.Is(err, agent.ErrReplyTooLarge) {
+				t.Fatalf("unclassified error %v", err)
+			}
+			return
+		}
+		switch reply.ContentType {
+		case "application/json":
+			if len(reply.Body) == 0 || reply.Body[0] != '{' || !json.Valid(reply.Body) {
+				t.Fatalf("final envelope %q", reply.Body)
+			}
+		case "text/plain":
+		default:
+			t.Fatalf("content type %q", reply.ContentType)
+		}
+	})
 }

@@ -138,7 +138,7 @@ func (d Deps) pipeline(r platform.Receiver) (*ingress.Pipeline, error) {
 func (d Deps) turnConfig() turn.Config {
 	return turn.Config{
 		Envelope: d.Config.Envelope, MaxAge: d.Config.Agent.MaxAge, Questions: d.Config.Questions, AsyncTimeout: d.Config.AsyncTimeout,
-		History: d.Config.History, Status: d.Config.Status, Busy: d.Config.Busy,
+		History: d.Config.History, Status: d.Config.Status, Busy: d.Config.Busy, Preview: d.Config.Preview,
 		// The claim outlives the function's timeout, which is sized from
 		// the agent's: a running turn is never taken over.
 		ClaimLease: d.Config.Timing().TurnTimeout() + 30*time.Second,
@@ -220,13 +220,14 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		ch.Editor, _ = s.(platform.Editor)
 		ch.Acknowledger, _ = s.(platform.Acknowledger)
 		ch.Reactor, _ = s.(platform.Reactor)
+		ch.Previewer, _ = s.(platform.Previewer)
 		channels[a.Platform()] = ch
 	}
 	st := d.store()
 	p := &turn.Processor{
 		Claims: st, Intents: st, Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL), Agent: ag,
 		Channels: channels, Questions: st, Inbox: queue.New(d.SQS, d.Config.InboundQueueURL),
-		Reports: st, Awaits: st, Park: queue.New(d.SQS, d.Config.InboundQueueURL), Windows: st,
+		Reports: st, Awaits: st, Park: queue.New(d.SQS, d.Config.InboundQueueURL), Windows: st, Previews: st,
 		Config: d.turnConfig(),
 		Now:    d.Now,
 		Log:    d.Log.With("function", "turn"),
@@ -267,7 +268,7 @@ func Delivery(d Deps) (*consumer.Consumer, error) {
 		channels[p] = delivery.Channel{Sender: s, Capabilities: a.Capabilities()}
 	}
 	p := &delivery.Processor{
-		Intents: d.store(), Channels: channels, Config: d.Config.Delivery, Now: d.Now,
+		Intents: d.store(), Previews: d.store(), Channels: channels, Config: d.Config.Delivery, Now: d.Now,
 		Log: d.Log.With("function", "delivery"),
 	}
 	return &consumer.Consumer{

@@ -25,6 +25,7 @@ import (
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/events"
 	"github.com/parleyhq/parley/shared/platform/registry"
+	"github.com/parleyhq/parley/shared/preview"
 	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
@@ -77,6 +78,11 @@ type Config struct {
 	// the agent's POST /reply (PARLEY_ASYNC_TIMEOUT). Defaults to 15
 	// minutes.
 	AsyncTimeout time.Duration
+	// Preview throttles the previews of streamed replies: at most one
+	// update per PARLEY_PREVIEW_INTERVAL (a platform's own minimum wins
+	// where longer) and PARLEY_PREVIEW_MAX_UPDATES updates a turn.
+	// Defaults to 1 second and 40.
+	Preview preview.Config
 	// AllowBots admits messages other bots wrote (PARLEY_ALLOW_BOTS, true
 	// or false). Defaults to false.
 	AllowBots bool
@@ -326,6 +332,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 	}
 	c.SendTargets = getenv("PARLEY_SEND_TARGETS")
 	c.AllowBots = p.boolean("PARLEY_ALLOW_BOTS", false)
+	c.Preview.Interval = p.duration("PARLEY_PREVIEW_INTERVAL", time.Second)
+	c.Preview.MaxUpdates = p.int("PARLEY_PREVIEW_MAX_UPDATES", 40)
+	if err := c.Preview.Validate(); err != nil {
+		p.errs = append(p.errs, fmt.Errorf("PARLEY_PREVIEW_INTERVAL, PARLEY_PREVIEW_MAX_UPDATES: %w", err))
+	}
 	c.AsyncTimeout = p.duration("PARLEY_ASYNC_TIMEOUT", 15*time.Minute)
 	if c.AsyncTimeout <= 0 || c.AsyncTimeout > turn.MaxAsyncTimeout {
 		p.errs = append(p.errs, fmt.Errorf("PARLEY_ASYNC_TIMEOUT: want more than 0 and at most %s, got %s", turn.MaxAsyncTimeout, c.AsyncTimeout))

@@ -166,6 +166,10 @@ type Processor struct {
 	// Channels are the platforms with a sender; a unit for any other fails
 	// visibly ("no sender configured").
 	Channels map[message.Platform]Channel
+	// Previews reads the live previews a reply's first bubble finalizes
+	// (Unit.Replaces naming intent.PreviewUnit); nil sends such a bubble
+	// fresh.
+	Previews Previews
 	Config   Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
@@ -436,6 +440,11 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 	return in, consumer.Retry(errors.New("unit kept changing under us"), time.Second)
 }
 
+// Previews reads a turn's live preview (store.Previews).
+type Previews interface {
+	GetPreview(ctx context.Context, key string, now time.Time) (message.Preview, error)
+}
+
 // Editor is a sender that can change a message it sent (platform.Editor).
 type Editor interface {
 	Edit(ctx context.Context, t message.Thread, messageID string, c message.Content) error
@@ -452,6 +461,9 @@ func (p *Processor) replace(ctx context.Context, log *slog.Logger, ch Channel, i
 		return message.Receipt{}, false, nil
 	}
 	id, unitID, _ := intent.ParseUnitKey(u.Replaces)
+	if unitID == intent.PreviewUnit {
+		return p.finalize(ctx, log, ed, in, id, u)
+	}
 	target, err := p.Intents.GetIntent(ctx, id)
 	if err != nil {
 		log.Warn("the bubble to replace cannot be read; sending a new message", "error", err)
@@ -473,6 +485,42 @@ func (p *Processor) replace(ctx context.Context, log *slog.Logger, ch Channel, i
 	}
 	log.Info("bubble replaced by an edit", "replaced", u.Replaces)
 	return message.Receipt{MessageIDs: []string{msgID}}, true, nil
+}
+
+// finalize edits the live preview recorded under key into u, the reply's
+// first bubble: the preview becomes the reply, and nothing stays beside it.
+// With no preview recorded, or its message gone (deleted by someone), u is
+// sent fresh. A failed read sends nothing and is retried; an edit whose
+// outcome is unknown is retried too (editing again to the same text
+// changes nothing).
+func (p *Processor) finalize(ctx context.Context, log *slog.Logger, ed Editor, in intent.Intent, key string, u intent.Unit) (message.Receipt, bool, error) {
+	if p.Previews == nil {
+		return message.Receipt{}, false, nil
+	}
+	pv, err := p.Previews.GetPreview(ctx, key, p.now())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return message.Receipt{}, false, nil
+	case err != nil:
+		return message.Receipt{}, true, &message.SendError{Class: message.FailTransient, Reason: "the preview to finalize cannot be read", Err: err}
+	case pv.MessageID == "" || pv.Thread != in.Thread:
+		return message.Receipt{}, false, nil
+	}
+	err = ed.Edit(ctx, in.Thread, pv.MessageID, u.Content)
+	var se *message.SendError
+	switch {
+	case errors.As(err, &se) && se.Class == message.FailNotFound:
+		log.Warn("the preview to finalize is gone; sending the bubble fresh", "message_id", pv.MessageID)
+		return message.Receipt{}, false, nil
+	case errors.As(err, &se) && se.Class == message.FailUnknown:
+		again := *se
+		again.Class = message.FailTransient
+		return message.Receipt{}, true, &again
+	case err != nil:
+		return message.Receipt{}, true, err
+	}
+	log.Info("preview finalized into the reply's first bubble", "message_id", pv.MessageID)
+	return message.Receipt{MessageIDs: []string{pv.MessageID}}, true, nil
 }
 
 // outgoing is unit i of in as its platform's sender gets it.

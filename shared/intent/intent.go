@@ -83,6 +83,12 @@ type Unit struct {
 	UpdatedAt time.Time
 }
 
+// PreviewUnit is the unit id a Unit.Replaces names (UnitKey(intent id,
+// PreviewUnit)) when the unit finalizes its turn's live preview: its send is
+// an edit of the preview's message, recorded under the intent's id
+// (store.Previews). Unit ids are "<bubble id>#<part>", so none is this.
+const PreviewUnit = "~preview"
+
 // PostMark joins a turn's event key and an agent's post id into the origin
 // of a sequential post's intent (package agentapi).
 const PostMark = "#post#"

@@ -199,6 +199,27 @@ type Reactor interface {
 	React(ctx context.Context, t message.Thread, messageID string, r message.React) error
 }
 
+// Previewer is a sender that shows a reply while the agent writes it (a
+// streamed reply's deltas), its platform's best way: a Telegram draft, a
+// message edited in place. Its text is inert, as every bubble's. The reply
+// itself still goes through the send intent: where the preview is a message
+// (Preview.MessageID), the reply's first bubble edits it in place (Editor);
+// elsewhere the bubble is sent fresh and the preview cleared.
+type Previewer interface {
+	// Preview shows text as p: it creates the preview's message when the
+	// platform's preview is one and p has none yet, and changes it after.
+	// It returns p as it now is (with the new MessageID). Failures are
+	// classified like Send's.
+	Preview(ctx context.Context, p message.Preview, text string) (message.Preview, error)
+	// ClearPreview removes a preview that will not become the reply (a
+	// message deleted; nothing for a draft, which expires). Clearing one
+	// that is gone already succeeds.
+	ClearPreview(ctx context.Context, p message.Preview) error
+	// PreviewInterval is the least time between two updates of a preview
+	// in t that keeps within the platform's rate limits.
+	PreviewInterval(t message.Thread) time.Duration
+}
+
 // Reconciler is a sender that can look an unknown send up on the platform
 // before it is resent: found reports whether the unit was posted after all.
 type Reconciler interface {

@@ -139,6 +139,7 @@ func (p *Processor) fail(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	ch := p.Channels[ev.Thread.Platform]
 	units := statusUnits(cfg, ch, []message.Event{ev}, true)
 	if len(units) == 0 {
+		p.endPreview(ctx, log, ch, intentID, nil)
 		p.settle(ctx, log, key, owner, store.ClaimFailed, outcome, cfg)
 		return nil
 	}

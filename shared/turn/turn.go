@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/shared/history"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/preview"
 	"github.com/parleyhq/parley/shared/questions"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/store"
@@ -56,6 +57,9 @@ type Channel struct {
 	// Reactor reacts to a person's message (an envelope's "react", the
 	// status lifecycle); nil when the platform cannot.
 	Reactor Reactor
+	// Previewer shows a streamed reply while the agent writes it; nil
+	// when the platform has no preview (the reply arrives whole).
+	Previewer Previewer
 	// Private tells a one-to-one chat from a group by its thread, and
 	// names the person in it (registry.Private), for an event that does
 	// not say (a proactive event, an agent's send). Nil: a group.
@@ -123,6 +127,9 @@ type Config struct {
 	// History is the thread transcripts' bounds and TTL (PARLEY_HISTORY,
 	// PARLEY_HISTORY_TTL): off unless Entries is set.
 	History history.Config
+	// Preview throttles the previews of streamed replies
+	// (PARLEY_PREVIEW_INTERVAL, PARLEY_PREVIEW_MAX_UPDATES).
+	Preview preview.Config
 	// AwaitPoll is how often a waiting turn looks at its record when no
 	// post woke it: a safety net, since a post wakes it. Each look returns
 	// the thread's queued messages with it, a receive each, so it is rare.
@@ -150,6 +157,7 @@ func (c Config) WithDefaults() Config {
 	c.Questions = c.Questions.WithDefaults()
 	c.AsyncTimeout = cmp.Or(c.AsyncTimeout, 15*time.Minute)
 	c.AwaitPoll = cmp.Or(c.AwaitPoll, time.Hour)
+	c.Preview = c.Preview.WithDefaults()
 	if c.History.On() {
 		c.History = c.History.WithDefaults()
 	}
@@ -170,6 +178,9 @@ func (c Config) Validate() error {
 		if err := c.History.Validate(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := c.Preview.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Questions.TTL <= 0 || c.Questions.TTL > questions.MaxTTL {
 		errs = append(errs, fmt.Errorf("question TTL %s: want more than 0 and at most %s", c.Questions.TTL, questions.MaxTTL))
@@ -209,8 +220,11 @@ type Processor struct {
 	History History
 	// Busy keeps the threads' busy-policy records (Config.Busy); nil
 	// makes every thread queue.
-	Busy   BusyStore
-	Config Config
+	Busy BusyStore
+	// Previews records the previews of streamed replies, so that they are
+	// finalized or cleared however the turn ends; nil shows none.
+	Previews store.Previews
+	Config   Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Backoff is the retry delay after a retryable agent failure, by the
@@ -283,6 +297,9 @@ func (p *Processor) Handle(ctx context.Context, rec consumer.Record) (err error)
 	if err != nil {
 		return fmt.Errorf("claim turn: %w", err)
 	}
+	// A turn claimed before may have left a preview: this attempt takes it
+	// over.
+	ctx = withLive(ctx, claim.Attempts > 1)
 
 	if claim.Note == awaitNote && p.Awaits != nil {
 		return p.awaitDue(ctx, log, cfg, rec, ev, ch, key, owner, intentID)
@@ -379,6 +396,7 @@ func (p *Processor) redelivered(ctx context.Context, log *slog.Logger, c store.C
 // in the same write, and enqueues them.
 func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, key, owner, intentID string, units []intent.Unit, outcome string) error {
 	now := p.now()
+	units = p.endPreview(ctx, log, p.Channels[ev.Thread.Platform], intentID, units)
 	if !slices.ContainsFunc(units, func(u intent.Unit) bool { return u.Content.React != nil && u.Content.React.Status }) {
 		// The person's message shows the turn is over: the last unit.
 		units = append(units, statusUnits(cfg, p.Channels[ev.Thread.Platform], []message.Event{ev}, failedOutcome(outcome))...)
@@ -469,7 +487,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, hear
 		})
 	}
 	start := p.now()
-	reply, err := p.Agent.Call(ctx, req)
+	reply, err := p.call(ctx, log, cfg, ch, ev, req)
 	wg.Wait()
 	if err != nil {
 		// Each failed call is a line of its own, with its latency and
@@ -561,6 +579,7 @@ func (p *Processor) retryLater(ctx context.Context, log *slog.Logger, cfg Config
 	now := p.now()
 	if age := now.Sub(receivedAt(rec, in, now)); age > cfg.MaxAge {
 		p.markFailed(ctx, log, cfg, in.Event)
+		p.endPreview(ctx, log, p.Channels[in.Event.Thread.Platform], intent.IDFor(in.Event.Key()), nil)
 		p.release(ctx, log, key, owner, time.Time{})
 		log.Error("turn gave up: the agent failed past the turn's age; dead-lettered for an operator",
 			"outcome", "dead_letter", "age_ms", age.Milliseconds(), "error", err)

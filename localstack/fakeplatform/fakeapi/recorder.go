@@ -130,6 +130,8 @@ type Recorder struct {
 	edits     []Edit
 	reactions []Reaction
 	notices   []Notice
+	drafts    []Draft
+	deletions []Deletion
 	faults    []Fault
 	calls     int
 	lastAt    time.Time

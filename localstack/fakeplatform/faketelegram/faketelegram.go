@@ -5,7 +5,8 @@
 // records what it accepts in a fakeapi.Recorder.
 //
 // It serves POST /bot<token>/sendMessage (with an inline keyboard),
-// /bot<token>/editMessageText, /bot<token>/answerCallbackQuery,
+// /bot<token>/editMessageText, /bot<token>/sendMessageDraft (private chats'
+// previews), /bot<token>/deleteMessage, /bot<token>/answerCallbackQuery,
 // /bot<token>/sendChatAction and /bot<token>/getMe. Headers signs inbound
 // updates as Telegram sends them; CallbackQuery is the update a press of a
 // button sends, and Press the same, remembered: its answer is taken once,
@@ -57,7 +58,18 @@ type API struct {
 	// answered holds every query answered.
 	pressed  map[string]time.Time
 	answered map[string]bool
+	// previews holds, per chat, when drafts and edits were accepted: the
+	// limits they are held to.
+	previews map[string][]time.Time
 }
+
+// Limits the fake holds drafts and edits to, as Telegram asks of bots:
+// about one message a second in a chat, 20 a minute in a group. Past them
+// it answers 429 with retry_after.
+const (
+	DraftEvery     = time.Second
+	GroupPerMinute = 20
+)
 
 // QueryLife is how long after a press the fake takes its
 // answerCallbackQuery. Telegram documents no figure: it refuses the answer
@@ -69,7 +81,7 @@ const QueryLife = 10 * time.Second
 func New(opt Options) *API {
 	id, _, _ := strings.Cut(opt.Token, ":")
 	n, _ := strconv.ParseInt(id, 10, 64)
-	return &API{Base: fakeapi.NewBase(opt, fakeapi.Sequence()), botID: n, pressed: map[string]time.Time{}, answered: map[string]bool{}}
+	return &API{Base: fakeapi.NewBase(opt, fakeapi.Sequence()), botID: n, pressed: map[string]time.Time{}, answered: map[string]bool{}, previews: map[string][]time.Time{}}
 }
 
 // Headers returns the headers Telegram sends with a webhook update when
@@ -154,6 +166,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.sendMessage(w, args)
 	case "editMessageText":
 		a.editMessageText(w, args)
+	case "sendMessageDraft":
+		a.sendMessageDraft(w, args)
+	case "deleteMessage":
+		a.deleteMessage(w, args)
 	case "answerCallbackQuery":
 		a.answerCallbackQuery(w, args)
 	case "setMessageReaction":
@@ -380,8 +396,11 @@ func (a *API) editMessageText(w http.ResponseWriter, args map[string]json.RawMes
 	}
 	sent := a.sentMessage(chat, id)
 	switch {
-	case sent == nil:
+	case sent == nil || a.Recorder().IsDeleted(message.Telegram, chat, id):
 		fail(w, http.StatusBadRequest, "Bad Request: message to edit not found", nil)
+		return
+	case a.current(chat, id, sent.Text) == text && !hasKeyboard(args):
+		fail(w, http.StatusBadRequest, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message", nil)
 		return
 	case strings.TrimSpace(text) == "":
 		fail(w, http.StatusBadRequest, "Bad Request: message text is empty", nil)
@@ -395,10 +414,104 @@ func (a *API) editMessageText(w http.ResponseWriter, args map[string]json.RawMes
 		fail(w, http.StatusBadRequest, kbErr, nil)
 		return
 	}
+	if wait := a.limit(chat, false); wait > 0 {
+		fail(w, http.StatusTooManyRequests, fmt.Sprintf(descriptions[429], wait), &apiParams{RetryAfter: wait})
+		return
+	}
 	a.Recorder().Edited(fakeapi.Edit{Platform: message.Telegram, Chat: chat, MessageID: id, Text: text, Controls: controls})
 	d := *sent
 	d.Text = text
 	a.answer(w, d)
+}
+
+// hasKeyboard reports whether an edit sets a keyboard (which the fake
+// does not compare: an edit of one is never "not modified").
+func hasKeyboard(args map[string]json.RawMessage) bool {
+	_, ok := args["reply_markup"]
+	return ok
+}
+
+// current is a delivered message's text after its edits.
+func (a *API) current(chat, id, text string) string {
+	for _, e := range a.Recorder().Edits() {
+		if e.Platform == message.Telegram && e.Chat == chat && e.MessageID == id {
+			text = e.Text
+		}
+	}
+	return text
+}
+
+// limit takes one draft (or, draft false, one edit) in chat at the
+// recorder's clock, or returns the seconds to wait: a draft at most every
+// DraftEvery in a chat; at most GroupPerMinute drafts and edits a minute in
+// a group (a chat with a negative id).
+func (a *API) limit(chat string, draft bool) int64 {
+	now := a.Recorder().Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var recent []time.Time
+	for _, at := range a.previews[chat] {
+		if now.Sub(at) < time.Minute {
+			recent = append(recent, at)
+		}
+	}
+	a.previews[chat] = recent
+	if draft && len(recent) > 0 && now.Sub(recent[len(recent)-1]) < DraftEvery {
+		return 1
+	}
+	if n, _ := strconv.ParseInt(chat, 10, 64); n < 0 && len(recent) >= GroupPerMinute {
+		return int64((time.Minute-now.Sub(recent[0])+time.Second-1)/time.Second) + 0
+	}
+	a.previews[chat] = append(recent, now)
+	return 0
+}
+
+// sendMessageDraft shows a draft in a private chat: draft_id non-zero,
+// text at most 4096 UTF-16 code units (empty shows "Thinking…"), no
+// parse_mode the Bot API does not know; a group's chat is refused.
+func (a *API) sendMessageDraft(w http.ResponseWriter, args map[string]json.RawMessage) {
+	chat, draft, text := fakeapi.Str(args, "chat_id"), fakeapi.Str(args, "draft_id"), fakeapi.Str(args, "text")
+	if msg := chatError(chat); msg != "" {
+		fail(w, http.StatusBadRequest, msg, nil)
+		return
+	}
+	if n, _ := strconv.ParseInt(chat, 10, 64); n <= 0 {
+		fail(w, http.StatusBadRequest, "Bad Request: drafts can be sent to private chats only", nil)
+		return
+	}
+	if n, err := strconv.ParseInt(draft, 10, 64); err != nil || n == 0 {
+		fail(w, http.StatusBadRequest, "Bad Request: draft_id must be non-zero", nil)
+		return
+	}
+	if len(utf16.Encode([]rune(text))) > TextLimit {
+		fail(w, http.StatusBadRequest, "Bad Request: message is too long", nil)
+		return
+	}
+	if mode := fakeapi.Str(args, "parse_mode"); mode != "" && !parseModes[mode] {
+		fail(w, http.StatusBadRequest, "Bad Request: unsupported parse_mode", nil)
+		return
+	}
+	if wait := a.limit(chat, true); wait > 0 {
+		fail(w, http.StatusTooManyRequests, fmt.Sprintf(descriptions[429], wait), &apiParams{RetryAfter: wait})
+		return
+	}
+	a.Recorder().Drafted(fakeapi.Draft{Platform: message.Telegram, Chat: chat, Thread: fakeapi.Str(args, "message_thread_id"), DraftID: draft, Text: text, Args: args})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": true})
+}
+
+// deleteMessage deletes a message the bot sent.
+func (a *API) deleteMessage(w http.ResponseWriter, args map[string]json.RawMessage) {
+	chat, id := fakeapi.Str(args, "chat_id"), fakeapi.Str(args, "message_id")
+	if msg := chatError(chat); msg != "" {
+		fail(w, http.StatusBadRequest, msg, nil)
+		return
+	}
+	if a.sentMessage(chat, id) == nil || a.Recorder().IsDeleted(message.Telegram, chat, id) {
+		fail(w, http.StatusBadRequest, "Bad Request: message to delete not found", nil)
+		return
+	}
+	a.Recorder().Deleted(fakeapi.Deletion{Platform: message.Telegram, Chat: chat, MessageID: id})
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "result": true})
 }
 
 // sentMessage finds a message this bot delivered into chat.

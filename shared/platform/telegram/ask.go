@@ -2,8 +2,11 @@ package telegram
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/message"
@@ -69,7 +72,13 @@ func (c *Client) Edit(ctx context.Context, t message.Thread, messageID string, c
 		return fmt.Errorf("telegram editMessageText: %w", &message.SendError{Class: message.FailInvalidPayload, Reason: "no text"})
 	}
 	var edited TelegramMessage
-	if err := c.call(ctx, "editMessageText", args, &edited); err != nil {
+	err = c.call(ctx, "editMessageText", args, &edited)
+	var se *message.SendError
+	if errors.As(err, &se) && se.Status == http.StatusBadRequest && strings.HasPrefix(se.Reason, notModified) {
+		// Already so: an edit retried after an unknown outcome.
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("telegram editMessageText: %w", err)
 	}
 	return nil

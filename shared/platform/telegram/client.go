@@ -183,8 +183,20 @@ func (c *Client) call(ctx context.Context, method string, args, result any) erro
 	return nil
 }
 
+// messageGone are the Bot API's descriptions of an edit or a delete of a
+// message that no longer exists; notModified the one of an edit to the text
+// the message has already (a retried edit whose first try went through).
+// These two errors have no code or parameter of their own.
+var messageGone = map[string]bool{
+	"Bad Request: message to edit not found":   true,
+	"Bad Request: message to delete not found": true,
+}
+
+const notModified = "Bad Request: message is not modified"
+
 // classify maps a Bot API error to a SendError. It reads error_code and
-// parameters, never the description, which is only carried as the reason.
+// parameters, and the description only for what only it tells (a missing
+// message, messageGone); otherwise it is only carried as the reason.
 func classify(resp *platform.Response, r TelegramResponse) *message.SendError {
 	code := cmp.Or(r.ErrorCode, resp.Status)
 	se := platform.StatusFailure(code, resp.Header)
@@ -202,6 +214,10 @@ func classify(resp *platform.Response, r TelegramResponse) *message.SendError {
 	case code == http.StatusBadRequest && params.MigrateToChatID != 0:
 		se.Class = message.FailNotFound
 		se.Reason = "group migrated to a supergroup, migrate_to_chat_id " + strconv.FormatInt(params.MigrateToChatID, 10)
+	case code == http.StatusBadRequest && messageGone[r.Description]:
+		// An edit or a delete of a message that is gone: the Bot API
+		// tells it by its description alone.
+		se.Class = message.FailNotFound
 	case resp.Status >= 500:
 		se.Class = message.FailUnknown
 	}

@@ -257,3 +257,19 @@ type TelegramResponseParameters struct {
 	// RetryAfter is the flood-control wait, in seconds.
 	RetryAfter int64 `json:"retry_after,omitempty"`
 }
+
+// TelegramSendMessageDraft is the body of sendMessageDraft (Bot API 9.3):
+// a private chat's animated draft of a message being written, shown for
+// about 30 seconds unless updated. Updates of one DraftID animate.
+type TelegramSendMessageDraft struct {
+	ChatID          TelegramChatID `json:"chat_id"`
+	MessageThreadID int64          `json:"message_thread_id,omitempty"`
+	DraftID         int64          `json:"draft_id"`
+	Text            string         `json:"text"`
+}
+
+// TelegramDeleteMessage is the body of deleteMessage.
+type TelegramDeleteMessage struct {
+	ChatID    TelegramChatID `json:"chat_id"`
+	MessageID int64          `json:"message_id"`
+}

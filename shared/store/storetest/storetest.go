@@ -45,6 +45,7 @@ type Store interface {
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
 	Attention(ctx context.Context, limit int) ([]store.AttentionEntry, error)
+	store.Previews
 }
 
 // Exercise runs the suite. newStore returns an empty store for one test.
@@ -66,6 +67,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Questions", func(t *testing.T) { t.Parallel(); questions(t, newStore(t)) })
 	t.Run("Awaits", func(t *testing.T) { t.Parallel(); awaits(t, newStore(t)) })
 	t.Run("OperatorDecisions", func(t *testing.T) { t.Parallel(); operatorDecisions(t, newStore(t)) })
+	t.Run("Previews", func(t *testing.T) { t.Parallel(); previews(t, newStore(t)) })
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

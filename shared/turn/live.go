@@ -1,0 +1,184 @@
+package turn
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/preview"
+	"github.com/parleyhq/parley/shared/store"
+)
+
+// Previewer shows a streamed reply while the agent writes it
+// (platform.Previewer).
+type Previewer interface {
+	Preview(ctx context.Context, p message.Preview, text string) (message.Preview, error)
+	ClearPreview(ctx context.Context, p message.Preview) error
+	PreviewInterval(t message.Thread) time.Duration
+}
+
+// Streamer is an Agent that hands a streamed reply's deltas and status
+// lines over as they arrive (agent.Client).
+type Streamer interface {
+	Stream(ctx context.Context, req agent.TurnRequest, preview agent.PreviewFunc) (agent.Reply, error)
+}
+
+// liveKey carries a turn's live state in its context, from the claim to the
+// commit, whichever way the turn goes.
+type liveKey struct{}
+
+// live is what one attempt of a turn knows of its preview.
+type live struct {
+	// retry: an earlier attempt of the turn ran, and may have left a
+	// preview behind; it is read from the store before one is shown or
+	// settled. A first attempt has none but its own.
+	retry bool
+
+	mu     sync.Mutex
+	loaded bool
+	shown  message.Preview // the recorded preview; MessageID "" when none
+	broken bool            // a preview could not be recorded: none is shown again
+}
+
+func withLive(ctx context.Context, retry bool) context.Context {
+	return context.WithValue(ctx, liveKey{}, &live{retry: retry})
+}
+
+func liveOf(ctx context.Context) *live {
+	lv, _ := ctx.Value(liveKey{}).(*live)
+	return lv
+}
+
+// current is the turn's recorded preview, read once from the store when an
+// earlier attempt may have left one (a retried turn takes it over). The
+// zero Preview when there is none.
+func (lv *live) current(ctx context.Context, p *Processor, key string) (message.Preview, error) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if !lv.loaded && lv.retry {
+		pv, err := p.Previews.GetPreview(ctx, key, p.now())
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return message.Preview{}, err
+		default:
+			lv.shown = pv
+		}
+	}
+	lv.loaded = true
+	return lv.shown, nil
+}
+
+func (lv *live) set(pv message.Preview) {
+	lv.mu.Lock()
+	lv.shown = pv
+	lv.mu.Unlock()
+}
+
+// previews reports whether the turn can show previews on ch.
+func (p *Processor) previews(ctx context.Context, ch Channel) (*live, bool) {
+	lv := liveOf(ctx)
+	return lv, lv != nil && ch.Previewer != nil && p.Previews != nil
+}
+
+// call asks the agent for the turn's reply: streamed, where the agent and
+// the channel can, with its deltas shown as a preview meanwhile.
+func (p *Processor) call(ctx context.Context, log *slog.Logger, cfg Config, ch Channel, ev message.Event, req agent.TurnRequest) (agent.Reply, error) {
+	st, ok := p.Agent.(Streamer)
+	lv, on := p.previews(ctx, ch)
+	if !ok || !on {
+		return p.Agent.Call(ctx, req)
+	}
+	base := message.Preview{Thread: ev.Thread, Key: req.TurnID}
+	if ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
+		base.ReplyTo = cmp.Or(ev.QuoteToken, ev.MessageID)
+	}
+	show := func(sctx context.Context, text string) error {
+		cur, err := lv.current(sctx, p, base.Key)
+		if err != nil {
+			// Whether an earlier attempt left a preview is unknown: a
+			// second one could be left beside the reply.
+			return err
+		}
+		lv.mu.Lock()
+		broken := lv.broken
+		lv.mu.Unlock()
+		if broken {
+			return nil
+		}
+		if cur.MessageID == "" {
+			cur = base
+		}
+		next, err := ch.Previewer.Preview(sctx, cur, text)
+		if next.MessageID == "" || next.MessageID == cur.MessageID {
+			return err
+		}
+		// A new preview message: recorded before anything else, so that
+		// however the turn ends it is finalized or cleared.
+		wctx := context.WithoutCancel(sctx)
+		if rerr := p.Previews.RecordPreview(wctx, next, p.now(), cfg.IntentTTL); rerr != nil {
+			lv.mu.Lock()
+			lv.broken = true
+			lv.mu.Unlock()
+			if cerr := ch.Previewer.ClearPreview(wctx, next); cerr != nil {
+				log.Error("a preview message could not be recorded nor cleared", "message_id", next.MessageID, "error", errors.Join(rerr, cerr))
+			}
+			return rerr
+		}
+		lv.set(next)
+		log.Info("preview shown", "message_id", next.MessageID)
+		return err
+	}
+	pump := preview.Start(ctx, cfg.Preview, ch.Previewer.PreviewInterval(ev.Thread), show, func(err error) {
+		log.Debug("preview update failed", "error", err)
+	})
+	reply, err := st.Stream(ctx, req, pump.Add)
+	pump.Stop()
+	if n := pump.Updates(); n > 0 {
+		log.Info("reply previewed", "updates", n)
+	}
+	return reply, err
+}
+
+// endPreview settles the turn's preview as its units are committed: the
+// first text bubble finalizes it in place (its send is an edit of the
+// preview's message), or, with no text bubble to become it (a silent
+// reply, a failure, a question alone), the preview is cleared now. A
+// preview that cannot be cleared keeps its record.
+func (p *Processor) endPreview(ctx context.Context, log *slog.Logger, ch Channel, intentID string, units []intent.Unit) []intent.Unit {
+	lv, on := p.previews(ctx, ch)
+	if !on {
+		return units
+	}
+	pv, err := lv.current(ctx, p, intentID)
+	if err != nil {
+		log.Warn("the turn's preview could not be read; a preview left by an earlier attempt may stay", "error", err)
+		return units
+	}
+	if pv.MessageID == "" {
+		return units
+	}
+	for i, u := range units {
+		if u.Content.Text != "" && u.Content.Prompt == nil && u.Content.React == nil && u.Replaces == "" {
+			units[i].Replaces = intent.UnitKey(intentID, intent.PreviewUnit)
+			return units
+		}
+	}
+	cctx := context.WithoutCancel(ctx)
+	if err := ch.Previewer.ClearPreview(cctx, pv); err != nil {
+		log.Warn("the turn's preview could not be cleared; its record stays", "message_id", pv.MessageID, "error", err)
+		return units
+	}
+	if err := p.Previews.DropPreview(cctx, intentID); err != nil {
+		log.Warn("a cleared preview's record could not be dropped", "error", err)
+	}
+	lv.set(message.Preview{})
+	log.Info("preview cleared", "message_id", pv.MessageID)
+	return units
+}
