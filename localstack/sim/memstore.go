@@ -917,3 +917,40 @@ func (s *MemStore) GetCounter(ctx context.Context, key string) (triage.Counter, 
 	}
 	return c, nil
 }
+
+// --- previews
+
+// RecordPreview implements store.Previews: one unconditional put.
+func (s *MemStore) RecordPreview(ctx context.Context, p message.Preview, now time.Time, ttl time.Duration) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encode preview: %w", err)
+	}
+	return exec(s, "record_preview", func() error {
+		s.items[store.PreviewKey(p.Key)] = &item{kind: "preview", body: b, expires: sec(now.Add(ttl))}
+		return nil
+	})
+}
+
+// GetPreview implements store.Previews.
+func (s *MemStore) GetPreview(ctx context.Context, key string, now time.Time) (message.Preview, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it := s.get(store.PreviewKey(key))
+	if it == nil || it.kind != "preview" || it.expires.Unix() < now.Unix() {
+		return message.Preview{}, store.ErrNotFound
+	}
+	var p message.Preview
+	if err := json.Unmarshal(it.body, &p); err != nil {
+		return message.Preview{}, fmt.Errorf("decode preview %s: %w", key, err)
+	}
+	return p, nil
+}
+
+// DropPreview implements store.Previews.
+func (s *MemStore) DropPreview(ctx context.Context, key string) error {
+	return exec(s, "drop_preview", func() error {
+		delete(s.items, store.PreviewKey(key))
+		return nil
+	})
+}

@@ -162,7 +162,13 @@ type storePorts struct {
 	m    *MemStore
 }
 
-func (s *storePorts) do(op string, apply func() error) error { return s.f.do(s.inst, "store", apply) }
+func (s *storePorts) do(op string, apply func() error) error {
+	err := s.f.do(s.inst, "store", apply)
+	if s.f.w.cfg.Trace {
+		s.f.w.tracef("    %s %s: %v", s.inst.name, op, err)
+	}
+	return err
+}
 
 func (s *storePorts) Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
 	var c store.Claim

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/agentapi"
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/ingress"
@@ -29,6 +30,7 @@ import (
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/queue/queuetest"
 	"github.com/parleyhq/parley/shared/resources"
+	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/sweeper"
 	"github.com/parleyhq/parley/shared/turn"
@@ -98,10 +100,11 @@ type world struct {
 	mu                     sync.Mutex // res, written by ingress's concurrent writes too
 	res                    *Result
 
-	ingress, turn, delivery, sweep *instance
-	pipeline                       *ingress.Pipeline
-	turnC, deliveryC               *consumer.Consumer
-	sweeper                        *sweeper.Processor
+	ingress, turn, delivery, sweep, reply *instance
+	pipeline                              *ingress.Pipeline
+	replyH                                *agentapi.Handler
+	turnC, deliveryC                      *consumer.Consumer
+	sweeper                               *sweeper.Processor
 
 	// the people and the platform
 	chats    []*chat
@@ -112,10 +115,25 @@ type world struct {
 	shownSeq int
 	// rank is each event's place in its thread's arrival order (its
 	// first enqueue on inbound.fifo).
-	rank     map[string]int
-	nextRank int
-	// answered: turns whose intent the agent's answer was committed to.
+	rank       map[string]int
+	nextRank   int
 	agentCalls map[string]int
+	// posts are the agent's replies to its 202s, owed to POST /reply.
+	posts []*post
+	// posted: turns a post of whose reply /reply accepted.
+	posted map[string]bool
+	// answers: the turn that first heard an answer to each question.
+	answers map[string]string
+	// maxReceives is the most receives of one queue message seen.
+	maxReceives int
+}
+
+// post is one agent post of a turn's reply, retried until answered.
+type post struct {
+	id, turnID string
+	body       []byte
+	due        time.Time
+	attempts   int
 }
 
 type chat struct {
@@ -153,7 +171,7 @@ func newWorld(cfg Config) *world {
 	master := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	sub := func() *rand.Rand { return rand.New(rand.NewPCG(master.Uint64(), master.Uint64())) }
 	w := &world{cfg: cfg, rng: sub(), clock: queuetest.NewClock(t0), st: NewMemStore(),
-		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, faultsOn: true}
+		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, answers: map[string]string{}, posted: map[string]bool{}, faultsOn: true}
 	w.fStore = &faulty{w: w, rng: sub(), kind: "store", aws: true}
 	w.fIn = &faulty{w: w, rng: sub(), kind: "inbound", aws: true}
 	w.fOut = &faulty{w: w, rng: sub(), kind: "outbound", aws: true}
@@ -176,6 +194,7 @@ func newWorld(cfg Config) *world {
 	w.assemble("turn")
 	w.assemble("delivery")
 	w.assemble("sweeper")
+	w.assemble("reply")
 	return w
 }
 
@@ -223,6 +242,14 @@ func (w *world) violate(format string, args ...any) {
 
 var quiet = slog.New(slog.DiscardHandler)
 
+var agentSecret = func() standardwebhooks.Secret {
+	s, err := standardwebhooks.ParseSecret("parley-sim-agent-secret")
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
 // assemble builds a function instance anew: a cold start. Warm state (a
 // processor's cache) is lost, as Lambda loses it.
 func (w *world) assemble(name string) {
@@ -245,8 +272,12 @@ func (w *world) assemble(name string) {
 			Claims: st, Intents: st, Outbox: outq, Agent: &agentModel{w: w, inst: inst},
 			Channels: map[message.Platform]turn.Channel{message.Telegram: ch}, Questions: st, Inbox: inq,
 			Reports: st, Awaits: st, Park: inq, Windows: st,
-			Config: turn.Config{ClaimLease: 90 * time.Second, ClaimTTL: store.DedupeTTL},
-			Now:    w.clock.Now, Log: quiet,
+			// MaxAge at its bound: a message that waits behind a thread's
+			// 6-hour async wait starts its turn past the default 6 hours, and
+			// one agent failure then dead-letters it (docs/architecture.md,
+			// "The simulator": a finding, not modelled away silently).
+			Config: turn.Config{ClaimLease: 90 * time.Second, ClaimTTL: store.DedupeTTL, AsyncTimeout: turn.MaxAsyncTimeout, MaxAge: turn.MaxMaxAge},
+			Now:    w.clock.Now, Backoff: w.backoff, Log: quiet,
 		}
 		w.turn = inst
 		w.turnC = &consumer.Consumer{Handle: p.Handle, Visibility: inq, DeadLetters: &queuePorts{f: w.fIn, inst: inst, q: w.inDLQ},
@@ -255,13 +286,23 @@ func (w *world) assemble(name string) {
 		caps := telegram.Adapter.Capabilities()
 		p := &delivery.Processor{Intents: st,
 			Channels: map[message.Platform]delivery.Channel{message.Telegram: {Sender: &platformModel{w: w, inst: inst}, Capabilities: caps}},
-			Now:      w.clock.Now, Sleep: w.clock.Sleep, Log: quiet}
+			Now:      w.clock.Now, Sleep: w.clock.Sleep, Backoff: w.backoff, Log: quiet}
 		w.delivery = inst
 		w.deliveryC = &consumer.Consumer{Handle: p.Handle, Visibility: outq, DeadLetters: &queuePorts{f: w.fOut, inst: inst, q: w.outDLQ},
 			Groups: 1, Backoff: w.backoff, Now: w.clock.Now, Log: quiet}
 	case "sweeper":
 		w.sweep = inst
 		w.sweeper = &sweeper.Processor{Store: st, Inbound: inq, Outbound: outq, Now: w.clock.Now, Log: quiet}
+	case "reply":
+		w.reply = inst
+		w.replyH = &agentapi.Handler{
+			Verifier: standardwebhooks.Verifier{Secrets: []standardwebhooks.Secret{agentSecret}},
+			Awaits:   st, Intents: st, Outbox: outq, Waker: inq, Claims: st, AsyncTimeout: turn.MaxAsyncTimeout,
+			Capabilities: func(p message.Platform) (message.Capabilities, bool) {
+				return telegram.Adapter.Capabilities(), p == message.Telegram
+			},
+			Now: w.clock.Now, Log: quiet,
+		}
 	}
 }
 
@@ -273,7 +314,7 @@ func (w *world) backoff(receiveCount int) time.Duration {
 // enqueued observes inbound.fifo's accepted messages: an event's first
 // enqueue is its place in its thread's order.
 func (w *world) enqueued(m queue.Message) {
-	if _, ok := w.rank[m.Dedup]; !ok && strings.HasPrefix(m.Dedup, "evt#") {
+	if _, ok := w.rank[m.Dedup]; !ok {
 		w.rank[m.Dedup] = w.nextRank
 		w.nextRank++
 	}
@@ -319,10 +360,12 @@ func (w *world) step() {
 		w.poll("turn")
 	case x < 75:
 		w.poll("delivery")
-	case x < 80:
+	case x < 78:
 		w.runSweeper()
-	case x < 83:
-		name := []string{"ingress", "turn", "delivery", "sweeper"}[w.rng.IntN(4)]
+	case x < 82:
+		w.agentPosts()
+	case x < 84:
+		name := []string{"ingress", "turn", "delivery", "sweeper", "reply"}[w.rng.IntN(5)]
 		if w.inject(w.fSchedule, "cold_start", true) {
 			w.assemble(name)
 		}
@@ -349,7 +392,8 @@ func (w *world) personWrites() {
 	// fauxqs refuses (above U+FFFF) now and then.
 	names := []string{"Ada", "Grace", "Zoë \U0001F600", "bad \uFFFF name", "x\uFFFEy"}
 	name := names[w.rng.IntN(len(names))]
-	text := fmt.Sprintf("m%d", w.nextUpd)
+	// Now and then what answers an open question: an option's value.
+	text := []string{fmt.Sprintf("m%d", w.nextUpd), "v0", "v1"}[w.rng.IntN(3)]
 	body, _ := json.Marshal(map[string]any{
 		"update_id": w.nextUpd,
 		"message": map[string]any{
@@ -435,6 +479,10 @@ func (w *world) poll(name string) {
 		}
 		return
 	}
+	for _, r := range recs {
+		n, _ := strconv.Atoi(r.Attributes["ApproximateReceiveCount"])
+		w.maxReceives = max(w.maxReceives, n)
+	}
 	w.newInvocation(inst, false)
 	resp, err := c.HandleSQS(context.Background(), events.SQSEvent{Records: recs})
 	if inst.cur.dead() {
@@ -455,8 +503,48 @@ func (w *world) poll(name string) {
 				w.tracef("%s: delete %s: %v", name, r.MessageId, err)
 			}
 		}
+		if name == "turn" && w.cfg.Trace {
+			in, _ := intent.DecodeInbound([]byte(r.Body))
+			w.tracef("  %s failed=%v receives=%s", in.Event.Key(), failed[r.MessageId], r.Attributes["ApproximateReceiveCount"])
+		}
 	}
 	w.tracef("%s batch of %d, %d failed", name, len(recs), len(failed))
+}
+
+// agentPosts: the agent posts one owed reply to POST /reply, signed,
+// retrying what got no 2xx; now and then it posts one again (its own
+// retry after a lost answer), which the webhook-id makes the same post.
+func (w *world) agentPosts() {
+	now := w.clock.Now()
+	i := slices.IndexFunc(w.posts, func(p *post) bool { return !p.due.After(now) })
+	if i < 0 {
+		return
+	}
+	p := w.posts[i]
+	p.attempts++
+	w.newInvocation(w.reply, false)
+	req := httptest.NewRequest(http.MethodPost, "/reply", bytes.NewReader(p.body))
+	req.Header.Set("Content-Type", "application/json")
+	standardwebhooks.SetHeaders(req.Header, agentSecret, p.id, now, p.body)
+	rec := httptest.NewRecorder()
+	w.replyH.ServeHTTP(rec, req)
+	if w.reply.cur.dead() {
+		w.tracef("reply killed on the post for %s: no answer", p.turnID)
+		p.due = now.Add(10 * time.Second)
+		return
+	}
+	w.tracef("agent posts the reply of %s: %d", p.turnID, rec.Code)
+	if rec.Code/100 == 2 {
+		w.posted[p.turnID] = true
+	}
+	switch {
+	case rec.Code/100 == 2 && w.fAgent.chance("agent_post_again", 0.1):
+		p.due = now.Add(time.Duration(1+w.rng.IntN(60)) * time.Second)
+	case rec.Code/100 == 2, rec.Code/100 == 4, p.attempts > 50:
+		w.posts = slices.Delete(w.posts, i, i+1)
+	default:
+		p.due = now.Add(time.Duration(min(p.attempts, 6)) * 10 * time.Second)
+	}
 }
 
 func (w *world) runSweeper() {
@@ -466,8 +554,9 @@ func (w *world) runSweeper() {
 
 // recover runs with faults off until everything settled: nothing owed,
 // nothing queued, nothing due for the sweeper; bounded in virtual time.
+// When nothing can happen now, time jumps to the next thing due.
 func (w *world) recover() {
-	for _, inst := range []*instance{w.ingress, w.turn, w.delivery, w.sweep} {
+	for _, inst := range []*instance{w.ingress, w.turn, w.delivery, w.sweep, w.reply} {
 		inst.cur = nil
 	}
 	for w.sent < w.cfg.Messages {
@@ -476,39 +565,80 @@ func (w *world) recover() {
 	deadline := w.clock.Now().Add(36 * time.Hour)
 	for w.clock.Now().Before(deadline) {
 		w.res.Steps++
-		busy := false
-		for len(w.hooks) > 0 {
-			busy = true
-			h := w.hooks[0]
-			if h.due.After(w.clock.Now()) {
-				w.advance(h.due.Sub(w.clock.Now()))
-			}
+		before := w.progress()
+		for w.hookDue() {
 			w.platformDelivers()
 		}
+		for w.postDue() {
+			w.agentPosts()
+		}
 		for _, q := range []string{"turn", "delivery"} {
-			fifo := w.in
-			if q == "delivery" {
-				fifo = w.out
-			}
-			if fifo.Len() > 0 {
-				busy = true
-				w.poll(q)
-			}
+			w.poll(q)
 		}
 		w.checkOrder()
-		if busy {
-			w.advance(time.Second)
+		if w.progress() != before {
 			continue
 		}
-		// Idle: let the sweeper see what is due.
-		due, _ := w.st.DueForSweep(context.Background(), w.clock.Now().Add(time.Hour), 1)
-		if len(due) == 0 && w.in.Len() == 0 && w.out.Len() == 0 {
-			return
-		}
-		w.advance(5 * time.Minute)
+		// Idle: the sweeper runs (every minute in AWS), then time jumps to
+		// the next thing due, a sweep entry's time included.
 		w.runSweeper()
+		if w.progress() != before {
+			continue
+		}
+		now := w.clock.Now()
+		var next time.Time
+		for _, at := range w.dueTimes() {
+			if at.After(now) && (next.IsZero() || at.Before(next)) {
+				next = at
+			}
+		}
+		if due, _ := w.st.DueForSweep(context.Background(), now.Add(48*time.Hour), 1); len(due) > 0 && len(w.hooks)+len(w.posts)+w.in.Len()+w.out.Len() > 0 {
+			if at := due[0].At.Add(time.Second); at.After(now) && (next.IsZero() || at.Before(next)) {
+				next = at
+			}
+		}
+		if next.IsZero() {
+			// Nothing owed, queued or due: settled. What the sweeper has
+			// for later (a question's expiry) is scheduled, not stranded.
+			if due, _ := w.st.DueForSweep(context.Background(), now, 1); len(due) == 0 {
+				return
+			}
+			next = now.Add(time.Minute)
+		}
+		w.advance(next.Sub(now))
 	}
-	w.violate("not settled 36 hours after the faults stopped: %d webhooks owed, %d inbound, %d outbound queued", len(w.hooks), w.in.Len(), w.out.Len())
+	due, _ := w.st.DueForSweep(context.Background(), w.clock.Now().Add(24*time.Hour), 3)
+	w.violate("not settled 36 hours after the faults stopped: %d webhooks owed, %d posts owed, %d inbound, %d outbound queued, due for the sweeper %v", len(w.hooks), len(w.posts), w.in.Len(), w.out.Len(), due)
+}
+
+// progress is a fingerprint of what the run has done so far.
+func (w *world) progress() string {
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%d", len(w.hooks), len(w.posts), w.in.Len(), w.out.Len(), w.shownSeq, len(w.res.Violations))
+}
+
+func (w *world) hookDue() bool {
+	return slices.ContainsFunc(w.hooks, func(h *hook) bool { return !h.due.After(w.clock.Now()) })
+}
+
+func (w *world) postDue() bool {
+	return slices.ContainsFunc(w.posts, func(p *post) bool { return !p.due.After(w.clock.Now()) })
+}
+
+// dueTimes are the times something becomes due.
+func (w *world) dueTimes() []time.Time {
+	var out []time.Time
+	for _, h := range w.hooks {
+		out = append(out, h.due)
+	}
+	for _, p := range w.posts {
+		out = append(out, p.due)
+	}
+	for _, q := range []*queuetest.FIFO{w.in, w.out} {
+		if at, ok := q.NextVisible(); ok {
+			out = append(out, at)
+		}
+	}
+	return out
 }
 
 // bubble reads an agent bubble's text: its event key and its index.
@@ -537,7 +667,8 @@ func (w *world) checkOrder() {
 			if seen[s.text] {
 				w.violateOnce(fmt.Sprintf("I2 chat %d shows %q twice", c.id, s.text))
 			}
-			seen[s.text] = true
+			// Parley's own lines may repeat; the agent's name their turn.
+			seen[s.text] = strings.Contains(s.text, "|evt#")
 			key, b, ok := bubble(s.text)
 			if !ok {
 				continue
@@ -561,6 +692,11 @@ func (w *world) violateOnce(v string) {
 	}
 }
 
+// maxReceives bounds a queue message's receives in a run: faults cost a
+// few each, waiting must cost none (a 6-hour wait polled every 30 seconds
+// costs 720, and maxReceiveCount is 1000).
+const maxReceives = 100
+
 // final checks what must hold once everything settled.
 func (w *world) final() {
 	ctx := context.Background()
@@ -579,8 +715,21 @@ func (w *world) final() {
 		}
 		in, err := w.st.GetIntent(ctx, intent.IDFor(u.key))
 		if err != nil {
-			c, cerr := w.st.GetClaim(ctx, store.IntentKey(intent.IDFor(u.key)), w.clock.Now())
-			w.violate("I1 acked update %d has no reply: %v (turn claim %+v, %v)", u.id, err, c.State, cerr)
+			id := intent.IDFor(u.key)
+			c, cerr := w.st.GetClaim(ctx, store.IntentKey(id), w.clock.Now())
+			if c.State == store.ClaimFailed && c.Reason == "async_timeout" && !w.posted[id] {
+				// The agent's 202 was never followed by a post in time:
+				// the turn failed, as the protocol says, and its claim says why.
+				w.count("turn_async_timeout")
+				continue
+			}
+			if a, aerr := w.st.GetAwait(ctx, id); aerr == nil && a.State == store.AwaitExpired && c.State == store.ClaimPending && !w.posted[id] {
+				// The same, with the settle of the failed claim lost: the
+				// sweeper reports the claim as stuck (a finding, logged).
+				w.count("turn_async_timeout_unsettled")
+				continue
+			}
+			w.violate("I1 acked update %d has no reply: %v (turn claim %s %q, %v)", u.id, err, c.State, c.Reason, cerr)
 			continue
 		}
 		for _, unit := range in.Units {
@@ -596,6 +745,10 @@ func (w *world) final() {
 				}
 			}
 		}
+	}
+	w.res.Checks++
+	if w.maxReceives > maxReceives {
+		w.violate("receive counts are no retry budget: a message was received %d times (a waiting message must not spend them)", w.maxReceives)
 	}
 	for name, q := range map[string]*queuetest.FIFO{"inbound DLQ": w.inDLQ, "outbound DLQ": w.outDLQ} {
 		w.res.Checks++
@@ -622,19 +775,40 @@ func (a *agentModel) Call(ctx context.Context, req agent.TurnRequest) (agent.Rep
 			w.violate("I2 agent called for turn %s (event %s), whose reply is already committed (%d units)", req.TurnID, req.Event.Key(), len(in.Units))
 		}
 		w.agentCalls[req.TurnID]++
+		if ans := req.Answer; ans != nil && ans.Action != agent.AnswerCancel {
+			// I8: the first valid answer wins; none after it reaches the agent.
+			if first, ok := w.answers[ans.QuestionID]; ok && first != req.TurnID {
+				w.violate("I8 question %s answered to the agent twice (turns %s and %s)", ans.QuestionID, first, req.TurnID)
+			} else if !ok {
+				w.answers[ans.QuestionID] = req.TurnID
+			}
+		}
 		if w.fAgent.chance("agent_slow", 0.1) {
 			w.advance(time.Duration(1+w.fAgent.rng.IntN(25)) * time.Second)
 		}
 		if w.fAgent.chance("agent_5xx", 0.05) {
 			return &agent.Error{Kind: agent.KindTransient, Status: 503, Err: agent.ErrStatus}
 		}
-		n := 1 + int(req.Event.Time.UnixNano()%3+3)%3
-		msgs := make([]map[string]string, n)
-		for i := range msgs {
-			msgs[i] = map[string]string{"id": fmt.Sprintf("b%d", i+1), "text": fmt.Sprintf("r|%s|%d", req.Event.Key(), i)}
+		body := w.agentReply(req)
+		if w.fAgent.rng.IntN(4) == 0 {
+			// 202: the reply comes later, by POST /reply, at any moment:
+			// before this call returns, within the wait, or after it.
+			delay := time.Duration(w.fAgent.rng.IntN(90)) * time.Second
+			switch w.fAgent.rng.IntN(10) {
+			case 0:
+				delay = time.Duration(w.fAgent.rng.Int64N(int64(7 * time.Hour)))
+			case 1, 2:
+				delay = time.Duration(w.fAgent.rng.Int64N(int64(40 * time.Minute)))
+			}
+			pb, _ := json.Marshal(map[string]any{"turn_id": req.TurnID, "envelope": json.RawMessage(body)})
+			// One webhook-id per post: the agent's retries of it share it.
+			id := fmt.Sprintf("msg_%s_%d", req.TurnID, w.agentCalls[req.TurnID])
+			w.posts = append(w.posts, &post{id: id, turnID: req.TurnID, body: pb, due: w.clock.Now().Add(delay)})
+			rep = agent.Reply{Status: 202, Accepted: true}
+			w.count("agent_async")
+		} else {
+			rep = agent.Reply{Status: 200, ContentType: "application/json", Body: body}
 		}
-		body, _ := json.Marshal(map[string]any{"schema": "openab.turn.v1", "messages": msgs})
-		rep = agent.Reply{Status: 200, ContentType: "application/json", Body: body}
 		if w.fAgent.chance("agent_timeout", 0.05) {
 			// It answered; the answer did not come back in time.
 			return &agent.Error{Kind: agent.KindTransient, Err: agent.ErrTimeout}
@@ -644,8 +818,50 @@ func (a *agentModel) Call(ctx context.Context, req agent.TurnRequest) (agent.Rep
 	if err != nil {
 		return agent.Reply{}, err
 	}
-	w.tracef("agent answers %s", req.Event.Key())
+	w.tracef("agent answers %s (%d)", req.Event.Key(), rep.Status)
 	return rep, nil
+}
+
+// agentReply is the agent's envelope for req: one to three bubbles naming
+// req's event and their place, and now and then a question: a small one,
+// or one whose form, stored, is over DynamoDB's 400 KB (each '<' is six
+// bytes in JSON).
+func (w *world) agentReply(req agent.TurnRequest) []byte {
+	n := 1 + w.fAgent.rng.IntN(3)
+	msgs := make([]map[string]string, n)
+	for i := range msgs {
+		msgs[i] = map[string]string{"id": fmt.Sprintf("b%d", i+1), "text": fmt.Sprintf("r|%s|%d", req.Event.Key(), i)}
+	}
+	env := map[string]any{"schema": "openab.turn.v1", "messages": msgs}
+	switch x := w.fAgent.rng.IntN(100); {
+	case x < 8:
+		env["next"] = askOf(req.Event.Key(), 1, 2, 4)
+	case x < 10:
+		w.count("agent_oversized_question")
+		env["next"] = askOf(req.Event.Key(), 20, 25, 150)
+	}
+	b, _ := json.Marshal(env)
+	return b
+}
+
+// askOf is a question of fields select fields of options options, each
+// option's title pad '<' long.
+func askOf(key string, fields, options, pad int) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for f := range fields {
+		var one []map[string]string
+		for o := range options {
+			one = append(one, map[string]string{"const": fmt.Sprintf("v%d", o), "title": fmt.Sprintf("o%d%s", o, strings.Repeat("<", pad))})
+		}
+		name := fmt.Sprintf("f%d", f)
+		props[name] = map[string]any{"type": "string", "oneOf": one}
+		required = append(required, name)
+	}
+	return map[string]any{"type": "ask", "request": map[string]any{
+		"message":         "q|" + key,
+		"requestedSchema": map[string]any{"type": "object", "properties": props, "required": required},
+	}}
 }
 
 // platformModel is Telegram's send API at the adapter port, and the
@@ -743,10 +959,15 @@ func Shrink(cfg Config) (Config, Result) {
 	if !r.Failed() {
 		return cfg, r
 	}
-	for _, ord := range r.Fired {
-		cfg.Mask[ord] = true
-		if !Run(cfg).Failed() {
-			delete(cfg.Mask, ord)
+	// The same invariant must still break ("I1", "stranded:", ...).
+	kind, _, _ := strings.Cut(r.Violations[0], " ")
+	fails := func(r Result) bool {
+		return slices.ContainsFunc(r.Violations, func(v string) bool { return strings.HasPrefix(v, kind+" ") })
+	}
+	for _, name := range r.Fired {
+		cfg.Mask[name] = true
+		if !fails(Run(cfg)) {
+			delete(cfg.Mask, name)
 		}
 	}
 	cfg.Trace = true

@@ -16,6 +16,7 @@ var (
 	seedsFlag    = flag.Int("seeds", 0, "how many seeds to run (0: the bounded set make test runs)")
 	firstFlag    = flag.Uint64("first", 1, "the first seed of a run of -seeds")
 	durationFlag = flag.Duration("duration", 0, "stop starting new seeds after this long (0: no limit)")
+	shrinkFlag   = flag.Bool("shrink", true, "shrink a failing seed's schedule before printing its trace")
 )
 
 // testSeeds is how many seeds make test runs: well within its minute on
@@ -71,7 +72,13 @@ func report(t *testing.T, seed uint64) Result {
 	if !r.Failed() {
 		return r
 	}
-	cfg, shrunk := Shrink(DefaultConfig(seed))
+	cfg, shrunk := DefaultConfig(seed), r
+	if *shrinkFlag {
+		cfg, shrunk = Shrink(cfg)
+	} else {
+		cfg.Trace = true
+		shrunk = Run(cfg)
+	}
 	t.Errorf("seed %d broke an invariant: %s\nreplay: go test ./localstack/sim -run 'TestSim$' -seed=%d   (or make sim SEED=%d)\nshrunk to %d faults (masked %d); trace:\n%s",
 		seed, r.Violations[0], seed, seed, len(shrunk.Fired), len(cfg.Mask), strings.Join(shrunk.Trace, "\n"))
 	return r
@@ -91,5 +98,17 @@ func TestSimReproducible(t *testing.T) {
 		if len(a.Fired) == 0 || strings.Count(strings.Join(a.Screens, ","), "r|") == 0 {
 			t.Fatalf("seed %d injected no fault or showed no reply: %+v", seed, a)
 		}
+	}
+}
+
+// TestSimSeed311_PostedReplyCommittedUnderAStaleOwner: a turn's posted
+// reply was committed under the owner its await record named; when the
+// claim was taken since by an attempt that died (its answer lost), the
+// commit met that claim and dropped the message as "the holder decides",
+// and nothing was left to deliver the accepted post. Found at seed 311;
+// the turn now comes back when the holder's lease ends.
+func TestSimSeed311_PostedReplyCommittedUnderAStaleOwner(t *testing.T) {
+	if r := Run(DefaultConfig(311)); r.Failed() {
+		t.Fatalf("seed 311: %s", r.Violations[0])
 	}
 }

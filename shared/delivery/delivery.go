@@ -197,7 +197,11 @@ type Processor struct {
 	Now func() time.Time
 	// Sleep waits in place (pacing). Defaults to wait.For.
 	Sleep func(ctx context.Context, d time.Duration) error
-	Log   *slog.Logger
+	// Backoff is the retry delay of a unit after a failure, by its
+	// attempts. Defaults to consumer.Backoff; a simulation draws its jitter
+	// from its seed (consumer.BackoffFrom).
+	Backoff func(attempt int) time.Duration
+	Log     *slog.Logger
 
 	mu   sync.Mutex
 	last intent.Intent // the intent this instance moved last (recent)
@@ -614,8 +618,8 @@ func gaveUp(cfg Config, last string) string {
 // answering 429 is asked less and less often and the record's receive count
 // stays far below the queue's maxReceiveCount within MaxMaxAge. Whole
 // seconds: SQS parks a message by the second.
-func retryDelay(class message.FailureClass, retryAfter time.Duration, attempt int) time.Duration {
-	d := consumer.Backoff(attempt)
+func (p *Processor) retryDelay(class message.FailureClass, retryAfter time.Duration, attempt int) time.Duration {
+	d := p.backoff(attempt)
 	if class == message.FailRateLimit {
 		floor := time.Second
 		for i := 1; i < attempt && floor < 5*time.Minute; i++ {
@@ -805,11 +809,11 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in i
 		}
 		if policy == UnknownResend {
 			log.Warn("unit outcome unknown: will resend", "outcome", "unknown_after_send", "policy", string(policy))
-			return out, consumer.Retry(err, consumer.Backoff(u.Attempt))
+			return out, consumer.Retry(err, p.backoff(u.Attempt))
 		}
 		if _, ok := ch.Sender.(Reconciler); ok && ch.Capabilities.Reconcile {
 			log.Warn("unit outcome unknown: will look it up on the platform", "outcome", "unknown_after_send", "policy", string(policy))
-			return out, consumer.Retry(err, consumer.Backoff(u.Attempt))
+			return out, consumer.Retry(err, p.backoff(u.Attempt))
 		}
 		log.Error("unit outcome unknown: held for an operator", "outcome", "unknown_after_send", "policy", string(policy))
 		return out, nil
@@ -818,7 +822,7 @@ func (p *Processor) send(ctx context.Context, log *slog.Logger, ch Channel, in i
 			log.Error("unit failed", "outcome", "failed", "note", "past its age", "age_ms", age.Milliseconds())
 			return p.apply(cctx, log, in, intent.MarkFailed(u, i, now, class, gaveUp(cfg, reason)))
 		}
-		wait := retryDelay(class, retryAfter, u.Attempt)
+		wait := p.retryDelay(class, retryAfter, u.Attempt)
 		out, aerr := p.apply(cctx, log, in, intent.MarkRetryable(u, i, now, now.Add(wait), class, reason))
 		if aerr != nil {
 			return out, aerr
@@ -860,6 +864,13 @@ func (p *Processor) apply(ctx context.Context, log *slog.Logger, in intent.Inten
 	}
 	p.remember(out)
 	return out, nil
+}
+
+func (p *Processor) backoff(attempt int) time.Duration {
+	if p.Backoff != nil {
+		return p.Backoff(attempt)
+	}
+	return consumer.Backoff(attempt)
 }
 
 func (p *Processor) now() time.Time {

@@ -242,7 +242,11 @@ type Processor struct {
 	Config   Config
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
-	Log *slog.Logger
+	// Backoff is the retry delay after a retryable agent failure, by the
+	// claim's attempts. Defaults to consumer.Backoff; a simulation draws
+	// its jitter from its seed (consumer.BackoffFrom).
+	Backoff func(attempts int) time.Duration
+	Log     *slog.Logger
 }
 
 // Handle runs the turn for one inbound record. It is a consumer.HandlerFunc.
@@ -433,10 +437,16 @@ func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev
 			p.settle(ctx, log, key, owner, store.ClaimFailed, "persist_failed", cfg)
 			return nil
 		}
+	case errors.As(err, &held) && held.Current.State == store.ClaimPending:
+		// Another attempt holds the turn and has not committed: it may be
+		// running, or dead (killed, or its claim's answer lost) with no
+		// message left to finish it but this one. Back when its lease
+		// ends, to run the turn or find its outcome.
+		log.Warn("turn lost its claim before it committed; back when the holder's lease ends", "outcome", "claim_lost", "state", string(held.Current.State))
+		return consumer.Retry(fmt.Errorf("persist intent: %w", err), max(held.Current.LeaseUntil.Sub(now), 0))
 	case errors.As(err, &held):
-		// Our lease ran out and another attempt holds the turn now: its
-		// outcome stands.
-		log.Warn("turn lost its claim before it committed; the attempt holding it decides", "outcome", "claim_lost", "state", string(held.Current.State))
+		// Another attempt settled the turn: its outcome stands.
+		log.Warn("turn lost its claim before it committed; the attempt that settled it decides", "outcome", "claim_lost", "state", string(held.Current.State))
 		return nil
 	case err != nil:
 		p.release(ctx, log, key, owner, time.Time{})
@@ -614,7 +624,7 @@ func (p *Processor) retryLater(ctx context.Context, log *slog.Logger, cfg Config
 			"outcome", "dead_letter", "age_ms", age.Milliseconds(), "error", err)
 		return consumer.DeadLetter(fmt.Errorf("turn past its age of %s: %w", cfg.MaxAge, err))
 	}
-	wait := consumer.Backoff(claim.Attempts)
+	wait := p.backoff(claim.Attempts)
 	var ae *agent.Error
 	if errors.As(err, &ae) {
 		wait = max(wait, ae.RetryAfter)
@@ -691,6 +701,13 @@ func (p *Processor) release(ctx context.Context, log *slog.Logger, key, owner st
 	if err := p.Claims.Release(context.WithoutCancel(ctx), key, owner, store.ReleaseSpec{Until: until}); err != nil {
 		log.Warn("release turn claim failed; its lease will expire", "error", err)
 	}
+}
+
+func (p *Processor) backoff(attempts int) time.Duration {
+	if p.Backoff != nil {
+		return p.Backoff(attempts)
+	}
+	return consumer.Backoff(attempts)
 }
 
 func (p *Processor) now() time.Time {
