@@ -31,10 +31,9 @@ import (
 // an answer lost on the way back (the write happened; its retry meets it).
 // Safe for concurrent use.
 type MemStore struct {
-	mu       sync.Mutex
-	items    map[string]*item
-	previews map[string]previewItem
-	Retried  func(op string) bool
+	mu      sync.Mutex
+	items   map[string]*item
+	Retried func(op string) bool
 }
 
 // NewMemStore returns an empty table.

@@ -719,7 +719,7 @@ func (p *Processor) sendReply(ctx context.Context, log *slog.Logger, ch Channel,
 		}
 		next := now
 		if class == message.FailRateLimit {
-			next = now.Add(retryDelay(class, retryAfter, in.Units[0].Attempt))
+			next = now.Add(p.retryDelay(class, retryAfter, in.Units[0].Attempt))
 		}
 		for j := n - 1; j >= 0; j-- {
 			if in, aerr = p.apply(cctx, log, in, intent.MarkRetryable(in.Units[j], j, now, next, class, reason)); aerr != nil {
@@ -736,7 +736,7 @@ func (p *Processor) sendReply(ctx context.Context, log *slog.Logger, ch Channel,
 	}
 	log.Warn("reply of several units: outcome unknown", "outcome", "unknown_after_send", "policy", string(policy), "reason", reason)
 	if policy == UnknownResend {
-		return in, true, consumer.Retry(err, consumer.Backoff(in.Units[0].Attempt))
+		return in, true, consumer.Retry(err, p.backoff(in.Units[0].Attempt))
 	}
 	return in, true, nil
 }
