@@ -68,7 +68,6 @@ type item struct {
 	aw         *store.Await
 	q          *store.Question
 	tri        *counterItem
-	pv         *message.Preview
 }
 
 type counterItem struct {
