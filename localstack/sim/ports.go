@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/queue/queuetest"
 	"github.com/parleyhq/parley/shared/store"
@@ -46,6 +47,8 @@ type invocation struct {
 	perPort    map[string]int
 	killedPort string
 	killed     bool
+	// leased are the units this invocation leased (unit keys).
+	leased []string
 }
 
 // gate is one port call's fate: dead (errKilled, not applied), killBefore,
@@ -239,7 +242,23 @@ func (s *storePorts) GetIntent(ctx context.Context, id string) (intent.Intent, e
 
 func (s *storePorts) Apply(ctx context.Context, id string, t intent.Transition) (intent.Intent, error) {
 	var out intent.Intent
-	err := s.do("apply", func() (err error) { out, err = s.m.Apply(ctx, id, t); return })
+	unit := ""
+	err := s.do("apply", func() (err error) {
+		out, err = s.m.Apply(ctx, id, t)
+		if err == nil && t.To == message.UnitSending {
+			unit = intent.UnitKey(id, out.Units[t.Unit].ID)
+		}
+		return
+	})
+	if unit != "" {
+		if err != nil {
+			// Leased, and its answer lost: the unit waits out a lease
+			// nobody holds.
+			s.f.w.orphaned[unit] = true
+		} else if inv := s.inst.cur; inv != nil {
+			inv.leased = append(inv.leased, unit)
+		}
+	}
 	if err != nil {
 		return intent.Intent{}, err
 	}

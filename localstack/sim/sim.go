@@ -126,6 +126,11 @@ type world struct {
 	answers map[string]string
 	// maxReceives is the most receives of one queue message seen.
 	maxReceives int
+	// left: units (by unit key) whose send reached the platform;
+	// orphaned: units leased by an attempt that died or lost the lease's
+	// answer, which the next attempt must take for a send that may have
+	// happened.
+	left, orphaned map[string]bool
 }
 
 // post is one agent post of a turn's reply, retried until answered.
@@ -171,7 +176,7 @@ func newWorld(cfg Config) *world {
 	master := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	sub := func() *rand.Rand { return rand.New(rand.NewPCG(master.Uint64(), master.Uint64())) }
 	w := &world{cfg: cfg, rng: sub(), clock: queuetest.NewClock(t0), st: NewMemStore(),
-		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, answers: map[string]string{}, posted: map[string]bool{}, faultsOn: true}
+		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, answers: map[string]string{}, posted: map[string]bool{}, left: map[string]bool{}, orphaned: map[string]bool{}, faultsOn: true}
 	w.fStore = &faulty{w: w, rng: sub(), kind: "store", aws: true}
 	w.fIn = &faulty{w: w, rng: sub(), kind: "inbound", aws: true}
 	w.fOut = &faulty{w: w, rng: sub(), kind: "outbound", aws: true}
@@ -486,6 +491,9 @@ func (w *world) poll(name string) {
 	w.newInvocation(inst, false)
 	resp, err := c.HandleSQS(context.Background(), events.SQSEvent{Records: recs})
 	if inst.cur.dead() {
+		for _, k := range inst.cur.leased {
+			w.orphaned[k] = true
+		}
 		w.tracef("%s killed with a batch of %d", name, len(recs))
 		return
 	}
@@ -723,6 +731,13 @@ func (w *world) final() {
 				w.count("turn_async_timeout")
 				continue
 			}
+			if c.State == store.ClaimDone && (c.Reason == "fallback_text" || c.Reason == "silent") {
+				// A reply the planner turned into nothing to send (an
+				// envelope it could not read, stripped by the fallback
+				// policy): the turn is done, and says so.
+				w.count("turn_nothing_to_send")
+				continue
+			}
 			if a, aerr := w.st.GetAwait(ctx, id); aerr == nil && a.State == store.AwaitExpired && c.State == store.ClaimPending && !w.posted[id] {
 				// The same, with the settle of the failed claim lost: the
 				// sweeper reports the claim as stuck (a finding, logged).
@@ -736,6 +751,9 @@ func (w *world) final() {
 			if !unit.State.Terminal() {
 				w.violate("I4 update %d: unit %s still %s after recovery", u.id, unit.ID, unit.State)
 				continue
+			}
+			if k := intent.UnitKey(in.ID, unit.ID); unit.State == message.UnitUnknown && !w.left[k] && !w.orphaned[k] {
+				w.violate("I4 update %d: unit %s held as unknown_after_send, but no send of it ever reached the platform", u.id, unit.ID)
 			}
 			if unit.State == message.UnitSent {
 				for _, id := range unit.Receipt {
@@ -838,14 +856,15 @@ func (w *world) agentReply(req agent.TurnRequest) []byte {
 		env["next"] = askOf(req.Event.Key(), 1, 2, 4)
 	case x < 10:
 		w.count("agent_oversized_question")
-		env["next"] = askOf(req.Event.Key(), 20, 25, 150)
+		env["next"] = askOf(req.Event.Key(), 28, 25, 100)
 	}
 	b, _ := json.Marshal(env)
 	return b
 }
 
 // askOf is a question of fields select fields of options options, each
-// option's title pad '<' long.
+// option's title pad '<' long: each field fits a Telegram message (fields
+// are asked one at a time), the form as stored may not.
 func askOf(key string, fields, options, pad int) map[string]any {
 	props := map[string]any{}
 	var required []string
@@ -875,6 +894,7 @@ func (p *platformModel) Send(ctx context.Context, m message.Outgoing) (message.R
 	w := p.w
 	var rc message.Receipt
 	err := w.fPlat.do(p.inst, "platform", func() error {
+		w.left[m.IdempotencyKey] = true
 		if w.fPlat.chance("platform_429", 0.06) {
 			return &message.SendError{Class: message.FailRateLimit, Status: 429, RetryAfter: time.Duration(1+w.fPlat.rng.IntN(30)) * time.Second, Reason: "Too Many Requests"}
 		}

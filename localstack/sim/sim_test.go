@@ -17,6 +17,7 @@ var (
 	firstFlag    = flag.Uint64("first", 1, "the first seed of a run of -seeds")
 	durationFlag = flag.Duration("duration", 0, "stop starting new seeds after this long (0: no limit)")
 	shrinkFlag   = flag.Bool("shrink", true, "shrink a failing seed's schedule before printing its trace")
+	stopFlag     = flag.Bool("stopfirst", false, "stop at the first failing seed")
 )
 
 // testSeeds is how many seeds make test runs: well within its minute on
@@ -49,6 +50,10 @@ func TestSim(t *testing.T) {
 		r := Run(DefaultConfig(seed))
 		sum.Add(r)
 		if r.Failed() {
+			if *stopFlag {
+				t.Errorf("FIRST seed %d after %d seeds: %s", seed, i+1, r.Violations[0])
+				break
+			}
 			report(t, seed)
 		}
 		if progress && (i+1)%1000 == 0 {
