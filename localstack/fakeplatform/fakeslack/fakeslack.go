@@ -73,10 +73,16 @@ func (a *API) Downloads(id string) int {
 	return a.downloads[id]
 }
 
+// bearer reports whether r carries the bot token in its Authorization
+// header, as Slack's file endpoints take it.
+func (a *API) bearer(r *http.Request) bool {
+	return a.Authorized(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+}
+
 // filesInfo answers files.info?file=<id> with the file's download URL on
 // this fake (url_private_download), as Slack answers with files.slack.com.
 func (a *API) filesInfo(w http.ResponseWriter, r *http.Request) {
-	if !a.Authorized(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")) {
+	if !a.bearer(r) {
 		fail(w, "invalid_auth")
 		return
 	}
@@ -100,7 +106,7 @@ func (a *API) filesInfo(w http.ResponseWriter, r *http.Request) {
 
 // download serves /files/<id>: the bytes of a file, to the bot token only.
 func (a *API) download(w http.ResponseWriter, r *http.Request) {
-	if !a.Authorized(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")) {
+	if !a.bearer(r) {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
 	}
@@ -445,16 +451,9 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	channel, ts, text := fakeapi.Str(args, "channel"), fakeapi.Str(args, "ts"), fakeapi.Str(args, "text")
-	found := false
-	for _, d := range a.Recorder().Delivered() {
-		found = found || (d.Platform == message.Slack && d.Chat == channel && d.MessageID == ts)
-	}
-	switch {
-	case !channelID(channel):
-		fail(w, "channel_not_found")
-		return
-	case !found || a.Recorder().IsDeleted(message.Slack, channel, ts):
-		fail(w, "message_not_found")
+	switch refusal := a.posted(channel, ts); {
+	case refusal != "":
+		fail(w, refusal)
 		return
 	case text == "":
 		fail(w, "no_text")
@@ -469,6 +468,22 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) {
 	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": channel, "ts": ts, "text": text})
 }
 
+// posted is Slack's refusal of an edit or a deletion of the message ts in
+// channel: "" when the bot posted it and it is still there.
+func (a *API) posted(channel, ts string) string {
+	if !channelID(channel) {
+		return "channel_not_found"
+	}
+	found := false
+	for _, d := range a.Recorder().Delivered() {
+		found = found || (d.Platform == message.Slack && d.Chat == channel && d.MessageID == ts)
+	}
+	if !found || a.Recorder().IsDeleted(message.Slack, channel, ts) {
+		return "message_not_found"
+	}
+	return ""
+}
+
 // deleteMessage is chat.delete: a message the bot posted goes.
 func (a *API) deleteMessage(w http.ResponseWriter, r *http.Request) {
 	args, ok := a.authorized(w, r)
@@ -476,16 +491,8 @@ func (a *API) deleteMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	channel, ts := fakeapi.Str(args, "channel"), fakeapi.Str(args, "ts")
-	found := false
-	for _, d := range a.Recorder().Delivered() {
-		found = found || (d.Platform == message.Slack && d.Chat == channel && d.MessageID == ts)
-	}
-	switch {
-	case !channelID(channel):
-		fail(w, "channel_not_found")
-		return
-	case !found || a.Recorder().IsDeleted(message.Slack, channel, ts):
-		fail(w, "message_not_found")
+	if refusal := a.posted(channel, ts); refusal != "" {
+		fail(w, refusal)
 		return
 	}
 	a.Recorder().Deleted(fakeapi.Deletion{Platform: message.Slack, Chat: channel, MessageID: ts})
