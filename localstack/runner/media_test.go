@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/shared/agent"
@@ -152,5 +155,160 @@ func TestSlackFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 	resp.Body.Close()
 	if !bytes.Equal(served, pdf) || api.Downloads("F0PDF00001") != 1 {
 		t.Fatalf("the URL serves %q (%d downloads)", served, api.Downloads("F0PDF00001"))
+	}
+}
+
+// staged checks that every attachment the agent got on threadKey whose
+// PlatformID is a key of files is a URL serving exactly those bytes, and
+// returns the reason of every other one, by PlatformID.
+func (h *harness) staged(threadKey string, files map[string][]byte) (reasons map[string]message.AttachmentReason) {
+	h.t.Helper()
+	reasons = map[string]message.AttachmentReason{}
+	seen := map[string]bool{}
+	for _, req := range h.agent.requests(threadKey) {
+		for _, a := range req.Event.Attachments {
+			body, ok := files[a.PlatformID]
+			if !ok || a.URL == "" {
+				if a.URL != "" || a.Reason == "" {
+					h.t.Fatalf("attachment %+v: a URL of what was never sent, or no reason", a)
+				}
+				reasons[a.PlatformID] = a.Reason
+				continue
+			}
+			sum := sha256.Sum256(body)
+			if a.SHA256 != hex.EncodeToString(sum[:]) || a.Size != int64(len(body)) {
+				h.t.Fatalf("attachment %+v: want a URL of the %d bytes sent", a, len(body))
+			}
+			resp, err := http.Get(a.URL)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			served, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !bytes.Equal(served, body) {
+				h.t.Fatalf("%s: the URL serves %d other bytes", a.PlatformID, len(served))
+			}
+			seen[a.PlatformID] = true
+		}
+	}
+	if len(seen) != len(files) {
+		h.t.Fatalf("the agent got URLs of %d files, want %d", len(seen), len(files))
+	}
+	return reasons
+}
+
+// bubblesStart checks each delivered bubble starts as want says, in order.
+func bubblesStart(t *testing.T, got []fakeplatform.Delivery, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("delivered %q, want %d bubbles", texts(got), len(want))
+	}
+	for i, d := range got {
+		if !strings.HasPrefix(d.Text, want[i]) {
+			t.Fatalf("bubble %d is %q, want it to start %q", i, d.Text, want[i])
+		}
+	}
+}
+
+// discordAsk is Ada's /ask in her DM with the bot, made at at, with text
+// (none when empty) and file, an attachment object, given as the file
+// option.
+func discordAsk(t *testing.T, at time.Time, text string, file map[string]any) []byte {
+	t.Helper()
+	ada := map[string]any{"id": "1309000000000000042", "username": "ada", "global_name": "Ada"}
+	var opts []any
+	if text != "" {
+		opts = append(opts, map[string]any{"name": "text", "type": 3, "value": text})
+	}
+	opts = append(opts, map[string]any{"name": "file", "type": 11, "value": file["id"]})
+	body, _ := json.Marshal(map[string]any{
+		"application_id": fakediscord.ApplicationID, "type": 2, "version": 1, "token": "fake",
+		"channel_id": fakeplatform.DiscordDM, "channel": map[string]any{"id": fakeplatform.DiscordDM, "type": 1}, "user": ada,
+		"data": map[string]any{"id": "1309000000000000501", "name": "ask", "type": 1, "options": opts,
+			"resolved": map[string]any{"attachments": map[string]any{file["id"].(string): file}}},
+	})
+	out, err := fakediscord.Interaction(body, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestDiscordFilesReachTheAgentAsURLsOfTheirBytes: a photo and a document
+// given to /ask, and a voice message asked about, reach the agent as URLs
+// of their exact bytes, fetched from the CDN once each, also when a turn
+// is retried and the interaction redelivered; a file the CDN no longer
+// serves, one whose bytes lie about their type and one that breaks off
+// reach it as reasons.
+func TestDiscordFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	handler, _ := h.fake.For(message.Discord)
+	api := handler.(*fakediscord.API)
+	dm := fakeplatform.DiscordDM
+	photo, pdf, voice := fakefiles.SamplePhoto, fakefiles.SampleDocument, fakefiles.SampleVoice
+	photoURL := api.AddAttachment(dm, "1444357000000000071", "plant.jpg", photo)
+	pdfURL := api.AddAttachment(dm, "1444357000000000072", "pass.pdf", pdf)
+	voiceURL := api.AddAttachment(dm, "1444357000000000073", "voice-message.ogg", voice)
+	lieURL := api.AddAttachment(dm, "1444357000000000074", "photo.png", fakefiles.File{Body: pdf.Body, ContentType: "image/png"})
+	cutURL := api.AddAttachment(dm, "1444357000000000075", "cut.pdf", fakefiles.File{Body: pdf.Body, Truncate: true})
+	goneURL := fakediscord.AttachmentURL("/attachments/" + dm + "/1444357000000000076/gone.jpg")
+	att := func(id, name, typ, u string, size int) map[string]any {
+		return map[string]any{"id": id, "filename": name, "content_type": typ, "size": size, "url": u, "proxy_url": strings.Replace(u, "cdn.discordapp.com", "media.discordapp.net", 1)}
+	}
+	// The document's first agent call fails: its turn is retried.
+	var failed atomic.Bool
+	h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+		if len(req.Event.Attachments) > 0 && req.Event.Attachments[0].PlatformID == pdfURL && !failed.Swap(true) {
+			return http.StatusServiceUnavailable, true
+		}
+		return 0, false
+	}
+	now := h.clock.Now()
+	photoAsk := discordAsk(t, now, "what plant is this?", att("71", "plant.jpg", "image/jpeg", photoURL, len(photo.Body)))
+	voiceMsg := map[string]any{"id": "1444357000000000009", "channel_id": dm, "content": "", "flags": 8192,
+		"author": map[string]any{"id": "1309000000000000042", "username": "ada"},
+		"attachments": []any{map[string]any{"id": "73", "filename": "voice-message.ogg", "content_type": "audio/ogg", "size": len(voice.Body),
+			"url": voiceURL, "duration_secs": 2.4, "waveform": "AAAA"}}}
+	askVoice, _ := json.Marshal(map[string]any{
+		"application_id": fakediscord.ApplicationID, "type": 2, "token": "fake", "channel_id": dm, "channel": map[string]any{"id": dm, "type": 1},
+		"user": map[string]any{"id": "1309000000000000042", "username": "ada"},
+		"data": map[string]any{"id": "1309000000000000502", "name": "Ask the agent", "type": 3, "target_id": "1444357000000000009",
+			"resolved": map[string]any{"messages": map[string]any{"1444357000000000009": voiceMsg}}},
+	})
+	voiceAsk, _ := fakediscord.Interaction(askVoice, now.Add(2*time.Millisecond))
+	bodies := [][]byte{
+		photoAsk,
+		discordAsk(t, now.Add(time.Millisecond), "", att("72", "pass.pdf", "application/pdf", pdfURL, len(pdf.Body))),
+		voiceAsk,
+		discordAsk(t, now.Add(3*time.Millisecond), "", att("74", "photo.png", "image/png", lieURL, len(pdf.Body))),
+		discordAsk(t, now.Add(4*time.Millisecond), "", att("75", "cut.pdf", "application/pdf", cutURL, len(pdf.Body))),
+		discordAsk(t, now.Add(5*time.Millisecond), "", att("76", "gone.jpg", "image/jpeg", goneURL, 100)),
+	}
+	for i, b := range bodies {
+		if code, answer := h.postDiscord(b); code != http.StatusOK || answer != `{"type":5}` {
+			t.Fatalf("interaction %d: %d %s", i, code, answer)
+		}
+	}
+	h.waitDelivered(7, 60*time.Second)
+	if code, answer := h.postDiscord(photoAsk); code != http.StatusOK || answer != `{"type":5}` { // replayed
+		t.Fatalf("replayed interaction: %d %s", code, answer)
+	}
+	h.quiesce(30 * time.Second)
+	bubblesStart(t, h.fake.Delivered(), []string{"image 0: image/jpeg", "echo: what plant is this?", "file 0: application/pdf", "voice 0: audio/ogg",
+		`image 0: not stored (type\_mismatch)`, "file 0: not stored (unavailable)", "image 0: not stored (unavailable)"}) // markdown escaped
+	reasons := h.staged("discord:"+fakediscord.ApplicationID+":"+dm, map[string][]byte{photoURL: photo.Body, pdfURL: pdf.Body, voiceURL: voice.Body})
+	if reasons[lieURL] != message.ReasonTypeMismatch || reasons[cutURL] != message.ReasonUnavailable || reasons[goneURL] != message.ReasonUnavailable || !failed.Load() {
+		t.Fatalf("reasons %v (the document's first call failed: %v)", reasons, failed.Load())
+	}
+	for _, u := range []string{photoURL, pdfURL, voiceURL} {
+		if n := api.AttachmentDownloads(u); n != 1 {
+			t.Errorf("%s downloaded %d times, want once", u, n)
+		}
+	}
+	for _, req := range h.agent.requests("discord:" + fakediscord.ApplicationID + ":" + dm) {
+		if a := req.Event.Attachments; len(a) == 1 && a[0].PlatformID == voiceURL && (a[0].Kind != message.AttachVoice || a[0].Duration != 2) {
+			t.Fatalf("the voice message reached the agent as %+v", a[0])
+		}
 	}
 }
