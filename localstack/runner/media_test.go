@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/shared/agent"
@@ -309,6 +310,76 @@ func TestDiscordFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 	for _, req := range h.agent.requests("discord:" + fakediscord.ApplicationID + ":" + dm) {
 		if a := req.Event.Attachments; len(a) == 1 && a[0].PlatformID == voiceURL && (a[0].Kind != message.AttachVoice || a[0].Duration != 2) {
 			t.Fatalf("the voice message reached the agent as %+v", a[0])
+		}
+	}
+}
+
+// lineFile is a one-to-one message webhook from Ada of a file message,
+// msg (its type, id and what else LINE says of it).
+func lineFile(eventID string, msg map[string]any, at time.Time) []byte {
+	b, _ := json.Marshal(map[string]any{"destination": lineBot, "events": []map[string]any{{
+		"type": "message", "webhookEventId": eventID, "timestamp": at.UnixMilli(), "mode": "active",
+		"deliveryContext": map[string]any{"isRedelivery": false}, "replyToken": "tok" + eventID,
+		"source": map[string]any{"type": "user", "userId": lineAda}, "message": msg,
+	}}})
+	return b
+}
+
+// TestLINEFilesReachTheAgentAsURLsOfTheirBytes: a photo, a document and a
+// voice note sent on LINE reach the agent as URLs of their exact bytes,
+// fetched from the content API once each, also when a turn is retried and
+// the webhook redelivered; content LINE no longer holds, content that
+// lies about its type and content that breaks off reach it as reasons.
+func TestLINEFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	handler, _ := h.fake.For(message.LINE)
+	api := handler.(*fakeline.API)
+	photo, pdf, voice := fakefiles.SamplePhoto, fakefiles.SampleDocument, fakefiles.SampleVoiceM4A
+	api.AddContent("700000000000000001", photo)
+	api.AddContent("700000000000000002", pdf)
+	api.AddContent("700000000000000003", voice)
+	api.AddContent("700000000000000004", fakefiles.File{Body: pdf.Body, ContentType: "image/jpeg"})
+	api.AddContent("700000000000000005", fakefiles.File{Body: voice.Body, Truncate: true})
+	var failed atomic.Bool
+	h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+		if len(req.Event.Attachments) > 0 && req.Event.Attachments[0].PlatformID == "700000000000000002" && !failed.Swap(true) {
+			return http.StatusServiceUnavailable, true
+		}
+		return 0, false
+	}
+	now := h.clock.Now()
+	hooks := [][]byte{
+		lineFile("01KCMEDIA00000000000000001", map[string]any{"type": "image", "id": "700000000000000001", "quoteToken": "q1", "contentProvider": map[string]any{"type": "line"}}, now),
+		lineFile("01KCMEDIA00000000000000002", map[string]any{"type": "file", "id": "700000000000000002", "fileName": "pass.pdf", "fileSize": len(pdf.Body)}, now),
+		lineFile("01KCMEDIA00000000000000003", map[string]any{"type": "audio", "id": "700000000000000003", "duration": 2400, "contentProvider": map[string]any{"type": "line"}}, now),
+		// A "photo" whose bytes are a PDF: LINE declares no type, so it is
+		// stored as what it is.
+		lineFile("01KCMEDIA00000000000000004", map[string]any{"type": "image", "id": "700000000000000004", "quoteToken": "q4", "contentProvider": map[string]any{"type": "line"}}, now),
+		lineFile("01KCMEDIA00000000000000005", map[string]any{"type": "audio", "id": "700000000000000005", "duration": 1000, "contentProvider": map[string]any{"type": "line"}}, now),
+		lineFile("01KCMEDIA00000000000000006", map[string]any{"type": "video", "id": "700000000000000006", "duration": 9000, "contentProvider": map[string]any{"type": "line"}}, now),
+	}
+	for i, b := range hooks {
+		if code, body := h.postLine(b); code != http.StatusOK {
+			t.Fatalf("webhook %d: %d %s", i, code, body)
+		}
+	}
+	h.waitDelivered(6, 60*time.Second)
+	if code, _ := h.postLine(hooks[0]); code != http.StatusOK { // LINE redelivers
+		t.Fatalf("redelivery: %d", code)
+	}
+	h.quiesce(30 * time.Second)
+	bubblesStart(t, h.fake.Delivered(), []string{"image 0: image/jpeg", "file 0: application/pdf", "voice 0: audio/mp4",
+		"image 0: application/pdf", "voice 0: not stored (unavailable)", "video 0: not stored (unavailable)"})
+	reasons := h.staged("line:"+lineBot+":"+lineAda, map[string][]byte{
+		"700000000000000001": photo.Body, "700000000000000002": pdf.Body, "700000000000000003": voice.Body, "700000000000000004": pdf.Body,
+	})
+	if reasons["700000000000000005"] != message.ReasonUnavailable || reasons["700000000000000006"] != message.ReasonUnavailable || !failed.Load() {
+		t.Fatalf("reasons %v (the document's first call failed: %v)", reasons, failed.Load())
+	}
+	for _, id := range []string{"700000000000000001", "700000000000000002", "700000000000000003"} {
+		if n := api.ContentDownloads(id); n != 1 {
+			t.Errorf("%s downloaded %d times, want once", id, n)
 		}
 	}
 }

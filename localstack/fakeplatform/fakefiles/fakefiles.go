@@ -104,6 +104,9 @@ var (
 	SampleDocument = File{Body: []byte("%PDF-1.7\n% Parley sample: a boarding pass\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"), ContentType: "application/pdf"}
 	// SampleSticker is a WEBP picture, as static stickers are.
 	SampleSticker = File{Body: append([]byte("RIFF\x24\x08\x00\x00WEBPVP8 \x18\x08\x00\x00"), bytes.Repeat([]byte{0x2a}, 2072)...), ContentType: "image/webp"}
+	// SampleVoiceM4A is an MP4 audio file, as LINE records voice notes
+	// (sniffing names its container, video/mp4).
+	SampleVoiceM4A = File{Body: append([]byte("\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00M4A mp42isom\x00\x00\x08\x08mdat"), bytes.Repeat([]byte{0x21}, 2048)...), ContentType: "audio/mp4"}
 	// SampleVoice is an Ogg stream, as voice notes are recorded.
 	SampleVoice = File{Body: append([]byte("OggS\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00"), bytes.Repeat([]byte{0x4f}, 2048)...), ContentType: "audio/ogg"}
 )
