@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/message"
@@ -380,6 +381,77 @@ func TestLINEFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 	for _, id := range []string{"700000000000000001", "700000000000000002", "700000000000000003"} {
 		if n := api.ContentDownloads(id); n != 1 {
 			t.Errorf("%s downloaded %d times, want once", id, n)
+		}
+	}
+}
+
+// waMedia is a webhook of Ada's media message id of type typ, whose media
+// object is media.
+func waMedia(id, typ string, media map[string]any, at time.Time) []byte {
+	b, _ := json.Marshal(map[string]any{"object": "whatsapp_business_account", "entry": []map[string]any{{
+		"id": "102290129340398", "changes": []map[string]any{{"field": "messages", "value": map[string]any{
+			"messaging_product": "whatsapp",
+			"metadata":          map[string]string{"display_phone_number": "15550001234", "phone_number_id": waPhone},
+			"contacts":          []map[string]any{{"profile": map[string]string{"name": "Ada Lovelace"}, "wa_id": waAda}},
+			"messages":          []map[string]any{{"from": waAda, "id": id, "timestamp": strconv.FormatInt(at.Unix(), 10), "type": typ, typ: media}},
+		}}},
+	}}})
+	return b
+}
+
+// TestWhatsAppFilesReachTheAgentAsURLsOfTheirBytes: a photo with a
+// caption, a document and a voice note sent on WhatsApp reach the agent as
+// URLs of their exact bytes — each media id's short-lived URL asked at the
+// turn, the file fetched once, also when a turn is retried and the webhook
+// redelivered; media Graph no longer holds, a type that lies and a
+// download that breaks off reach it as reasons.
+func TestWhatsAppFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	handler, _ := h.fake.For(message.WhatsApp)
+	api := handler.(*fakewhatsapp.API)
+	photo, pdf, voice := fakefiles.SamplePhoto, fakefiles.SampleDocument, fakefiles.SampleVoice
+	api.AddMedia("9001", photo)
+	api.AddMedia("9002", pdf)
+	api.AddMedia("9003", voice)
+	api.AddMedia("9004", fakefiles.File{Body: pdf.Body, ContentType: "image/jpeg"})
+	api.AddMedia("9005", fakefiles.File{Body: pdf.Body, Truncate: true})
+	var failed atomic.Bool
+	h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+		if len(req.Event.Attachments) > 0 && req.Event.Attachments[0].PlatformID == "9002" && !failed.Swap(true) {
+			return http.StatusServiceUnavailable, true
+		}
+		return 0, false
+	}
+	now := h.clock.Now()
+	hooks := [][]byte{
+		waMedia("wamid.MEDIA1", "image", map[string]any{"id": "9001", "mime_type": "image/jpeg", "caption": "what plant is this?"}, now),
+		waMedia("wamid.MEDIA2", "document", map[string]any{"id": "9002", "mime_type": "application/pdf", "filename": "pass.pdf"}, now),
+		waMedia("wamid.MEDIA3", "audio", map[string]any{"id": "9003", "mime_type": "audio/ogg; codecs=opus", "voice": true}, now),
+		// Declared a JPEG, and Graph says so too: the bytes are a PDF.
+		waMedia("wamid.MEDIA4", "image", map[string]any{"id": "9004", "mime_type": "image/jpeg"}, now),
+		waMedia("wamid.MEDIA5", "document", map[string]any{"id": "9005", "mime_type": "application/pdf", "filename": "cut.pdf"}, now),
+		waMedia("wamid.MEDIA6", "video", map[string]any{"id": "9006", "mime_type": "video/mp4"}, now),
+	}
+	for i, b := range hooks {
+		if code, body := h.postWhatsApp(b); code != http.StatusOK {
+			t.Fatalf("webhook %d: %d %s", i, code, body)
+		}
+	}
+	h.waitDelivered(7, 60*time.Second)
+	if code, _ := h.postWhatsApp(hooks[0]); code != http.StatusOK { // Meta retries
+		t.Fatalf("redelivery: %d", code)
+	}
+	h.quiesce(30 * time.Second)
+	bubblesStart(t, h.fake.Delivered(), []string{"image 0: image/jpeg", "echo: what plant is this?", "file 0: application/pdf", "voice 0: audio/ogg",
+		"image 0: not stored (type_mismatch)", "file 0: not stored (unavailable)", "video 0: not stored (unavailable)"})
+	reasons := h.staged("whatsapp:"+waPhone+":"+waAda, map[string][]byte{"9001": photo.Body, "9002": pdf.Body, "9003": voice.Body})
+	if reasons["9004"] != message.ReasonTypeMismatch || reasons["9005"] != message.ReasonUnavailable || reasons["9006"] != message.ReasonUnavailable || !failed.Load() {
+		t.Fatalf("reasons %v (the document's first call failed: %v)", reasons, failed.Load())
+	}
+	for _, id := range []string{"9001", "9002", "9003"} {
+		if n := api.MediaDownloads(id); n != 1 {
+			t.Errorf("media %s downloaded %d times, want once", id, n)
 		}
 	}
 }
