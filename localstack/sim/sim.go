@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -118,6 +119,9 @@ type world struct {
 	rank       map[string]int
 	nextRank   int
 	agentCalls map[string]int
+	// refused: turns whose reply (its intent or its question) the store
+	// refused as invalid, by the write refused.
+	refused map[string]string
 	// posts are the agent's replies to its 202s, owed to POST /reply.
 	posts []*post
 	// posted: turns a post of whose reply /reply accepted.
@@ -176,7 +180,7 @@ func newWorld(cfg Config) *world {
 	master := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	sub := func() *rand.Rand { return rand.New(rand.NewPCG(master.Uint64(), master.Uint64())) }
 	w := &world{cfg: cfg, rng: sub(), clock: queuetest.NewClock(t0), st: NewMemStore(),
-		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, answers: map[string]string{}, posted: map[string]bool{}, left: map[string]bool{}, orphaned: map[string]bool{}, faultsOn: true}
+		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, refused: map[string]string{}, answers: map[string]string{}, posted: map[string]bool{}, left: map[string]bool{}, orphaned: map[string]bool{}, faultsOn: true}
 	w.fStore = &faulty{w: w, rng: sub(), kind: "store", aws: true}
 	w.fIn = &faulty{w: w, rng: sub(), kind: "inbound", aws: true}
 	w.fOut = &faulty{w: w, rng: sub(), kind: "outbound", aws: true}
@@ -605,6 +609,11 @@ func (w *world) recover() {
 				next = at
 			}
 		}
+		if w.in.Len() > w.in.InFlight() || w.out.Len() > w.out.InFlight() {
+			// A message became visible while the poll waited (it may
+			// jump to the next visibility itself): due now, not settled.
+			next = now.Add(time.Second)
+		}
 		if next.IsZero() {
 			// Nothing owed, queued or due: settled. What the sweeper has
 			// for later (a question's expiry) is scheduled, not stranded.
@@ -792,6 +801,15 @@ func (a *agentModel) Call(ctx context.Context, req agent.TurnRequest) (agent.Rep
 		if in, err := w.st.GetIntent(ctx, req.TurnID); err == nil {
 			w.violate("I2 agent called for turn %s (event %s), whose reply is already committed (%d units)", req.TurnID, req.Event.Key(), len(in.Units))
 		}
+		w.mu.Lock()
+		op, refused := w.refused[req.TurnID]
+		w.mu.Unlock()
+		if refused {
+			// The store refused this turn's reply as invalid (over the
+			// item limit): the same answer fails on every try, so asking
+			// again only blocks the thread behind it.
+			w.violate("I2 agent asked again for turn %s (event %s) after the store refused its %s as invalid: a write that can never succeed was retried", req.TurnID, req.Event.Key(), op)
+		}
 		w.agentCalls[req.TurnID]++
 		if ans := req.Answer; ans != nil && ans.Action != agent.AnswerCancel {
 			// I8: the first valid answer wins; none after it reaches the agent.
@@ -841,9 +859,13 @@ func (a *agentModel) Call(ctx context.Context, req agent.TurnRequest) (agent.Rep
 }
 
 // agentReply is the agent's envelope for req: one to three bubbles naming
-// req's event and their place, and now and then a question: a small one,
+// req's event and their place, now and then nothing (a silent reply), and
+// now and then a question: a small one,
 // or one whose form, stored, is over DynamoDB's 400 KB (each '<' is six
-// bytes in JSON).
+// bytes in JSON). Whether a message draws the oversized question depends
+// on the message, not on the call: an agent asked again gives the same
+// kind of answer, so a reply Parley can never store is retried until the
+// message dead-letters unless Parley stops asking.
 func (w *world) agentReply(req agent.TurnRequest) []byte {
 	n := 1 + w.fAgent.rng.IntN(3)
 	msgs := make([]map[string]string, n)
@@ -852,14 +874,28 @@ func (w *world) agentReply(req agent.TurnRequest) []byte {
 	}
 	env := map[string]any{"schema": "openab.turn.v1", "messages": msgs}
 	switch x := w.fAgent.rng.IntN(100); {
+	case x >= 96:
+		// It chooses to say nothing: the turn has nothing to send, and
+		// its settled claim is its only record.
+		w.count("agent_silent")
+		env = map[string]any{"schema": "openab.turn.v1", "messages": []any{}, "next": map[string]string{"type": "silent"}}
+	case w.oversizedFor(req.Event.Key()):
+		w.count("agent_oversized_question")
+		env["next"] = askOf(req.Event.Key(), 20, 25, 150)
 	case x < 8:
 		env["next"] = askOf(req.Event.Key(), 1, 2, 4)
-	case x < 10:
-		w.count("agent_oversized_question")
-		env["next"] = askOf(req.Event.Key(), 28, 25, 100)
 	}
 	b, _ := json.Marshal(env)
 	return b
+}
+
+// oversizedFor reports whether the agent answers the message key with an
+// oversized question: about one message in thirty, fixed by the seed and
+// the key.
+func (w *world) oversizedFor(key string) bool {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%s", w.cfg.Seed, key)
+	return h.Sum64()%30 == 0
 }
 
 // askOf is a question of fields select fields of options options, each
