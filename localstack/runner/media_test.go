@@ -18,8 +18,8 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
-	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/message"
 )
