@@ -33,6 +33,9 @@ type Sender interface {
 type Channel struct {
 	Sender       Sender
 	Capabilities message.Capabilities
+	// Files finds media units' files; nil sends an agent's URL as a link
+	// and fails an upload (no media bucket).
+	Files Files
 }
 
 // Reconciler is a sender that can look an unknown send up on the platform
@@ -69,6 +72,9 @@ func (c Channel) send(ctx context.Context, m message.Outgoing) (message.Receipt,
 			return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "the platform has no reactions"}
 		}
 		return message.Receipt{}, rx.React(ctx, m.Thread, m.ReplyTo, *r)
+	}
+	if md := m.Content.Media; md != nil {
+		return c.sendMedia(ctx, m, *md)
 	}
 	if pr := m.Content.Prompt; pr != nil {
 		if a, ok := c.Sender.(Asker); ok {
