@@ -23,7 +23,6 @@ import (
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/media"
-	"github.com/parleyhq/parley/shared/urlfetch"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/platform/registry"
@@ -35,6 +34,7 @@ import (
 	"github.com/parleyhq/parley/shared/sweeper"
 	"github.com/parleyhq/parley/shared/triage"
 	"github.com/parleyhq/parley/shared/turn"
+	"github.com/parleyhq/parley/shared/urlfetch"
 )
 
 // Deps is what every function is built from.

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/localstack/emulatortest"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
