@@ -315,3 +315,21 @@ func TestMediaEndpointRefusesBadRequests(t *testing.T) {
 	}
 
 }
+
+// TestEchoImageIsAnUploadedImageBubble: the echo agent's /image uploads its
+// picture through POST /media and answers an image bubble; Telegram gets
+// the exact bytes, with the caption.
+func TestEchoImageIsAnUploadedImageBubble(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.mu.Lock() // the agent's handler reads echo after taking mu
+	h.agent.echo.Media = h.url + "/media"
+	h.agent.mu.Unlock()
+	if code, body := h.postTelegram(telegramUpdate(8806, 4747, "/image a test card")); code != http.StatusOK {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	got := h.waitDelivered(1, 60*time.Second)
+	if arg(got[0], faketelegram.ArgMethod) != "sendPhoto" || arg(got[0], faketelegram.ArgSHA256) != sha(agent.EchoImage()) || got[0].Text != "a test card" {
+		t.Fatalf("delivered %s %s %q, want the echo image's bytes by sendPhoto, captioned", arg(got[0], faketelegram.ArgMethod), arg(got[0], faketelegram.ArgSHA256), got[0].Text)
+	}
+}
