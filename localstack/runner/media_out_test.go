@@ -284,9 +284,9 @@ func TestMediaEndpointRefusesBadRequests(t *testing.T) {
 	}{
 		{"unsigned", http.Header{"Content-Type": {"application/json"}}, body(`{"type":"image/png","size":10}`), 401, "unauthorized"},
 		{"type", nil, body(`{"type":"application/x-msdownload","size":10}`), 422, "upload_refused"},
-		{"params", nil, body(`{"type":"image/png; x=1","size":10}`), 422, "upload_refused"},
+		{"params", nil, body(`{"type":"image/png; x=1","size":10}`), 400, "malformed"},
 		{"size", nil, body(`{"type":"image/png","size":99999999999}`), 422, "upload_refused"},
-		{"empty", nil, body(`{"type":"image/png","size":0}`), 422, "upload_refused"},
+		{"empty", nil, body(`{"type":"image/png","size":0}`), 400, "malformed"},
 		{"unknown", nil, body(`{"type":"image/png","size":10,"public":true}`), 400, "malformed"},
 		{"notjson", nil, body(`type=image/png`), 400, "malformed"},
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/shared/media"
@@ -57,11 +58,9 @@ func (h *MediaHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusUnauthorized, "unauthorized", "signature: "+err.Error())
 		return
 	}
-	var req media.UploadRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil || dec.More() {
-		refuse(w, log, http.StatusBadRequest, "malformed", `want {"type": "image/png", "size": 12345}`)
+	req, err := ParseUploadRequest(body)
+	if err != nil {
+		refuse(w, log, http.StatusBadRequest, "malformed", err.Error())
 		return
 	}
 	if h.Objects == nil || !h.Config.On() {
@@ -80,4 +79,47 @@ func (h *MediaHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	log.Info("upload presigned", "outcome", "accepted", "upload_id", up.ID, "bytes", req.Size)
 	respond(w, http.StatusCreated, up)
+}
+
+// ParseUploadRequest reads a POST /media body (docs/schema/parley.media.v1.json):
+// exactly type and size, a media type without parameters, a size of at
+// least one byte. Whether the deployment takes that type and size is
+// media.NewUpload's to say.
+func ParseUploadRequest(body []byte) (media.UploadRequest, error) {
+	var req struct {
+		Type *string `json:"type"`
+		Size *int64  `json:"size"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || dec.More() {
+		return media.UploadRequest{}, errors.New(`want {"type": "image/png", "size": 12345} and nothing else`)
+	}
+	switch {
+	case req.Type == nil || !mediaType(*req.Type):
+		return media.UploadRequest{}, errors.New("type: want a media type without parameters, in lower case, like image/png")
+	case req.Size == nil || *req.Size < 1:
+		return media.UploadRequest{}, errors.New("size: want the file's length in bytes, at least 1")
+	}
+	return media.UploadRequest{Type: *req.Type, Size: *req.Size}, nil
+}
+
+// mediaType reports whether s is type/subtype of the schema's pattern.
+func mediaType(s string) bool {
+	t, sub, ok := strings.Cut(s, "/")
+	return ok && token(t) && token(sub)
+}
+
+func token(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || !strings.ContainsRune("!#$&^_.+-", rune(c))) {
+			return false
+		}
+	}
+	return true
 }
