@@ -333,3 +333,29 @@ func TestEchoImageIsAnUploadedImageBubble(t *testing.T) {
 		t.Fatalf("delivered %s %s %q, want the echo image's bytes by sendPhoto, captioned", arg(got[0], faketelegram.ArgMethod), arg(got[0], faketelegram.ArgSHA256), got[0].Text)
 	}
 }
+
+// TestMediaOnLINEGoesAsALinkOutsideTheReplyGroup: LINE has no native send
+// here yet, so an image by URL is a link; it goes on its own, after the
+// text bubble before it took the free reply, and the reply after it is
+// pushed; each unit is sent once.
+func TestMediaOnLINEGoesAsALinkOutsideTheReplyGroup(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.answer = func(req agent.TurnRequest) (string, bool) {
+		return `{"schema":"openab.turn.v1","messages":[{"id":"a","text":"look"},` +
+			`{"id":"pic","media":{"kind":"video","url":"https://example.com/clip.mp4","caption":"the clip"}},{"id":"b","text":"nice?"}]}`, true
+	}
+	h.postLineFresh(t, "01KR0000000000000000MEDIA1", "a clip please")
+	h.waitDelivered(3, 60*time.Second)
+	h.quiesce(30 * time.Second)
+	got := h.fake.Delivered()
+	if want := []string{"look", "the clip\nhttps://example.com/clip.mp4", "nice?"}; !slices.Equal(texts(got), want) {
+		t.Fatalf("delivered %q, want %q", texts(got), want)
+	}
+	in := h.intentFor("evt#line#" + lineBot + "#01KR0000000000000000MEDIA1")
+	for _, u := range in.Units {
+		if u.State != message.UnitSent || len(u.Receipt) != 1 {
+			t.Errorf("unit %s = %s %v, want sent once", u.ID, u.State, u.Receipt)
+		}
+	}
+}

@@ -643,14 +643,15 @@ func (p *Processor) retryDelay(class message.FailureClass, retryAfter time.Durat
 func replyGroup(ch Channel, in intent.Intent, i int, cfg Config) int {
 	r, ok := ch.Sender.(Replier)
 	u := in.Units[i]
-	if !ok || i != 0 || cfg.ReplyBubbles < 2 || u.Attempt != 1 || u.Resent || u.FailureClass != "" || u.Replaces != "" || u.Content.React != nil {
+	// A reaction or a file is no plain bubble: it goes on its own.
+	if !ok || i != 0 || cfg.ReplyBubbles < 2 || u.Attempt != 1 || u.Resent || u.FailureClass != "" || u.Replaces != "" || u.Content.React != nil || u.Content.Media != nil {
 		return 0
 	}
 	limit := min(r.Replies(outgoing(in, 0)), cfg.ReplyBubbles, len(in.Units))
 	n := 1
 	for n < limit {
 		v := in.Units[n]
-		if v.State != message.UnitPending || v.Attempt != 0 || v.FailureClass != "" || !v.NextAt.IsZero() || v.Replaces != "" || v.Content.React != nil {
+		if v.State != message.UnitPending || v.Attempt != 0 || v.FailureClass != "" || !v.NextAt.IsZero() || v.Replaces != "" || v.Content.React != nil || v.Content.Media != nil {
 			break
 		}
 		n++
