@@ -97,12 +97,12 @@ func TestMediaBubblesReachTelegramNatively(t *testing.T) {
 	if code, body := h.postTelegram(update); code != http.StatusOK {
 		t.Fatalf("webhook: %d %s", code, body)
 	}
-	got := h.waitDelivered(5, 60*time.Second)
+	h.waitDelivered(5, 60*time.Second)
 	if code, _ := h.postTelegram(update); code != http.StatusOK {
 		t.Fatalf("redelivered webhook: %d", code)
 	}
 	h.quiesce(30 * time.Second)
-	got = h.fake.Delivered()
+	got := h.fake.Delivered()
 	if len(got) != 5 {
 		t.Fatalf("%d deliveries, want 5: %q", len(got), texts(got))
 	}
@@ -357,5 +357,49 @@ func TestMediaOnLINEGoesAsALinkOutsideTheReplyGroup(t *testing.T) {
 		if u.State != message.UnitSent || len(u.Receipt) != 1 {
 			t.Errorf("unit %s = %s %v, want sent once", u.ID, u.State, u.Receipt)
 		}
+	}
+}
+
+// TestMediaBubblesReachWhatsAppByLink: WhatsApp takes files by link: an
+// image with its caption, a document with its name (an upload, by its
+// presigned URL), and a voice note as audio, whose caption follows as text;
+// in order, once, each unit's receipt holding every wamid it made.
+func TestMediaBubblesReachWhatsAppByLink(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	doc := h.upload("up-wa-doc", "application/pdf", pdfFile)
+	h.agent.answer = func(req agent.TurnRequest) (string, bool) {
+		return `{"schema":"openab.turn.v1","messages":[` +
+			`{"id":"pic","media":{"kind":"image","url":"https://example.com/a.png","caption":"*the* chart"}},` +
+			`{"id":"doc","media":{"kind":"file","upload_id":"` + doc + `","name":"report.pdf"}},` +
+			`{"id":"note","media":{"kind":"voice","url":"https://example.com/n.ogg","caption":"listen"}}]}`, true
+	}
+	if code, body := h.postWhatsApp(waText("wamid.MEDIA1", waAda, "files please", h.clock.Now())); code != http.StatusOK {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitDelivered(4, 60*time.Second)
+	h.quiesce(30 * time.Second)
+	got := h.fake.Delivered()
+	if len(got) != 4 {
+		t.Fatalf("%d deliveries, want 4: %q", len(got), texts(got))
+	}
+	types := []string{arg(got[0], "type"), arg(got[1], "type"), arg(got[2], "type"), arg(got[3], "type")}
+	if want := []string{"image", "document", "audio", "text"}; !slices.Equal(types, want) {
+		t.Fatalf("types %q, want %q", types, want)
+	}
+	if got[0].Text == "*the* chart" || !strings.Contains(got[0].Text, "the") {
+		t.Errorf("the caption %q: want it inert (no bold)", got[0].Text)
+	}
+	var docObj struct{ Link, Filename string }
+	_ = json.Unmarshal(got[1].Args["document"], &docObj)
+	if docObj.Filename != "report.pdf" || !strings.Contains(docObj.Link, "/out/"+doc) {
+		t.Errorf("document %+v, want the upload's presigned link and its name", docObj)
+	}
+	if got[3].Text != "listen" {
+		t.Errorf("the voice note's caption = %q, want it as text after the audio", got[3].Text)
+	}
+	in := h.intentFor("evt#whatsapp#" + waPhone + "#wamid.MEDIA1")
+	if u := in.Units[2]; u.State != message.UnitSent || !slices.Equal(u.Receipt, []string{got[2].MessageID, got[3].MessageID}) {
+		t.Errorf("voice unit = %s %v, want sent with both wamids", u.State, u.Receipt)
 	}
 }
