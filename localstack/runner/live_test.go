@@ -2,6 +2,8 @@ package runner_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -304,5 +307,72 @@ func TestLiveTwoHundredDeltasWithinLimits(t *testing.T) {
 	}
 	if n := len(h.logs.lines("msg", "preview update failed")); n != 0 {
 		t.Fatalf("%d preview updates refused", n)
+	}
+}
+
+// Discord: @original edited during the stream and ending as the first
+// bubble. The deferred response is edited through the interaction's token
+// while the agent writes (at most every 2 seconds, within the fake's 5
+// edits per 5 seconds), then into the first final bubble; the second is a
+// follow-up. One response message, nothing deleted, no 429.
+func TestLiveDiscordEditsTheOriginal(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_AGENT_TIMEOUT": "20s"}})
+	h.agent.echo.StreamPause = 900 * time.Millisecond
+	sample, err := os.ReadFile("../../events/discord/command-guild.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in map[string]any
+	_ = json.Unmarshal(sample, &in)
+	in["data"].(map[string]any)["options"].([]any)[0].(map[string]any)["value"] = "/stream the gate moved"
+	raw, _ := json.Marshal(in)
+	body, err := fakediscord.Interaction(raw, h.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
+		t.Fatalf("/ask: %d %s", code, answer)
+	}
+	h.waitDelivered(2, 30*time.Second)
+	h.quiesce(20 * time.Second)
+	rec := h.fake.Recorder()
+	all := h.fake.Delivered()
+	if len(all) != 2 {
+		t.Fatalf("delivered %q: want the response and the follow-up", texts(all))
+	}
+	const channel = "1309000000000000200"
+	if v := texts(rec.Visible(message.Discord, channel)); !slices.Equal(v, []string{"echo: the gate moved", "streamed in 4 deltas"}) {
+		t.Fatalf("the channel shows %q", v)
+	}
+	edits := rec.Edits()
+	if len(edits) < 2 {
+		t.Fatalf("%d edits: want @original edited while written, then into the first bubble", len(edits))
+	}
+	for i, e := range edits {
+		if e.MessageID != all[0].MessageID {
+			t.Fatalf("edit %d of %s, not the response %s", i, e.MessageID, all[0].MessageID)
+		}
+		if i > 0 && i < len(edits)-1 && e.At.Sub(edits[i-1].At) < 2*time.Second-100*time.Millisecond {
+			t.Fatalf("edits %d and %d %s apart", i-1, i, e.At.Sub(edits[i-1].At))
+		}
+	}
+	if all[1].At.Before(edits[len(edits)-1].At) {
+		t.Fatal("the follow-up came before the first bubble finalized the response")
+	}
+	if len(rec.Deletions()) != 0 {
+		t.Fatalf("deletions %v", rec.Deletions())
+	}
+	if n := len(h.logs.lines("msg", "preview update failed")); n != 0 {
+		t.Fatalf("%d preview updates refused", n)
+	}
+	var sent struct {
+		ID            string `json:"id"`
+		ApplicationID string `json:"application_id"`
+	}
+	_ = json.Unmarshal(body, &sent)
+	first := h.intentFor("evt#discord#" + sent.ApplicationID + "#" + sent.ID).Units[0]
+	if first.State != message.UnitSent || len(first.Receipt) != 1 || first.Receipt[0] != all[0].MessageID {
+		t.Fatalf("first unit %+v: want sent, its receipt the response's message", first)
 	}
 }

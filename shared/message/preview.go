@@ -18,4 +18,8 @@ type Preview struct {
 	// exists; empty for a preview that is no message (a Telegram draft,
 	// which expires on its own).
 	MessageID string `json:"message_id,omitempty"`
+	// ReplyContext is the inbound event's right to answer it, where the
+	// preview is the answer's own message (Discord's deferred @original,
+	// reached through the interaction's token).
+	ReplyContext *ReplyContext `json:"reply_context,omitempty"`
 }

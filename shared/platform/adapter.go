@@ -251,6 +251,14 @@ type Previewer interface {
 	PreviewInterval(t message.Thread) time.Duration
 }
 
+// PreviewFinalizer is a Previewer whose preview message is edited into the
+// reply's first bubble some other way than Editor.Edit of its id (Discord's
+// deferred response, through the interaction's token). Failures are
+// classified like Edit's: a preview that is gone is not_found.
+type PreviewFinalizer interface {
+	FinalizePreview(ctx context.Context, p message.Preview, c message.Content) error
+}
+
 // Reconciler is a sender that can look an unknown send up on the platform
 // before it is resent: found reports whether the unit was posted after all.
 type Reconciler interface {

@@ -95,7 +95,7 @@ func (p *Processor) call(ctx context.Context, log *slog.Logger, cfg Config, ch C
 	if !ok || !on {
 		return p.Agent.Call(ctx, req)
 	}
-	base := message.Preview{Thread: ev.Thread, Key: req.TurnID}
+	base := message.Preview{Thread: ev.Thread, Key: req.TurnID, ReplyContext: ev.ReplyContext}
 	if ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
 		base.ReplyTo = cmp.Or(ev.QuoteToken, ev.MessageID)
 	}
