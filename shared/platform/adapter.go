@@ -173,6 +173,20 @@ type Typer interface {
 	Typing(ctx context.Context, t message.Thread) error
 }
 
+// TypingRenewer is a Typer whose indicator shows for a while on its own
+// (Telegram's chat action, LINE's loading animation): the turn renews it
+// before it lapses while it works on the reply, and stops renewing it when
+// it is over, so that the indicator outlives the turn by at most its life.
+type TypingRenewer interface {
+	TypingLife(t message.Thread) time.Duration
+}
+
+// TypingStopper is a Typer whose indicator stays until it is stopped: the
+// turn stops it when it is over, whatever the outcome.
+type TypingStopper interface {
+	StopTyping(ctx context.Context, t message.Thread) error
+}
+
 // Replier is a sender that sends the first bubbles of a reply to an event
 // together, in one call that costs nothing while the event's reply token is
 // fresh (LINE's Reply API: up to five messages). Delivery gives it the
