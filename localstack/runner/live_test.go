@@ -13,6 +13,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -374,5 +375,56 @@ func TestLiveDiscordEditsTheOriginal(t *testing.T) {
 	first := h.intentFor("evt#discord#" + sent.ApplicationID + "#" + sent.ID).Units[0]
 	if first.State != message.UnitSent || len(first.Receipt) != 1 || first.Receipt[0] != all[0].MessageID {
 		t.Fatalf("first unit %+v: want sent, its receipt the response's message", first)
+	}
+}
+
+// Slack, an assistant app (SLACK_ASSISTANT) in its thread: one native
+// stream started, appended and stopped, ending as the first bubble's text,
+// the second bubble after it in the thread; the thread's status set while
+// the agent works (its stream's status line too) and cleared at the end.
+func TestLiveSlackAssistantStream(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"SLACK_ASSISTANT": "true", "PARLEY_AGENT_TIMEOUT": "20s"}})
+	h.agent.echo.StreamPause = 700 * time.Millisecond
+	const channel, thread = "D0LIVE0002", "1764700000.000100"
+	body, _ := json.Marshal(map[string]any{
+		"type": "event_callback", "team_id": "T0TEAM0001", "api_app_id": "A0APP00001",
+		"event_id": "Ev1764700000000200", "event_time": time.Now().Unix(),
+		"authorizations": []map[string]any{{"team_id": "T0TEAM0001", "user_id": "U0BOT00001", "is_bot": true}},
+		"event": map[string]any{
+			"type": "message", "channel": channel, "channel_type": "im", "user": "U0ADA00001",
+			"text": "/stream the gate moved", "ts": "1764700000.000200", "thread_ts": thread,
+		},
+	})
+	if code, answer := h.postSlack(body); code != 200 {
+		t.Fatalf("webhook: %d %s", code, answer)
+	}
+	h.waitDelivered(2, 30*time.Second)
+	h.quiesce(20 * time.Second)
+	api, _ := h.fake.For(message.Slack)
+	fs := api.(*fakeslack.API)
+	streams := fs.Streams()
+	if len(streams) != 1 || streams[0].Thread != thread || streams[0].Appends < 1 || !streams[0].Stopped {
+		t.Fatalf("streams %+v: want one started in the thread, appended, stopped", streams)
+	}
+	all := h.fake.Delivered()
+	if len(all) != 2 || all[0].MessageID != streams[0].TS || all[1].Thread != thread {
+		t.Fatalf("delivered %+v: want the stream, then the second bubble in the thread", all)
+	}
+	if v := texts(h.fake.Recorder().Visible(message.Slack, channel)); !slices.Equal(v, []string{"echo: the gate moved", "streamed in 4 deltas"}) {
+		t.Fatalf("the conversation shows %q", v)
+	}
+	var statuses []string
+	for _, s := range fs.Statuses() {
+		if s.Channel != channel || s.Thread != thread {
+			t.Fatalf("status %+v outside the thread", s)
+		}
+		statuses = append(statuses, s.Status)
+	}
+	if len(statuses) < 2 || statuses[0] == "" || !slices.Contains(statuses, "thinking…") || statuses[len(statuses)-1] != "" {
+		t.Fatalf("statuses %q: want set (the stream's status line among them), then cleared", statuses)
+	}
+	if h.agent.calls() != 1 {
+		t.Fatalf("%d agent calls", h.agent.calls())
 	}
 }

@@ -265,6 +265,15 @@ type Previewer interface {
 	PreviewInterval(t message.Thread) time.Duration
 }
 
+// StatusPreviewer is a Previewer that shows a stream's status line
+// ("searching flights…") natively in some threads (Slack's assistant
+// status) rather than under the preview's text. The turn clears the status
+// when it ends (TypingStopper).
+type StatusPreviewer interface {
+	NativeStatus(t message.Thread) bool
+	PreviewStatus(ctx context.Context, t message.Thread, status string) error
+}
+
 // PreviewFinalizer is a Previewer whose preview message is edited into the
 // reply's first bubble some other way than Editor.Edit of its id (Discord's
 // deferred response, through the interaction's token). Failures are
