@@ -194,7 +194,8 @@ func TestManyThreadsKeepTheirOrder(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	h.waitDelivered(threads*msgs*2, 3*time.Minute)
+	// A bound for a loaded two-CPU machine, not a speed target.
+	h.waitDelivered(threads*msgs*2, 8*time.Minute)
 	h.quiesce(30 * time.Second)
 
 	byChat := map[string][]string{}

@@ -265,7 +265,10 @@ func TestQuestionSkipSupersedeAndExpiry(t *testing.T) {
 }
 
 func testQuestionSkipSupersedeAndExpiry(t *testing.T, lost bool) *harness {
-	h := start(t, options{lostAnswers: lost, env: map[string]string{"PARLEY_QUESTION_TTL": "2s"}})
+	// The TTL is far beyond what a loaded machine takes between an ask
+	// and its press (the clock is real time plus an offset); the test
+	// moves the clock past it to expire the question.
+	h := start(t, options{lostAnswers: lost, env: map[string]string{"PARLEY_QUESTION_TTL": "10m"}})
 	q := h.askTelegram("optional")
 	h.pressTelegram(q, "Skip", ada)
 	if got := h.waitAnswers(1); got[0].Action != agent.AnswerDecline || got[0].Content != nil {
@@ -285,14 +288,14 @@ func testQuestionSkipSupersedeAndExpiry(t *testing.T, lost bool) *harness {
 		t.Fatalf("the superseded message: %+v", e)
 	}
 
-	// The second question expires: its TTL is 2 s, the sweeper runs every
-	// few seconds.
+	// The second question expires: the clock moves past its 10-minute
+	// TTL, the sweeper runs every few seconds.
 	// The sweeper's first try to enqueue the cancel fails (a crash after
 	// the record): the next run enqueues it, and the agent hears it once.
 	second := h.question(adaChat)
 	var failed atomic.Bool
 	h.faults.Add(awsfault.Fault{Op: "SQS.SendMessage", Match: func(any) bool { return failed.CompareAndSwap(false, true) }})
-	h.clock.Advance(5 * time.Second)
+	h.clock.Advance(11 * time.Minute)
 	got = h.waitAnswers(3)
 	if !reflect.DeepEqual(got[2], agent.Answer{QuestionID: second.ID, Action: agent.AnswerCancel}) {
 		t.Fatalf("the expired question's answer: %+v", got[2])

@@ -173,6 +173,16 @@ func (s *storePorts) do(op string, apply func() error) error {
 	return err
 }
 
+// refusal records a turn whose write the store refused as invalid: one
+// that fails on every try, after which the agent must not be asked again.
+func (s *storePorts) refusal(op, turnID string, err error) {
+	if errors.Is(err, store.ErrInvalid) {
+		s.f.w.mu.Lock()
+		defer s.f.w.mu.Unlock()
+		s.f.w.refused[turnID] = op
+	}
+}
+
 func (s *storePorts) Claim(ctx context.Context, key string, spec store.ClaimSpec) (store.Claim, error) {
 	var c store.Claim
 	err := s.do("claim", func() (err error) { c, err = s.m.Claim(ctx, key, spec); return })
@@ -225,6 +235,7 @@ func (s *storePorts) CommitIntent(ctx context.Context, in intent.Intent, owner, 
 	var out intent.Intent
 	var created bool
 	err := s.do("commit_intent", func() (err error) { out, created, err = s.m.CommitIntent(ctx, in, owner, outcome, now); return })
+	s.refusal("commit_intent", in.ID, err)
 	if err != nil {
 		return intent.Intent{}, false, err
 	}
@@ -295,6 +306,7 @@ func (s *storePorts) AskQuestion(ctx context.Context, q store.Question) (store.Q
 	var out store.Question
 	var created bool
 	err := s.do("ask_question", func() (err error) { out, created, err = s.m.AskQuestion(ctx, q); return })
+	s.refusal("ask_question", q.ID, err)
 	if err != nil {
 		return store.Question{}, false, err
 	}

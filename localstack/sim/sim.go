@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/agentapi"
@@ -26,6 +28,7 @@ import (
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/queue/queuetest"
@@ -41,9 +44,9 @@ type Config struct {
 	// Seed chooses everything: the people's messages, the schedule, every
 	// fault. The same seed replays the same run.
 	Seed uint64
-	// Chats is how many people write; Messages how many messages they send
-	// in all.
-	Chats, Messages int
+	// Chats is how many people write on Telegram, LINEChats on LINE;
+	// Messages how many messages they send in all.
+	Chats, LINEChats, Messages int
 	// FaultRate scales every fault's probability (1: the defaults).
 	FaultRate float64
 	// Steps bounds the faulty phase; the recovery phase after it runs with
@@ -57,7 +60,7 @@ type Config struct {
 
 // DefaultConfig is the shape make test and make sim run.
 func DefaultConfig(seed uint64) Config {
-	return Config{Seed: seed, Chats: 3, Messages: 8, FaultRate: 1, Steps: 400}
+	return Config{Seed: seed, Chats: 3, LINEChats: 2, Messages: 10, FaultRate: 1, Steps: 400}
 }
 
 // Result is what one run did and found.
@@ -81,6 +84,13 @@ const (
 	botToken = "7000000001:sim-token"
 	botID    = "7000000001"
 	secret   = "sim-webhook-secret"
+
+	lineSecret = "sim-line-channel-secret"
+	lineBot    = "Ub0770000000000000000000000000001"
+	// lineRetryKeyTTL is how long LINE remembers an X-Line-Retry-Key: a
+	// request sent again with the same key within it is answered 409 and
+	// shows nothing.
+	lineRetryKeyTTL = 24 * time.Hour
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -101,7 +111,7 @@ type world struct {
 	res                    *Result
 
 	ingress, turn, delivery, sweep, reply *instance
-	pipeline                              *ingress.Pipeline
+	pipeline, linePipeline                *ingress.Pipeline
 	replyH                                *agentapi.Handler
 	turnC, deliveryC                      *consumer.Consumer
 	sweeper                               *sweeper.Processor
@@ -118,6 +128,11 @@ type world struct {
 	rank       map[string]int
 	nextRank   int
 	agentCalls map[string]int
+	// retryKeys: LINE's accepted X-Line-Retry-Keys, by when.
+	retryKeys map[string]time.Time
+	// refused: turns whose reply (its intent or its question) the store
+	// refused as invalid, by the write refused.
+	refused map[string]string
 	// posts are the agent's replies to its 202s, owed to POST /reply.
 	posts []*post
 	// posted: turns a post of whose reply /reply accepted.
@@ -142,8 +157,17 @@ type post struct {
 }
 
 type chat struct {
-	id    int64
-	shown []shown
+	platform message.Platform
+	id       int64
+	shown    []shown
+}
+
+// name is the chat's id as its platform's events name it.
+func (c *chat) name() string {
+	if c.platform == message.LINE {
+		return fmt.Sprintf("Usim%029d", c.id)
+	}
+	return strconv.FormatInt(c.id, 10)
 }
 
 type shown struct {
@@ -152,11 +176,16 @@ type shown struct {
 }
 
 type update struct {
-	id    int64
-	chat  *chat
-	key   string
-	body  []byte
-	acked bool
+	id   int64
+	chat *chat
+	key  string
+	body []byte
+	// again is the body of a redelivery, where the platform marks one
+	// (LINE's deliveryContext.isRedelivery); posted is set once the body
+	// went out.
+	again  []byte
+	posted bool
+	acked  bool
 }
 
 type hook struct {
@@ -176,7 +205,7 @@ func newWorld(cfg Config) *world {
 	master := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	sub := func() *rand.Rand { return rand.New(rand.NewPCG(master.Uint64(), master.Uint64())) }
 	w := &world{cfg: cfg, rng: sub(), clock: queuetest.NewClock(t0), st: NewMemStore(),
-		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, answers: map[string]string{}, posted: map[string]bool{}, left: map[string]bool{}, orphaned: map[string]bool{}, faultsOn: true}
+		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, retryKeys: map[string]time.Time{}, refused: map[string]string{}, answers: map[string]string{}, posted: map[string]bool{}, left: map[string]bool{}, orphaned: map[string]bool{}, faultsOn: true}
 	w.fStore = &faulty{w: w, rng: sub(), kind: "store", aws: true}
 	w.fIn = &faulty{w: w, rng: sub(), kind: "inbound", aws: true}
 	w.fOut = &faulty{w: w, rng: sub(), kind: "outbound", aws: true}
@@ -192,7 +221,10 @@ func newWorld(cfg Config) *world {
 	w.out = queuetest.New(queuetest.Options{Now: w.clock.Now, VisibilityTimeout: resources.Outbound.VisibilityTimeout,
 		MaxReceiveCount: resources.Outbound.MaxReceiveCount, DLQ: w.outDLQ})
 	for i := range cfg.Chats {
-		w.chats = append(w.chats, &chat{id: int64(1000 + i)})
+		w.chats = append(w.chats, &chat{platform: message.Telegram, id: int64(1000 + i)})
+	}
+	for i := range cfg.LINEChats {
+		w.chats = append(w.chats, &chat{platform: message.LINE, id: int64(2000 + i)})
 	}
 	w.nextUpd = 900000000
 	w.assemble("ingress")
@@ -270,12 +302,14 @@ func (w *world) assemble(name string) {
 		}
 		w.ingress = inst
 		w.pipeline = &ingress.Pipeline{Receiver: r, Claims: st, Queue: inq, DedupeTTL: store.DedupeTTL, Now: w.clock.Now, Log: quiet}
+		// LINE's ingress is a function of its own in AWS; one instance
+		// here, so a kill chosen for a webhook reaches whichever it is.
+		w.linePipeline = &ingress.Pipeline{Receiver: &line.Receiver{ChannelSecret: lineSecret, BotUserID: lineBot}, Claims: st, Queue: inq, DedupeTTL: store.DedupeTTL, Now: w.clock.Now, Log: quiet}
 	case "turn":
-		caps := telegram.Adapter.Capabilities()
-		ch := turn.Channel{Capabilities: caps}
+		ch := turn.Channel{Capabilities: telegram.Adapter.Capabilities()}
 		p := &turn.Processor{
 			Claims: st, Intents: st, Outbox: outq, Agent: &agentModel{w: w, inst: inst},
-			Channels: map[message.Platform]turn.Channel{message.Telegram: ch}, Questions: st, Inbox: inq,
+			Channels: map[message.Platform]turn.Channel{message.Telegram: ch, message.LINE: {Capabilities: line.Adapter.Capabilities()}}, Questions: st, Inbox: inq,
 			Reports: st, Awaits: st, Park: inq, Windows: st,
 			// MaxAge at its bound: a message that waits behind a thread's
 			// 6-hour async wait starts its turn past the default 6 hours, and
@@ -288,10 +322,12 @@ func (w *world) assemble(name string) {
 		w.turnC = &consumer.Consumer{Handle: p.Handle, Visibility: inq, DeadLetters: &queuePorts{f: w.fIn, inst: inst, q: w.inDLQ},
 			Groups: 1, Backoff: w.backoff, Now: w.clock.Now, Log: quiet}
 	case "delivery":
-		caps := telegram.Adapter.Capabilities()
 		p := &delivery.Processor{Intents: st,
-			Channels: map[message.Platform]delivery.Channel{message.Telegram: {Sender: &platformModel{w: w, inst: inst}, Capabilities: caps}},
-			Now:      w.clock.Now, Sleep: w.clock.Sleep, Backoff: w.backoff, Log: quiet}
+			Channels: map[message.Platform]delivery.Channel{
+				message.Telegram: {Sender: &platformModel{w: w, inst: inst}, Capabilities: telegram.Adapter.Capabilities()},
+				message.LINE:     {Sender: &platformModel{w: w, inst: inst}, Capabilities: line.Adapter.Capabilities()},
+			},
+			Now: w.clock.Now, Sleep: w.clock.Sleep, Backoff: w.backoff, Log: quiet}
 		w.delivery = inst
 		w.deliveryC = &consumer.Consumer{Handle: p.Handle, Visibility: outq, DeadLetters: &queuePorts{f: w.fOut, inst: inst, q: w.outDLQ},
 			Groups: 1, Backoff: w.backoff, Now: w.clock.Now, Log: quiet}
@@ -304,7 +340,13 @@ func (w *world) assemble(name string) {
 			Verifier: standardwebhooks.Verifier{Secrets: []standardwebhooks.Secret{agentSecret}},
 			Awaits:   st, Intents: st, Outbox: outq, Waker: inq, Claims: st, AsyncTimeout: turn.MaxAsyncTimeout,
 			Capabilities: func(p message.Platform) (message.Capabilities, bool) {
-				return telegram.Adapter.Capabilities(), p == message.Telegram
+				switch p {
+				case message.Telegram:
+					return telegram.Adapter.Capabilities(), true
+				case message.LINE:
+					return line.Adapter.Capabilities(), true
+				}
+				return message.Capabilities{}, false
 			},
 			Now: w.clock.Now, Log: quiet,
 		}
@@ -399,20 +441,49 @@ func (w *world) personWrites() {
 	name := names[w.rng.IntN(len(names))]
 	// Now and then what answers an open question: an option's value.
 	text := []string{fmt.Sprintf("m%d", w.nextUpd), "v0", "v1"}[w.rng.IntN(3)]
-	body, _ := json.Marshal(map[string]any{
-		"update_id": w.nextUpd,
-		"message": map[string]any{
-			"message_id": w.nextUpd - 899990000,
-			"from":       map[string]any{"id": c.id, "is_bot": false, "first_name": name},
-			"chat":       map[string]any{"id": c.id, "type": "private", "first_name": name},
-			"date":       w.clock.Now().Unix(),
-			"text":       text,
-		},
-	})
-	u := &update{id: w.nextUpd, chat: c, key: "evt#telegram#" + botID + "#" + strconv.FormatInt(w.nextUpd, 10), body: body}
+	var u *update
+	if c.platform == message.LINE {
+		u = w.lineUpdate(c, text)
+	} else {
+		body, _ := json.Marshal(map[string]any{
+			"update_id": w.nextUpd,
+			"message": map[string]any{
+				"message_id": w.nextUpd - 899990000,
+				"from":       map[string]any{"id": c.id, "is_bot": false, "first_name": name},
+				"chat":       map[string]any{"id": c.id, "type": "private", "first_name": name},
+				"date":       w.clock.Now().Unix(),
+				"text":       text,
+			},
+		})
+		u = &update{id: w.nextUpd, chat: c, key: "evt#telegram#" + botID + "#" + strconv.FormatInt(w.nextUpd, 10), body: body}
+	}
 	w.updates = append(w.updates, u)
 	w.hooks = append(w.hooks, &hook{u: u, due: w.clock.Now()})
 	w.tracef("chat %d writes %s (update %d)", c.id, text, u.id)
+}
+
+// lineUpdate is a LINE webhook of one text message from c: its event id
+// (webhookEventId) is what LINE keeps when it redelivers, with
+// deliveryContext.isRedelivery set.
+func (w *world) lineUpdate(c *chat, text string) *update {
+	eventID := fmt.Sprintf("01SIM%021d", w.nextUpd)
+	body := func(again bool) []byte {
+		b, _ := json.Marshal(map[string]any{
+			"destination": lineBot,
+			"events": []any{map[string]any{
+				"type":            "message",
+				"mode":            "active",
+				"webhookEventId":  eventID,
+				"deliveryContext": map[string]any{"isRedelivery": again},
+				"timestamp":       w.clock.Now().UnixMilli(),
+				"source":          map[string]any{"type": "user", "userId": c.name()},
+				"replyToken":      fmt.Sprintf("rt%030d", w.nextUpd),
+				"message":         map[string]any{"type": "text", "id": strconv.FormatInt(w.nextUpd, 10), "quoteToken": "q" + eventID, "text": text},
+			}},
+		})
+		return b
+	}
+	return &update{id: w.nextUpd, chat: c, key: "evt#line#" + lineBot + "#" + eventID, body: body(false), again: body(true)}
 }
 
 // platformDelivers: the platform posts one owed webhook, any of them
@@ -452,11 +523,21 @@ func (w *world) platformDelivers() {
 // post delivers u's webhook to ingress and reports whether it was acked.
 func (w *world) post(u *update) bool {
 	w.newInvocation(w.ingress, true)
-	req := httptest.NewRequest(http.MethodPost, "/telegram", bytes.NewReader(u.body))
-	req.Header.Set(telegram.SecretHeader, secret)
+	body, pipeline := u.body, w.pipeline
+	if u.posted && u.again != nil {
+		body = u.again
+	}
+	u.posted = true
+	req := httptest.NewRequest(http.MethodPost, "/"+string(u.chat.platform), bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	if u.chat.platform == message.LINE {
+		pipeline = w.linePipeline
+		req.Header.Set(line.SignatureHeader, fakeline.Sign(lineSecret, body))
+	} else {
+		req.Header.Set(telegram.SecretHeader, secret)
+	}
 	rec := httptest.NewRecorder()
-	w.pipeline.ServeHTTP(rec, req)
+	pipeline.ServeHTTP(rec, req)
 	if w.ingress.cur.dead() {
 		w.tracef("ingress killed on update %d: no answer", u.id)
 		return false
@@ -605,6 +686,11 @@ func (w *world) recover() {
 				next = at
 			}
 		}
+		if w.in.Len() > w.in.InFlight() || w.out.Len() > w.out.InFlight() {
+			// A message became visible while the poll waited (it may
+			// jump to the next visibility itself): due now, not settled.
+			next = now.Add(time.Second)
+		}
 		if next.IsZero() {
 			// Nothing owed, queued or due: settled. What the sweeper has
 			// for later (a question's expiry) is scheduled, not stranded.
@@ -752,6 +838,9 @@ func (w *world) final() {
 				w.violate("I4 update %d: unit %s still %s after recovery", u.id, unit.ID, unit.State)
 				continue
 			}
+			if unit.State == message.UnitUnknown && in.Thread.Platform == message.LINE {
+				w.violate("I2 update %d: unit %s held as unknown_after_send on LINE, whose retry key makes a resend safe", u.id, unit.ID)
+			}
 			if k := intent.UnitKey(in.ID, unit.ID); unit.State == message.UnitUnknown && !w.left[k] && !w.orphaned[k] {
 				w.violate("I4 update %d: unit %s held as unknown_after_send, but no send of it ever reached the platform", u.id, unit.ID)
 			}
@@ -791,6 +880,15 @@ func (a *agentModel) Call(ctx context.Context, req agent.TurnRequest) (agent.Rep
 		w.res.Checks++
 		if in, err := w.st.GetIntent(ctx, req.TurnID); err == nil {
 			w.violate("I2 agent called for turn %s (event %s), whose reply is already committed (%d units)", req.TurnID, req.Event.Key(), len(in.Units))
+		}
+		w.mu.Lock()
+		op, refused := w.refused[req.TurnID]
+		w.mu.Unlock()
+		if refused {
+			// The store refused this turn's reply as invalid (over the
+			// item limit): the same answer fails on every try, so asking
+			// again only blocks the thread behind it.
+			w.violate("I2 agent asked again for turn %s (event %s) after the store refused its %s as invalid: a write that can never succeed was retried", req.TurnID, req.Event.Key(), op)
 		}
 		w.agentCalls[req.TurnID]++
 		if ans := req.Answer; ans != nil && ans.Action != agent.AnswerCancel {
@@ -841,9 +939,13 @@ func (a *agentModel) Call(ctx context.Context, req agent.TurnRequest) (agent.Rep
 }
 
 // agentReply is the agent's envelope for req: one to three bubbles naming
-// req's event and their place, and now and then a question: a small one,
+// req's event and their place, now and then nothing (a silent reply), and
+// now and then a question: a small one,
 // or one whose form, stored, is over DynamoDB's 400 KB (each '<' is six
-// bytes in JSON).
+// bytes in JSON). Whether a message draws the oversized question depends
+// on the message, not on the call: an agent asked again gives the same
+// kind of answer, so a reply Parley can never store is retried until the
+// message dead-letters unless Parley stops asking.
 func (w *world) agentReply(req agent.TurnRequest) []byte {
 	n := 1 + w.fAgent.rng.IntN(3)
 	msgs := make([]map[string]string, n)
@@ -852,14 +954,28 @@ func (w *world) agentReply(req agent.TurnRequest) []byte {
 	}
 	env := map[string]any{"schema": "openab.turn.v1", "messages": msgs}
 	switch x := w.fAgent.rng.IntN(100); {
+	case x >= 96:
+		// It chooses to say nothing: the turn has nothing to send, and
+		// its settled claim is its only record.
+		w.count("agent_silent")
+		env = map[string]any{"schema": "openab.turn.v1", "messages": []any{}, "next": map[string]string{"type": "silent"}}
+	case w.oversizedFor(req.Event.Key()):
+		w.count("agent_oversized_question")
+		env["next"] = askOf(req.Event.Key(), 20, 25, 150)
 	case x < 8:
 		env["next"] = askOf(req.Event.Key(), 1, 2, 4)
-	case x < 10:
-		w.count("agent_oversized_question")
-		env["next"] = askOf(req.Event.Key(), 28, 25, 100)
 	}
 	b, _ := json.Marshal(env)
 	return b
+}
+
+// oversizedFor reports whether the agent answers the message key with an
+// oversized question: about one message in thirty, fixed by the seed and
+// the key.
+func (w *world) oversizedFor(key string) bool {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%s", w.cfg.Seed, key)
+	return h.Sum64()%30 == 0
 }
 
 // askOf is a question of fields select fields of options options, each
@@ -910,6 +1026,15 @@ func (p *platformModel) Send(ctx context.Context, m message.Outgoing) (message.R
 		if c == nil {
 			return &message.SendError{Class: message.FailNotFound, Status: 400, Reason: "chat not found"}
 		}
+		if c.platform == message.LINE {
+			// LINE keeps a request's X-Line-Retry-Key for a day: the same
+			// key again is answered 409 and shows nothing.
+			if at, ok := w.retryKeys[m.IdempotencyKey]; ok && w.clock.Now().Sub(at) < lineRetryKeyTTL {
+				w.count("platform_retry_key_replayed")
+				return &message.SendError{Class: message.FailConflict, Status: 409, Reason: "The retry key is already accepted"}
+			}
+			w.retryKeys[m.IdempotencyKey] = w.clock.Now()
+		}
 		w.shownSeq++
 		id := strconv.Itoa(w.shownSeq)
 		c.shown = append(c.shown, shown{id: id, text: m.Content.Text})
@@ -926,7 +1051,7 @@ func (p *platformModel) Send(ctx context.Context, m message.Outgoing) (message.R
 
 func (w *world) chatOf(t message.Thread) *chat {
 	for _, c := range w.chats {
-		if strconv.FormatInt(c.id, 10) == t.Chat {
+		if c.platform == t.Platform && c.name() == t.Chat {
 			return c
 		}
 	}

@@ -117,3 +117,34 @@ func TestSimSeed311_PostedReplyCommittedUnderAStaleOwner(t *testing.T) {
 		t.Fatalf("seed 311: %s", r.Violations[0])
 	}
 }
+
+// TestSimSeed199_NothingToSendSettleLost: a turn whose agent chose to say
+// nothing has its settled claim as its only record; its settle was
+// throttled, the turn reported success all the same, and its message was
+// deleted with the claim pending for good (I1: acknowledged, neither a
+// reply nor an outcome). Found at seed 582 first; with today's models the
+// defect put back breaks seed 199. The turn now returns the failed settle,
+// so the message comes back (shared/turn
+// TestNothingToSendIsSettledBeforeTheMessageGoes_Seed582).
+func TestSimSeed199_NothingToSendSettleLost(t *testing.T) {
+	if r := Run(DefaultConfig(199)); r.Failed() {
+		t.Fatalf("seed 199: %s", r.Violations[0])
+	} else if r.Faults["agent_silent"] == 0 || r.Faults["store_throttle"] == 0 {
+		t.Fatalf("seed 199 no longer has a silent reply and a throttled write: %v (pick the seed again: the models changed)", r.Faults)
+	}
+}
+
+// TestSimSeed2_RefusedQuestionNotAskedAgain: with the question's form
+// unbounded and the store's refusal of it taken as an outage (the defect
+// of issue 23's finding 4, put back by the mutation check), the agent was
+// asked again and again for a reply the store can never hold. The agent
+// model answers a message with the same oversized question every time,
+// and the check on refused writes catches the second call at seed 2; with
+// the fix the seed passes and its oversized question was drawn.
+func TestSimSeed2_RefusedQuestionNotAskedAgain(t *testing.T) {
+	if r := Run(DefaultConfig(2)); r.Failed() {
+		t.Fatalf("seed 2: %s", r.Violations[0])
+	} else if r.Faults["agent_oversized_question"] == 0 {
+		t.Fatalf("seed 2 no longer draws an oversized question: %v (pick the seed again: the models changed)", r.Faults)
+	}
+}

@@ -140,8 +140,7 @@ func (p *Processor) fail(ctx context.Context, log *slog.Logger, cfg Config, ev m
 	units := statusUnits(cfg, ch, []message.Event{ev}, true)
 	if len(units) == 0 {
 		p.endPreview(ctx, log, ch, intentID, nil)
-		p.settle(ctx, log, key, owner, store.ClaimFailed, outcome, cfg)
-		return nil
+		return p.settleOutcome(ctx, key, owner, store.ClaimFailed, outcome, cfg)
 	}
 	return p.commit(ctx, log, cfg, ev, key, owner, intentID, units, outcome)
 }

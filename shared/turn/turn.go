@@ -417,8 +417,10 @@ func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev
 		units = append(units, statusUnits(cfg, p.Channels[ev.Thread.Platform], []message.Event{ev}, failedOutcome(outcome))...)
 	}
 	if len(units) == 0 {
+		if err := p.settleOutcome(ctx, key, owner, store.ClaimDone, outcome, cfg); err != nil {
+			return err
+		}
 		log.Info("turn done: nothing to send", "outcome", outcome)
-		p.settle(ctx, log, key, owner, store.ClaimDone, outcome, cfg)
 		return nil
 	}
 	stored, created, err := p.Intents.CommitIntent(ctx, intent.Intent{
@@ -690,6 +692,17 @@ func (p *Processor) settle(ctx context.Context, log *slog.Logger, key, owner str
 		// The work is done and durable; a redelivery would find the intent.
 		log.Warn("settle turn claim failed", "error", err)
 	}
+}
+
+// settleOutcome settles a turn that wrote no intent: the settled claim is
+// its only record, so a settle that failed is returned, and the message
+// comes back (after the attempt's lease) rather than being deleted with
+// the claim left pending for good.
+func (p *Processor) settleOutcome(ctx context.Context, key, owner string, st store.ClaimState, reason string, cfg Config) error {
+	if err := p.Claims.Settle(context.WithoutCancel(ctx), key, owner, st, reason, p.now(), cfg.ClaimTTL); err != nil {
+		return fmt.Errorf("settle the turn's claim as %s (%s): %w", st, reason, err)
+	}
+	return nil
 }
 
 func (p *Processor) release(ctx context.Context, log *slog.Logger, key, owner string, until time.Time) {

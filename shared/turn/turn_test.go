@@ -939,3 +939,56 @@ func TestWaitingTurnParksItselfThenLooksAgain(t *testing.T) {
 		}
 	})
 }
+
+// settleFails is the store with its claim settles failing while fail is
+// set, as a throttled write that the SDK gave up on.
+type settleFails struct {
+	*dynamostore.Store
+	mu   sync.Mutex
+	fail bool
+}
+
+func (s *settleFails) Settle(ctx context.Context, key, owner string, state store.ClaimState, reason string, now time.Time, ttl time.Duration) error {
+	s.mu.Lock()
+	fail := s.fail
+	s.mu.Unlock()
+	if fail {
+		return errors.New("settle: throttled (ProvisionedThroughputExceededException)")
+	}
+	return s.Store.Settle(ctx, key, owner, state, reason, now, ttl)
+}
+
+// TestNothingToSendIsSettledBeforeTheMessageGoes_Seed582: a turn whose
+// reply is nothing to send (silent) has its settled claim as its only
+// record. When that settle failed, the turn still reported success, so
+// its message was deleted and the claim stayed pending for good: an
+// acknowledged message with neither a reply nor an outcome, and a late
+// duplicate of it would run the turn again (the simulation's seed 582).
+// Now the message is retried until the outcome is written.
+func TestNothingToSendIsSettledBeforeTheMessageGoes_Seed582(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, envelopeReply(`{"schema":"openab.turn.v1","messages":[],"next":{"type":"silent"}}`))
+	fs := &settleFails{Store: s.store, fail: true}
+	s.p.Claims = fs
+	ev := event("s582")
+	if err := s.handle(intent.Inbound{Event: ev}); err == nil {
+		t.Fatal("the turn reported success with its outcome unwritten: the message would be deleted")
+	}
+	if c, err := s.claim(ev); err != nil || c.State != store.ClaimPending {
+		t.Fatalf("claim = %+v, %v; want still pending", c, err)
+	}
+	fs.mu.Lock()
+	fs.fail = false
+	fs.mu.Unlock()
+	// The retry comes once the failed attempt's lease is over.
+	s.clock.Advance(time.Hour)
+	if err := s.handle(intent.Inbound{Event: ev}); err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	if c, err := s.claim(ev); err != nil || c.State != store.ClaimDone {
+		t.Fatalf("claim = %+v, %v; want done after the retry", c, err)
+	}
+	if _, err := s.intent(ev); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an intent was written: %v", err)
+	}
+}
