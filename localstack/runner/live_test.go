@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
@@ -426,5 +427,57 @@ func TestLiveSlackAssistantStream(t *testing.T) {
 	}
 	if h.agent.calls() != 1 {
 		t.Fatalf("%d agent calls", h.agent.calls())
+	}
+}
+
+// A crash between the preview and the final: the turn's commit fails after
+// a group's preview was shown (before the write, or after it with its
+// answer lost). Either way the person ends with the one preview message
+// finalized into the reply: the retried turn takes the preview over (the
+// agent asked again) or finds its intent committed, and nothing stale or
+// doubled stays.
+func TestLiveCrashBetweenPreviewAndFinal(t *testing.T) {
+	t.Parallel()
+	for i, tc := range []struct {
+		name  string
+		after bool
+		calls int32
+	}{
+		{name: "CommitNeverWritten", calls: 2},
+		{name: "CommitWrittenAnswerLost", after: true, calls: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, options{})
+			var calls atomic.Int32
+			h.agent.stream = func(req agent.TurnRequest) ([]string, bool, bool) {
+				calls.Add(1)
+				return []string{`{"type":"delta","text":"let me look"}`, `{"type":"final","text":"found it"}`}, false, true
+			}
+			h.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: turnCommit, After: tc.after})
+			chat := int64(-1001000000096 - i)
+			if code, body := h.postTelegram(telegramGroupUpdate(910601+i, chat, 5550007, "go")); code != 200 {
+				t.Fatalf("webhook: %d %s", code, body)
+			}
+			deadline := time.Now().Add(40 * time.Second)
+			for time.Now().Before(deadline) {
+				v := h.fake.Recorder().Visible(message.Telegram, strconv.FormatInt(chat, 10))
+				if len(v) == 1 && v[0].Text == "found it" {
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			h.quiesce(20 * time.Second)
+			rec := h.fake.Recorder()
+			if v := texts(rec.Visible(message.Telegram, strconv.FormatInt(chat, 10))); !slices.Equal(v, []string{"found it"}) {
+				t.Fatalf("the group shows %q", v)
+			}
+			if n := len(h.fake.Delivered()); n != 1 || len(rec.Deletions()) != 0 {
+				t.Fatalf("%d messages, deletions %v: want the one preview, finalized", n, rec.Deletions())
+			}
+			if calls.Load() != tc.calls {
+				t.Fatalf("%d agent calls, want %d", calls.Load(), tc.calls)
+			}
+		})
 	}
 }
