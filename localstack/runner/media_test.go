@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
@@ -452,6 +453,71 @@ func TestWhatsAppFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 	for _, id := range []string{"9001", "9002", "9003"} {
 		if n := api.MediaDownloads(id); n != 1 {
 			t.Errorf("media %s downloaded %d times, want once", id, n)
+		}
+	}
+}
+
+// gcFile is Ada's message id in her DM with the Chat app, with text and one
+// file uploaded to Chat (resource, its type and name).
+func gcFile(id, text, resource, typ, name string, at time.Time) []byte {
+	var ev map[string]any
+	_ = json.Unmarshal(fakegooglechat.Message(gcDM, "", fakegooglechat.Ada, id, text, at), &ev)
+	ev["message"].(map[string]any)["attachment"] = []any{map[string]any{
+		"name": gcDM + "/messages/" + id + "/attachments/A1", "contentName": name, "contentType": typ,
+		"attachmentDataRef": map[string]any{"resourceName": resource}, "source": "UPLOADED_CONTENT",
+	}}
+	b, _ := json.Marshal(ev)
+	return b
+}
+
+// TestGoogleChatFilesReachTheAgentAsURLsOfTheirBytes: a photo with a
+// question, a document and a recording uploaded in Google Chat reach the
+// agent as URLs of their exact bytes, fetched with media.download once
+// each, also when a turn is retried and the event redelivered; a file Chat
+// no longer serves and one whose bytes lie reach it as reasons.
+func TestGoogleChatFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	api := h.googleChatAPI()
+	photo, pdf, voice := fakefiles.SamplePhoto, fakefiles.SampleDocument, fakefiles.SampleVoice
+	api.AddAttachment("Cgc1", photo)
+	api.AddAttachment("Cgc2", pdf)
+	api.AddAttachment("Cgc3", voice)
+	api.AddAttachment("Cgc4", fakefiles.File{Body: pdf.Body, ContentType: "image/png"})
+	var failed atomic.Bool
+	h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+		if len(req.Event.Attachments) > 0 && req.Event.Attachments[0].PlatformID == "Cgc2" && !failed.Swap(true) {
+			return http.StatusServiceUnavailable, true
+		}
+		return 0, false
+	}
+	now := h.clock.Now()
+	events := [][]byte{
+		gcFile("Med01.Med01", "what plant is this?", "Cgc1", "image/jpeg", "plant.jpg", now),
+		gcFile("Med02.Med02", "", "Cgc2", "application/pdf", "pass.pdf", now.Add(time.Millisecond)),
+		gcFile("Med03.Med03", "", "Cgc3", "audio/ogg", "note.ogg", now.Add(2*time.Millisecond)),
+		gcFile("Med04.Med04", "", "Cgc4", "image/png", "photo.png", now.Add(3*time.Millisecond)),
+		gcFile("Med05.Med05", "", "Cgc5", "image/jpeg", "gone.jpg", now.Add(4*time.Millisecond)),
+	}
+	for i, b := range events {
+		if code, body := h.postGoogleChat(b); code != http.StatusOK {
+			t.Fatalf("event %d: %d %s", i, code, body)
+		}
+	}
+	h.waitDelivered(6, 60*time.Second)
+	if code, _ := h.postGoogleChat(events[0]); code != http.StatusOK {
+		t.Fatalf("redelivery: %d", code)
+	}
+	h.quiesce(30 * time.Second)
+	bubblesStart(t, h.fake.Delivered(), []string{"image 0: image/jpeg", "echo: what plant is this?", "file 0: application/pdf", "audio 0: audio/ogg",
+		"image 0: not stored (type_mismatch)", "image 0: not stored (unavailable)"})
+	reasons := h.staged("googlechat:"+fakegooglechat.ProjectNumber+":"+gcDM, map[string][]byte{"Cgc1": photo.Body, "Cgc2": pdf.Body, "Cgc3": voice.Body})
+	if reasons["Cgc4"] != message.ReasonTypeMismatch || reasons["Cgc5"] != message.ReasonUnavailable || !failed.Load() {
+		t.Fatalf("reasons %v (the document's first call failed: %v)", reasons, failed.Load())
+	}
+	for _, id := range []string{"Cgc1", "Cgc2", "Cgc3"} {
+		if n := api.AttachmentDownloads(id); n != 1 {
+			t.Errorf("%s downloaded %d times, want once", id, n)
 		}
 	}
 }
