@@ -12,10 +12,11 @@
 //     visibility and the 12-hour rule, receive counts and the DLQ, the
 //     deduplication window, size and character rules), with throttles and
 //     lost answers around it, and the event source mapping's loop;
-//   - Telegram: its receiver, fed signed updates a person writes, which the
-//     platform redelivers, duplicates and reorders; its send API at the
-//     sender port, with 429s, 5xx and timeouts after the request left (the
-//     message shown or not): what the model records is what the person saw;
+//   - Telegram and LINE: their receivers, fed signed updates people write,
+//     which the platform redelivers, duplicates and reorders; their send
+//     APIs at the sender port, with 429s, 5xx and timeouts after the
+//     request left (the message shown or not), LINE's retry key answering
+//     a repeated send 409: what the model records is what the person saw;
 //   - the agent at the turn's Agent port: slow, failing, answering after
 //     its caller gave up;
 //   - Lambda: an invocation killed before or after any port call (its

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/agentapi"
@@ -27,6 +28,7 @@ import (
 	"github.com/parleyhq/parley/shared/ingress"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/line"
 	"github.com/parleyhq/parley/shared/platform/telegram"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/queue/queuetest"
@@ -42,9 +44,9 @@ type Config struct {
 	// Seed chooses everything: the people's messages, the schedule, every
 	// fault. The same seed replays the same run.
 	Seed uint64
-	// Chats is how many people write; Messages how many messages they send
-	// in all.
-	Chats, Messages int
+	// Chats is how many people write on Telegram, LINEChats on LINE;
+	// Messages how many messages they send in all.
+	Chats, LINEChats, Messages int
 	// FaultRate scales every fault's probability (1: the defaults).
 	FaultRate float64
 	// Steps bounds the faulty phase; the recovery phase after it runs with
@@ -58,7 +60,7 @@ type Config struct {
 
 // DefaultConfig is the shape make test and make sim run.
 func DefaultConfig(seed uint64) Config {
-	return Config{Seed: seed, Chats: 3, Messages: 8, FaultRate: 1, Steps: 400}
+	return Config{Seed: seed, Chats: 3, LINEChats: 2, Messages: 10, FaultRate: 1, Steps: 400}
 }
 
 // Result is what one run did and found.
@@ -82,6 +84,13 @@ const (
 	botToken = "7000000001:sim-token"
 	botID    = "7000000001"
 	secret   = "sim-webhook-secret"
+
+	lineSecret = "sim-line-channel-secret"
+	lineBot    = "Ub0770000000000000000000000000001"
+	// lineRetryKeyTTL is how long LINE remembers an X-Line-Retry-Key: a
+	// request sent again with the same key within it is answered 409 and
+	// shows nothing.
+	lineRetryKeyTTL = 24 * time.Hour
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -102,7 +111,7 @@ type world struct {
 	res                    *Result
 
 	ingress, turn, delivery, sweep, reply *instance
-	pipeline                              *ingress.Pipeline
+	pipeline, linePipeline                *ingress.Pipeline
 	replyH                                *agentapi.Handler
 	turnC, deliveryC                      *consumer.Consumer
 	sweeper                               *sweeper.Processor
@@ -119,6 +128,11 @@ type world struct {
 	rank       map[string]int
 	nextRank   int
 	agentCalls map[string]int
+	// retryKeys: LINE's accepted X-Line-Retry-Keys, by when.
+	retryKeys map[string]time.Time
+	// portCalls counts every call a function made to a model (store,
+	// queues, platform, agent): a refused webhook must make none.
+	portCalls int
 	// refused: turns whose reply (its intent or its question) the store
 	// refused as invalid, by the write refused.
 	refused map[string]string
@@ -146,8 +160,17 @@ type post struct {
 }
 
 type chat struct {
-	id    int64
-	shown []shown
+	platform message.Platform
+	id       int64
+	shown    []shown
+}
+
+// name is the chat's id as its platform's events name it.
+func (c *chat) name() string {
+	if c.platform == message.LINE {
+		return fmt.Sprintf("Usim%029d", c.id)
+	}
+	return strconv.FormatInt(c.id, 10)
 }
 
 type shown struct {
@@ -156,11 +179,16 @@ type shown struct {
 }
 
 type update struct {
-	id    int64
-	chat  *chat
-	key   string
-	body  []byte
-	acked bool
+	id   int64
+	chat *chat
+	key  string
+	body []byte
+	// again is the body of a redelivery, where the platform marks one
+	// (LINE's deliveryContext.isRedelivery); posted is set once the body
+	// went out.
+	again  []byte
+	posted bool
+	acked  bool
 }
 
 type hook struct {
@@ -180,7 +208,7 @@ func newWorld(cfg Config) *world {
 	master := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	sub := func() *rand.Rand { return rand.New(rand.NewPCG(master.Uint64(), master.Uint64())) }
 	w := &world{cfg: cfg, rng: sub(), clock: queuetest.NewClock(t0), st: NewMemStore(),
-		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, refused: map[string]string{}, answers: map[string]string{}, posted: map[string]bool{}, left: map[string]bool{}, orphaned: map[string]bool{}, faultsOn: true}
+		res: &Result{Seed: cfg.Seed, Faults: map[string]int{}}, rank: map[string]int{}, agentCalls: map[string]int{}, retryKeys: map[string]time.Time{}, refused: map[string]string{}, answers: map[string]string{}, posted: map[string]bool{}, left: map[string]bool{}, orphaned: map[string]bool{}, faultsOn: true}
 	w.fStore = &faulty{w: w, rng: sub(), kind: "store", aws: true}
 	w.fIn = &faulty{w: w, rng: sub(), kind: "inbound", aws: true}
 	w.fOut = &faulty{w: w, rng: sub(), kind: "outbound", aws: true}
@@ -196,7 +224,10 @@ func newWorld(cfg Config) *world {
 	w.out = queuetest.New(queuetest.Options{Now: w.clock.Now, VisibilityTimeout: resources.Outbound.VisibilityTimeout,
 		MaxReceiveCount: resources.Outbound.MaxReceiveCount, DLQ: w.outDLQ})
 	for i := range cfg.Chats {
-		w.chats = append(w.chats, &chat{id: int64(1000 + i)})
+		w.chats = append(w.chats, &chat{platform: message.Telegram, id: int64(1000 + i)})
+	}
+	for i := range cfg.LINEChats {
+		w.chats = append(w.chats, &chat{platform: message.LINE, id: int64(2000 + i)})
 	}
 	w.nextUpd = 900000000
 	w.assemble("ingress")
@@ -274,12 +305,14 @@ func (w *world) assemble(name string) {
 		}
 		w.ingress = inst
 		w.pipeline = &ingress.Pipeline{Receiver: r, Claims: st, Queue: inq, DedupeTTL: store.DedupeTTL, Now: w.clock.Now, Log: quiet}
+		// LINE's ingress is a function of its own in AWS; one instance
+		// here, so a kill chosen for a webhook reaches whichever it is.
+		w.linePipeline = &ingress.Pipeline{Receiver: &line.Receiver{ChannelSecret: lineSecret, BotUserID: lineBot}, Claims: st, Queue: inq, DedupeTTL: store.DedupeTTL, Now: w.clock.Now, Log: quiet}
 	case "turn":
-		caps := telegram.Adapter.Capabilities()
-		ch := turn.Channel{Capabilities: caps}
+		ch := turn.Channel{Capabilities: telegram.Adapter.Capabilities()}
 		p := &turn.Processor{
 			Claims: st, Intents: st, Outbox: outq, Agent: &agentModel{w: w, inst: inst},
-			Channels: map[message.Platform]turn.Channel{message.Telegram: ch}, Questions: st, Inbox: inq,
+			Channels: map[message.Platform]turn.Channel{message.Telegram: ch, message.LINE: {Capabilities: line.Adapter.Capabilities()}}, Questions: st, Inbox: inq,
 			Reports: st, Awaits: st, Park: inq, Windows: st,
 			// MaxAge at its bound: a message that waits behind a thread's
 			// 6-hour async wait starts its turn past the default 6 hours, and
@@ -292,10 +325,12 @@ func (w *world) assemble(name string) {
 		w.turnC = &consumer.Consumer{Handle: p.Handle, Visibility: inq, DeadLetters: &queuePorts{f: w.fIn, inst: inst, q: w.inDLQ},
 			Groups: 1, Backoff: w.backoff, Now: w.clock.Now, Log: quiet}
 	case "delivery":
-		caps := telegram.Adapter.Capabilities()
 		p := &delivery.Processor{Intents: st,
-			Channels: map[message.Platform]delivery.Channel{message.Telegram: {Sender: &platformModel{w: w, inst: inst}, Capabilities: caps}},
-			Now:      w.clock.Now, Sleep: w.clock.Sleep, Backoff: w.backoff, Log: quiet}
+			Channels: map[message.Platform]delivery.Channel{
+				message.Telegram: {Sender: &platformModel{w: w, inst: inst}, Capabilities: telegram.Adapter.Capabilities()},
+				message.LINE:     {Sender: &platformModel{w: w, inst: inst}, Capabilities: line.Adapter.Capabilities()},
+			},
+			Now: w.clock.Now, Sleep: w.clock.Sleep, Backoff: w.backoff, Log: quiet}
 		w.delivery = inst
 		w.deliveryC = &consumer.Consumer{Handle: p.Handle, Visibility: outq, DeadLetters: &queuePorts{f: w.fOut, inst: inst, q: w.outDLQ},
 			Groups: 1, Backoff: w.backoff, Now: w.clock.Now, Log: quiet}
@@ -308,7 +343,13 @@ func (w *world) assemble(name string) {
 			Verifier: standardwebhooks.Verifier{Secrets: []standardwebhooks.Secret{agentSecret}},
 			Awaits:   st, Intents: st, Outbox: outq, Waker: inq, Claims: st, AsyncTimeout: turn.MaxAsyncTimeout,
 			Capabilities: func(p message.Platform) (message.Capabilities, bool) {
-				return telegram.Adapter.Capabilities(), p == message.Telegram
+				switch p {
+				case message.Telegram:
+					return telegram.Adapter.Capabilities(), true
+				case message.LINE:
+					return line.Adapter.Capabilities(), true
+				}
+				return message.Capabilities{}, false
 			},
 			Now: w.clock.Now, Log: quiet,
 		}
@@ -403,20 +444,49 @@ func (w *world) personWrites() {
 	name := names[w.rng.IntN(len(names))]
 	// Now and then what answers an open question: an option's value.
 	text := []string{fmt.Sprintf("m%d", w.nextUpd), "v0", "v1"}[w.rng.IntN(3)]
-	body, _ := json.Marshal(map[string]any{
-		"update_id": w.nextUpd,
-		"message": map[string]any{
-			"message_id": w.nextUpd - 899990000,
-			"from":       map[string]any{"id": c.id, "is_bot": false, "first_name": name},
-			"chat":       map[string]any{"id": c.id, "type": "private", "first_name": name},
-			"date":       w.clock.Now().Unix(),
-			"text":       text,
-		},
-	})
-	u := &update{id: w.nextUpd, chat: c, key: "evt#telegram#" + botID + "#" + strconv.FormatInt(w.nextUpd, 10), body: body}
+	var u *update
+	if c.platform == message.LINE {
+		u = w.lineUpdate(c, text)
+	} else {
+		body, _ := json.Marshal(map[string]any{
+			"update_id": w.nextUpd,
+			"message": map[string]any{
+				"message_id": w.nextUpd - 899990000,
+				"from":       map[string]any{"id": c.id, "is_bot": false, "first_name": name},
+				"chat":       map[string]any{"id": c.id, "type": "private", "first_name": name},
+				"date":       w.clock.Now().Unix(),
+				"text":       text,
+			},
+		})
+		u = &update{id: w.nextUpd, chat: c, key: "evt#telegram#" + botID + "#" + strconv.FormatInt(w.nextUpd, 10), body: body}
+	}
 	w.updates = append(w.updates, u)
 	w.hooks = append(w.hooks, &hook{u: u, due: w.clock.Now()})
 	w.tracef("chat %d writes %s (update %d)", c.id, text, u.id)
+}
+
+// lineUpdate is a LINE webhook of one text message from c: its event id
+// (webhookEventId) is what LINE keeps when it redelivers, with
+// deliveryContext.isRedelivery set.
+func (w *world) lineUpdate(c *chat, text string) *update {
+	eventID := fmt.Sprintf("01SIM%021d", w.nextUpd)
+	body := func(again bool) []byte {
+		b, _ := json.Marshal(map[string]any{
+			"destination": lineBot,
+			"events": []any{map[string]any{
+				"type":            "message",
+				"mode":            "active",
+				"webhookEventId":  eventID,
+				"deliveryContext": map[string]any{"isRedelivery": again},
+				"timestamp":       w.clock.Now().UnixMilli(),
+				"source":          map[string]any{"type": "user", "userId": c.name()},
+				"replyToken":      fmt.Sprintf("rt%030d", w.nextUpd),
+				"message":         map[string]any{"type": "text", "id": strconv.FormatInt(w.nextUpd, 10), "quoteToken": "q" + eventID, "text": text},
+			}},
+		})
+		return b
+	}
+	return &update{id: w.nextUpd, chat: c, key: "evt#line#" + lineBot + "#" + eventID, body: body(false), again: body(true)}
 }
 
 // platformDelivers: the platform posts one owed webhook, any of them
@@ -428,6 +498,10 @@ func (w *world) platformDelivers() {
 		if !h.due.After(now) {
 			due = append(due, i)
 		}
+	}
+	if w.fHook.chance("webhook_forged", 0.03) && len(w.updates) > 0 {
+		w.forge(w.updates[w.rng.IntN(len(w.updates))])
+		return
 	}
 	if w.fHook.chance("webhook_duplicate", 0.15) && len(w.updates) > 0 {
 		u := w.updates[w.rng.IntN(len(w.updates))]
@@ -453,14 +527,64 @@ func (w *world) platformDelivers() {
 	h.due = now.Add(time.Duration(min(h.attempts, 6)) * 10 * time.Second)
 }
 
+// forge posts what is not u's webhook as the platform would send it: a
+// wrong secret or signature, or a body cut short under a valid one. I7:
+// it is refused with a 4xx and reaches no model (no read, no write, no
+// enqueue).
+func (w *world) forge(u *update) {
+	w.newInvocation(w.ingress, true)
+	body, pipeline := u.body, w.pipeline
+	badAuth := w.rng.IntN(2) == 0
+	if !badAuth {
+		body = body[:len(body)/2]
+	}
+	req := httptest.NewRequest(http.MethodPost, "/"+string(u.chat.platform), bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	switch {
+	case u.chat.platform == message.LINE && badAuth:
+		pipeline = w.linePipeline
+		req.Header.Set(line.SignatureHeader, fakeline.Sign("not-"+lineSecret, body))
+	case u.chat.platform == message.LINE:
+		pipeline = w.linePipeline
+		req.Header.Set(line.SignatureHeader, fakeline.Sign(lineSecret, body))
+	case badAuth:
+		req.Header.Set(telegram.SecretHeader, "not-"+secret)
+	default:
+		req.Header.Set(telegram.SecretHeader, secret)
+	}
+	w.mu.Lock()
+	before := w.portCalls
+	w.mu.Unlock()
+	rec := httptest.NewRecorder()
+	pipeline.ServeHTTP(rec, req)
+	w.mu.Lock()
+	calls := w.portCalls - before
+	w.mu.Unlock()
+	w.res.Checks++
+	w.tracef("forged webhook (bad auth %v) for update %d: %d", badAuth, u.id, rec.Code)
+	if rec.Code/100 != 4 || calls != 0 {
+		w.violate("I7 a forged webhook for update %d (bad auth %v) was answered %d after %d calls to the store, queues, platform or agent; want a 4xx and none", u.id, badAuth, rec.Code, calls)
+	}
+}
+
 // post delivers u's webhook to ingress and reports whether it was acked.
 func (w *world) post(u *update) bool {
 	w.newInvocation(w.ingress, true)
-	req := httptest.NewRequest(http.MethodPost, "/telegram", bytes.NewReader(u.body))
-	req.Header.Set(telegram.SecretHeader, secret)
+	body, pipeline := u.body, w.pipeline
+	if u.posted && u.again != nil {
+		body = u.again
+	}
+	u.posted = true
+	req := httptest.NewRequest(http.MethodPost, "/"+string(u.chat.platform), bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	if u.chat.platform == message.LINE {
+		pipeline = w.linePipeline
+		req.Header.Set(line.SignatureHeader, fakeline.Sign(lineSecret, body))
+	} else {
+		req.Header.Set(telegram.SecretHeader, secret)
+	}
 	rec := httptest.NewRecorder()
-	w.pipeline.ServeHTTP(rec, req)
+	pipeline.ServeHTTP(rec, req)
 	if w.ingress.cur.dead() {
 		w.tracef("ingress killed on update %d: no answer", u.id)
 		return false
@@ -681,6 +805,9 @@ func (w *world) checkOrder() {
 		seen := map[string]bool{}
 		lastR, lastB := -1, -1
 		for _, s := range c.shown {
+			if strings.Contains(s.text, "openab.turn") || strings.Contains(s.text, `"messages"`) || strings.HasPrefix(strings.TrimSpace(s.text), "{") {
+				w.violateOnce(fmt.Sprintf("I5 chat %d shows envelope JSON: %q", c.id, s.text))
+			}
 			if seen[s.text] {
 				w.violateOnce(fmt.Sprintf("I2 chat %d shows %q twice", c.id, s.text))
 			}
@@ -760,6 +887,9 @@ func (w *world) final() {
 			if !unit.State.Terminal() {
 				w.violate("I4 update %d: unit %s still %s after recovery", u.id, unit.ID, unit.State)
 				continue
+			}
+			if unit.State == message.UnitUnknown && in.Thread.Platform == message.LINE {
+				w.violate("I2 update %d: unit %s held as unknown_after_send on LINE, whose retry key makes a resend safe", u.id, unit.ID)
 			}
 			if k := intent.UnitKey(in.ID, unit.ID); unit.State == message.UnitUnknown && !w.left[k] && !w.orphaned[k] {
 				w.violate("I4 update %d: unit %s held as unknown_after_send, but no send of it ever reached the platform", u.id, unit.ID)
@@ -843,6 +973,11 @@ func (a *agentModel) Call(ctx context.Context, req agent.TurnRequest) (agent.Rep
 			rep = agent.Reply{Status: 202, Accepted: true}
 			w.count("agent_async")
 		} else {
+			if w.fAgent.chance("agent_truncated", 0.03) {
+				// A reply cut short: envelope JSON that does not parse,
+				// which must never reach the person (I5).
+				body = body[:len(body)/2]
+			}
 			rep = agent.Reply{Status: 200, ContentType: "application/json", Body: body}
 		}
 		if w.fAgent.chance("agent_timeout", 0.05) {
@@ -946,6 +1081,15 @@ func (p *platformModel) Send(ctx context.Context, m message.Outgoing) (message.R
 		if c == nil {
 			return &message.SendError{Class: message.FailNotFound, Status: 400, Reason: "chat not found"}
 		}
+		if c.platform == message.LINE {
+			// LINE keeps a request's X-Line-Retry-Key for a day: the same
+			// key again is answered 409 and shows nothing.
+			if at, ok := w.retryKeys[m.IdempotencyKey]; ok && w.clock.Now().Sub(at) < lineRetryKeyTTL {
+				w.count("platform_retry_key_replayed")
+				return &message.SendError{Class: message.FailConflict, Status: 409, Reason: "The retry key is already accepted"}
+			}
+			w.retryKeys[m.IdempotencyKey] = w.clock.Now()
+		}
 		w.shownSeq++
 		id := strconv.Itoa(w.shownSeq)
 		c.shown = append(c.shown, shown{id: id, text: m.Content.Text})
@@ -962,7 +1106,7 @@ func (p *platformModel) Send(ctx context.Context, m message.Outgoing) (message.R
 
 func (w *world) chatOf(t message.Thread) *chat {
 	for _, c := range w.chats {
-		if strconv.FormatInt(c.id, 10) == t.Chat {
+		if c.platform == t.Platform && c.name() == t.Chat {
 			return c
 		}
 	}
