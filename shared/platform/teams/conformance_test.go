@@ -159,10 +159,10 @@ func sampleExpectations() map[string]platform.Parsed {
 	exec.Ack = invokeReply(&TeamsInvokeResponse{StatusCode: 200, Type: "application/vnd.microsoft.activity.message", Value: noteReceived})
 	exec.Unavailable = invokeReply(&TeamsInvokeResponse{StatusCode: 503, Type: "application/vnd.microsoft.error", Value: map[string]string{"code": "ServiceUnavailable", "message": noteUnavailable}})
 	return map[string]platform.Parsed{
-		"message-personal.json":    one(personalMsg),
+		"message-personal.json": one(personalMsg),
 		// Ada uploads a PDF and pastes a photo in her chat with the bot: the
 		// HTML rendering Teams attaches too is no file.
-		"file-personal.json": one(fileMsg),
+		"file-personal.json":       one(fileMsg),
 		"message-channel.json":     one(channelMsg),
 		"message-groupchat.json":   one(groupMsg),
 		"submit-press.json":        one(submit),
