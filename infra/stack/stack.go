@@ -386,7 +386,7 @@ func (s *Stack) environment(fn resources.FunctionSpec, cfg Config) map[string]*s
 	for _, q := range uses(fn) {
 		env[q.EnvURL] = s.Queues[q.Name].QueueUrl()
 	}
-	if fn.Media {
+	if fn.Media || fn.MediaOut != "" {
 		env[resources.EnvMediaBucket] = s.MediaBucket.BucketName()
 	}
 	if q := fn.Consumes; q != nil {
@@ -469,6 +469,17 @@ func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Fu
 		})
 		suppressMatching(role, "AwsSolutions-IAM5", "Objects are created per attachment: the grant names the one key prefix the function stores under (media.ObjectKey), in the media bucket only.",
 			`/^Resource::<MediaBucket[0-9A-F]+\.Arn>\/in\/\*$/`)
+	}
+	if a := fn.MediaOut; a != "" {
+		// One action on agents' uploads: the reply function presigns PUTs,
+		// delivery reads them and presigns GETs. No list, no delete.
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+			Grantee:      role,
+			Actions:      jsii.Strings(string(a)),
+			ResourceArns: jsii.Strings(*s.MediaBucket.ArnForObjects(jsii.String(resources.MediaOutPrefix + "*"))),
+		})
+		suppressMatching(role, "AwsSolutions-IAM5", "Uploads are created per file an agent sends: the grant names the one key prefix they go under (media.UploadKey), in the media bucket only.",
+			`/^Resource::<MediaBucket[0-9A-F]+\.Arn>\/out\/\*$/`)
 	}
 	if q := fn.Wakes; q != nil {
 		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{

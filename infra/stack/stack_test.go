@@ -190,7 +190,7 @@ func wantEnvironment(t *testing.T, fx *fixture, fn resources.FunctionSpec, agent
 	if fn.Name == resources.Turn.Name {
 		env[EnvAgentURL] = agentURL
 	}
-	if fn.Media {
+	if fn.Media || fn.MediaOut != "" {
 		env[resources.EnvMediaBucket] = ref(fx.logicalID(fx.stack.MediaBucket))
 	}
 	return env
@@ -552,6 +552,12 @@ func TestLeastPrivilege(t *testing.T) {
 				if fn.Media {
 					add("s3:GetObject", []string{asJSON(mediaObjects(fx))})
 					add("s3:PutObject", []string{asJSON(mediaObjects(fx))})
+				}
+				switch fn.Name {
+				case resources.Reply.Name: // presigns uploads; reads none
+					add("s3:PutObject", []string{asJSON(uploadObjects(fx))})
+				case resources.Delivery.Name: // reads uploads; writes none
+					add("s3:GetObject", []string{asJSON(uploadObjects(fx))})
 				}
 				if fn.Wakes != nil {
 					// Visibility only: it can neither read nor delete.
@@ -1060,13 +1066,20 @@ func TestMediaBucketIsPrivateEncryptedTLSOnlyAndExpires(t *testing.T) {
 			if !tls {
 				t.Error("no bucket policy denies requests without TLS")
 			}
-			// Only the functions that store media know the bucket.
+			// Only the functions that store media or use uploads know the bucket.
 			for _, fn := range registry.Functions() {
 				env := asJSON(props(fx.resource(t, fx.logicalID(fx.stack.Functions[fn.Name])))["Environment"])
-				if strings.Contains(env, resources.EnvMediaBucket) != fn.Media {
-					t.Errorf("%s: media bucket in its environment: %v, want %v", fn.Name, !fn.Media, fn.Media)
+				want := fn.Media || fn.MediaOut != ""
+				if strings.Contains(env, resources.EnvMediaBucket) != want {
+					t.Errorf("%s: media bucket in its environment: %v, want %v", fn.Name, !want, want)
 				}
 			}
 		})
 	}
+}
+
+// uploadObjects is the ARN of the media bucket's keys agents upload to:
+// <bucket ARN>/out/*.
+func uploadObjects(fx *fixture) map[string]any {
+	return map[string]any{"Fn::Join": []any{"", []any{getAtt(fx.logicalID(fx.stack.MediaBucket), "Arn"), "/" + resources.MediaOutPrefix + "*"}}}
 }

@@ -47,6 +47,7 @@ import (
 	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store/dynamostore"
+	"github.com/parleyhq/parley/shared/urlfetch"
 )
 
 // Test identities: the values events/README.md documents for the samples.
@@ -251,6 +252,8 @@ type options struct {
 	lostAnswers bool
 	// timed times every invocation of each function (durations).
 	timed bool
+	// fetch bounds delivery's fetches of agents' media URLs (app.Deps.Fetch).
+	fetch urlfetch.Options
 }
 
 // start runs every function of Parley, wired exactly as make run wires them
@@ -342,6 +345,7 @@ func start(t testing.TB, opt options) *harness {
 		DynamoDB: dynamodb.NewFromConfig(awsCfg),
 		SQS:      sqs.NewFromConfig(awsCfg),
 		Now:      h.clock.Now,
+		Fetch:    opt.fetch,
 		// Not through the fault injector and the counter: its middleware
 		// has no place in the S3 presigner's stack.
 	}.WithObjects(env.AWS)

@@ -77,6 +77,7 @@ func New(d app.Deps) (*Local, error) {
 	replyURL := FunctionURL(functionurl.Handler(reply), urlLimit)
 	l.Mux.Handle("/reply", replyURL)
 	l.Mux.Handle("/send", replyURL)
+	l.Mux.Handle("/media", replyURL)
 	l.Mux.Handle("/history/erase", replyURL)
 
 	turn, err := app.Turn(d)

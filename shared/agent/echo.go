@@ -44,6 +44,8 @@ const echoMaxBody = 1 << 20
 //	                     (a single select), extras (a multi-select of at most
 //	                     two), note (free text), optional (seat, skippable);
 //	                     without FORM all three of seat, extras and note
+//	"/image [CAPTION]"   an image bubble: EchoImage, uploaded through
+//	                     Parley's POST /media (Echo.Media), with CAPTION
 //	attachments          one bubble per file: its kind, type, size, what the
 //	                     platform said of it (dimensions, duration, name) and
 //	                     the first 12 hex digits of its SHA-256, or the reason
@@ -65,6 +67,9 @@ type Echo struct {
 	// StreamPause is the pause between the lines of a /stream reply.
 	// Defaults to 400 milliseconds; negative: none.
 	StreamPause time.Duration
+	// Media is Parley's POST /media URL, where /image uploads its
+	// picture; empty: /image says it cannot.
+	Media string
 }
 
 func (e Echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -105,6 +110,9 @@ func (e Echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if cmd, arg := splitCommand(req.Event.Text); cmd == "/stream" && req.Answer == nil {
 		e.stream(w, r, orEmpty(arg))
+		return
+	} else if cmd == "/image" && req.Answer == nil {
+		e.image(w, r, arg)
 		return
 	}
 	ctype, out := echoReply(req)

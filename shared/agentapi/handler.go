@@ -269,6 +269,10 @@ func (h *Handler) replaced(ctx context.Context, a store.Await, id string, plan e
 	if len(plan.Units) != 1 || plan.Next.Type == envelope.NextAsk {
 		return "", "a replacing post carries one bubble that fits one message, and no question"
 	}
+	if plan.Units[0].Media != nil {
+		// An edit changes a message's text; no platform edits a file in.
+		return "", "a replacing post carries text, not media"
+	}
 	for p, n := range a.Posts {
 		if n == 0 {
 			continue
@@ -338,7 +342,7 @@ func (h *Handler) deliverPost(w http.ResponseWriter, r *http.Request, log *slog.
 	var units []intent.Unit
 	for _, u := range plan.Units {
 		if slices.Contains(keep, u.BubbleID) {
-			units = append(units, intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending, Replaces: replaces})
+			units = append(units, intent.Unit{ID: u.ID, Content: u.Content(), State: message.UnitPending, Replaces: replaces})
 		}
 	}
 	total := len(Bubbles(plan.Units))

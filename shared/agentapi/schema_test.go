@@ -75,3 +75,40 @@ func TestSchemasAgreeWithParsers(t *testing.T) {
 		}
 	}
 }
+
+// TestMediaSchemaAgreesWithTheHandler: docs/schema/parley.media.v1.json
+// accepts exactly the POST /media bodies ParseUploadRequest accepts.
+func TestMediaSchemaAgreesWithTheHandler(t *testing.T) {
+	t.Parallel()
+	sch, err := jsonschema.NewCompiler().Compile("../../docs/schema/parley.media.v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{
+		`{"type":"image/png","size":10}`,
+		`{"type":"application/vnd.ms-excel","size":1}`,
+		`{"type":"audio/x-m4a","size":20971520}`,
+		`{"type":"image/png","size":0}`,
+		`{"type":"image/png","size":-3}`,
+		`{"type":"image/png","size":1.5}`,
+		`{"type":"image/png","size":"10"}`,
+		`{"type":"image/png"}`,
+		`{"size":10}`,
+		`{"type":"Image/PNG","size":10}`,
+		`{"type":"image/png; charset=x","size":10}`,
+		`{"type":"image","size":10}`,
+		`{"type":"/png","size":10}`,
+		`{"type":"image/-png","size":10}`,
+		`{"type":"image/png","size":10,"name":"a.png"}`,
+		`[]`,
+	} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, perr := agentapi.ParseUploadRequest([]byte(body))
+		if schemaOK := sch.Validate(v) == nil; schemaOK != (perr == nil) {
+			t.Errorf("schema accepts=%v, parser accepts=%v (%v): %s", schemaOK, perr == nil, perr, body)
+		}
+	}
+}

@@ -34,6 +34,7 @@ import (
 	"github.com/parleyhq/parley/shared/sweeper"
 	"github.com/parleyhq/parley/shared/triage"
 	"github.com/parleyhq/parley/shared/turn"
+	"github.com/parleyhq/parley/shared/urlfetch"
 )
 
 // Deps is what every function is built from.
@@ -50,6 +51,10 @@ type Deps struct {
 	// Objects is the media bucket (Config.Media), built once per process
 	// where the function stores media; nil where media is off.
 	Objects media.Objects
+	// Fetch bounds delivery's fetches of agents' media URLs (package
+	// urlfetch); the zero value is its defaults, public HTTPS only. A local
+	// stack may allow its own addresses and CA.
+	Fetch urlfetch.Options
 }
 
 // Load reads the configuration (and, in AWS, the function's own secrets:
@@ -285,10 +290,14 @@ func Delivery(d Deps) (*consumer.Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
+	files, err := d.outboundFiles()
+	if err != nil {
+		return nil, err
+	}
 	channels := map[message.Platform]delivery.Channel{}
 	for p, s := range senders {
 		a, _ := registry.Lookup(p)
-		channels[p] = delivery.Channel{Sender: s, Capabilities: a.Capabilities()}
+		channels[p] = delivery.Channel{Sender: s, Capabilities: a.Capabilities(), Files: files}
 	}
 	p := &delivery.Processor{
 		Intents: d.store(), Previews: d.store(), Channels: channels, Config: d.Config.Delivery, Now: d.Now,

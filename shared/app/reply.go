@@ -22,8 +22,9 @@ import (
 // limits, recorded on the waiting turn, which it wakes) and POST /send (its
 // own message into a thread PARLEY_SEND_TARGETS allows: deduped on its
 // idempotency key, optionally triaged, and enqueued in the thread's order
-// like any webhook), and POST /history/erase (forget a thread's
-// transcript).
+// like any webhook), POST /media (a presigned PUT for a file the agent
+// will send, and its upload_id), and POST /history/erase (forget a
+// thread's transcript).
 func Reply(d Deps) (http.Handler, error) {
 	if err := d.Config.RequireStore(); err != nil {
 		return nil, err
@@ -71,6 +72,9 @@ func Reply(d Deps) (http.Handler, error) {
 		Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now, Log: log,
 	})
 	mux.Handle("/send", sends)
+	mux.Handle("/media", &agentapi.MediaHandler{
+		Verifier: verifier, Objects: d.uploads(), Config: d.Config.Media, Now: d.Now, Log: log,
+	})
 	mux.Handle("/history/erase", &agentapi.EraseHandler{
 		Verifier: verifier, Store: d.store(), Now: d.Now, Log: log,
 		Sends: func(p message.Platform) bool { _, ok := registry.Lookup(p); return ok },

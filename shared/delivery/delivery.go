@@ -33,6 +33,9 @@ type Sender interface {
 type Channel struct {
 	Sender       Sender
 	Capabilities message.Capabilities
+	// Files finds media units' files; nil sends an agent's URL as a link
+	// and fails an upload (no media bucket).
+	Files Files
 }
 
 // Reconciler is a sender that can look an unknown send up on the platform
@@ -69,6 +72,9 @@ func (c Channel) send(ctx context.Context, m message.Outgoing) (message.Receipt,
 			return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "the platform has no reactions"}
 		}
 		return message.Receipt{}, rx.React(ctx, m.Thread, m.ReplyTo, *r)
+	}
+	if md := m.Content.Media; md != nil {
+		return c.sendMedia(ctx, m, *md)
 	}
 	if pr := m.Content.Prompt; pr != nil {
 		if a, ok := c.Sender.(Asker); ok {
@@ -637,14 +643,15 @@ func (p *Processor) retryDelay(class message.FailureClass, retryAfter time.Durat
 func replyGroup(ch Channel, in intent.Intent, i int, cfg Config) int {
 	r, ok := ch.Sender.(Replier)
 	u := in.Units[i]
-	if !ok || i != 0 || cfg.ReplyBubbles < 2 || u.Attempt != 1 || u.Resent || u.FailureClass != "" || u.Replaces != "" || u.Content.React != nil {
+	// A reaction or a file is no plain bubble: it goes on its own.
+	if !ok || i != 0 || cfg.ReplyBubbles < 2 || u.Attempt != 1 || u.Resent || u.FailureClass != "" || u.Replaces != "" || u.Content.React != nil || u.Content.Media != nil {
 		return 0
 	}
 	limit := min(r.Replies(outgoing(in, 0)), cfg.ReplyBubbles, len(in.Units))
 	n := 1
 	for n < limit {
 		v := in.Units[n]
-		if v.State != message.UnitPending || v.Attempt != 0 || v.FailureClass != "" || !v.NextAt.IsZero() || v.Replaces != "" || v.Content.React != nil {
+		if v.State != message.UnitPending || v.Attempt != 0 || v.FailureClass != "" || !v.NextAt.IsZero() || v.Replaces != "" || v.Content.React != nil || v.Content.Media != nil {
 			break
 		}
 		n++

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/envelope/internal/jsonscan"
+	"github.com/parleyhq/parley/shared/message"
 )
 
 // SchemaV1 is the envelope version Parley reads.
@@ -53,8 +54,11 @@ type Bubble struct {
 	// MaxIDLen bytes, without '#' or control characters.
 	ID string
 	// Text is delivered exactly as given (never trimmed); it may not be
-	// empty or only whitespace.
+	// empty or only whitespace. Empty when the bubble is a file.
 	Text string
+	// Media is the bubble's file, with its caption; a bubble has text or
+	// media, never both.
+	Media *message.Media
 }
 
 // NextType says what happens after a turn's bubbles.
@@ -237,7 +241,7 @@ func validateMessages(m *jsonscan.Node) ([]Bubble, *ParseError) {
 		if e.Kind != jsonscan.Object {
 			return nil, wrongType(e, path, jsonscan.Object)
 		}
-		if pe := allowKeys(e, path, "id", "text"); pe != nil {
+		if pe := allowKeys(e, path, "id", "text", "media"); pe != nil {
 			return nil, pe
 		}
 		id, pe := requiredString(e, path, "id")
@@ -251,6 +255,17 @@ func validateMessages(m *jsonscan.Node) ([]Bubble, *ParseError) {
 			return nil, perr(ReasonDuplicateID, path+".id", id.Off, "same id as messages["+strconv.Itoa(j)+"]")
 		}
 		seen[id.Str] = i
+		if mn := e.Get("media"); mn != nil {
+			if t := e.Get("text"); t != nil {
+				return nil, perr(ReasonBadMedia, path+".text", t.Off, "a bubble has text or media, not both: put the text in media.caption")
+			}
+			m, pe := validateMedia(mn, path+".media")
+			if pe != nil {
+				return nil, pe
+			}
+			out = append(out, Bubble{ID: id.Str, Media: m})
+			continue
+		}
 		text, pe := requiredString(e, path, "text")
 		if pe != nil {
 			return nil, pe

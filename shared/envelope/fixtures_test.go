@@ -56,8 +56,9 @@ type fixtureExpect struct {
 	Problem     *string `json:"problem"`
 	ProblemPath *string `json:"problem_path"`
 	Units       []struct {
-		ID   string `json:"id"`
-		Text string `json:"text"`
+		ID    string         `json:"id"`
+		Text  string         `json:"text"`
+		Media *message.Media `json:"media"`
 	} `json:"units"`
 	UnitIDs []string `json:"unit_ids"`
 	// React is the plan's reaction; absent means none.
@@ -227,7 +228,7 @@ func checkFixture(t *testing.T, want fixtureExpect, plan Plan, err error) {
 			t.Errorf("%d units, want %d: %+v", len(plan.Units), len(want.Units), plan.Units)
 		}
 		for i := range min(len(plan.Units), len(want.Units)) {
-			if plan.Units[i].ID != want.Units[i].ID || plan.Units[i].Text != want.Units[i].Text {
+			if plan.Units[i].ID != want.Units[i].ID || plan.Units[i].Text != want.Units[i].Text || !reflect.DeepEqual(plan.Units[i].Media, want.Units[i].Media) {
 				t.Errorf("unit %d = %s %q, want %s %q", i, plan.Units[i].ID, plan.Units[i].Text, want.Units[i].ID, want.Units[i].Text)
 			}
 		}
@@ -297,6 +298,12 @@ func checkPlanInvariants(t *testing.T, plan Plan, caps message.Capabilities) {
 		parts[u.BubbleID]++
 		if u.Part != parts[u.BubbleID] || u.ID != u.BubbleID+"#"+itoa(u.Part) {
 			t.Errorf("unit %s: bubble %q part %d out of sequence", u.ID, u.BubbleID, u.Part)
+		}
+		if u.Media != nil {
+			if u.Text != "" || u.Part != 1 || holdsEnvelope(u.Media.Caption) {
+				t.Errorf("media unit %s: text %q, part %d, caption %q", u.ID, u.Text, u.Part, u.Media.Caption)
+			}
+			continue
 		}
 		if strings.TrimSpace(u.Text) == "" {
 			t.Errorf("unit %s is blank", u.ID)

@@ -38,6 +38,9 @@ func FuzzParse(f *testing.F) {
 	addFixtureSeeds(f, func(b []byte) { f.Add(b, uint8(0)) })
 	f.Add([]byte(`{"schema":"openab.turn.v1","messages":[{"id":"a","text":"hi"}]}`), uint8(1))
 	f.Add([]byte(`prose {"schema": "my-db-schema"} prose`), uint8(2))
+	f.Add([]byte(`{"schema":"openab.turn.v1","messages":[{"id":"m","media":{"kind":"image","url":"https://example.com/a.png","caption":"hi"}}]}`), uint8(3))
+	f.Add([]byte(`{"schema":"openab.turn.v1","messages":[{"id":"m","media":{"kind":"voice","upload_id":"0123456789abcdef0123456789abcdef","name":"a.ogg"}}]}`), uint8(5))
+	f.Add([]byte(`{"schema":"openab.turn.v1","messages":[{"id":"m","media":{"kind":"file","url":"http://10.0.0.1/x","upload_id":"x"}}]}`), uint8(6))
 	caps := []message.Capabilities{
 		{TextLimit: 4096, Counting: message.CountUTF16},
 		{TextLimit: 17, Counting: message.CountRunes},
@@ -51,8 +54,16 @@ func FuzzParse(f *testing.F) {
 		switch {
 		case err == nil:
 			for _, b := range env.Messages {
-				if checkID(b.ID) != "" || strings.TrimSpace(b.Text) == "" || hasFragment(b.Text, detectStrong) {
-					t.Fatalf("accepted an invalid bubble %q", b)
+				if checkID(b.ID) != "" || hasFragment(b.shown(), detectStrong) {
+					t.Fatalf("accepted an invalid bubble %+v", b)
+				}
+				if m := b.Media; m != nil {
+					if b.Text != "" || !m.Kind.Known() || (m.URL == "") == (m.UploadID == "") ||
+						(m.URL != "" && message.CheckMediaURL(m.URL) != "") || (m.UploadID != "" && !message.ValidUploadID(m.UploadID)) {
+						t.Fatalf("accepted an invalid media bubble %+v %+v", b, *m)
+					}
+				} else if strings.TrimSpace(b.Text) == "" {
+					t.Fatalf("accepted a blank bubble %+v", b)
 				}
 			}
 		case !errors.As(err, &pe):

@@ -79,8 +79,13 @@ type Unit struct {
 	// Part numbers a bubble's parts from 1; a bubble that fits is part 1
 	// of 1.
 	Part int
-	// Text is the unit's text, within the platform's limit.
+	// Text is the unit's text, within the platform's limit; empty for a
+	// file.
 	Text string
+	// Media is the unit's file, with its caption (never split: the
+	// platform's sender fits the caption, as a second message if needs
+	// be).
+	Media *message.Media
 }
 
 // Build turns an agent reply into a delivery plan for one platform. It is
@@ -148,6 +153,9 @@ func bounded(p Plan, cfg Config) error {
 	n := 0
 	for _, u := range p.Units {
 		n += len(u.Text)
+		if u.Media != nil {
+			n += len(u.Media.Caption)
+		}
 	}
 	if n > cfg.MaxReplyBytes {
 		return &LimitError{Limit: LimitMaxReplyBytes, Max: cfg.MaxReplyBytes, Got: n}
@@ -167,7 +175,7 @@ func planEnvelope(env *Envelope, cfg Config, caps message.Capabilities) (Plan, e
 		return Plan{}, &LimitError{Limit: LimitMaxBubbles, Max: cfg.MaxBubbles, Got: len(env.Messages)}
 	}
 	for _, b := range env.Messages {
-		if n := utf8.RuneCountInString(b.Text); n > cfg.MaxBubbleChars {
+		if n := utf8.RuneCountInString(b.shown()); n > cfg.MaxBubbleChars {
 			return Plan{}, &LimitError{Limit: LimitMaxBubbleChars, Max: cfg.MaxBubbleChars, Got: n, BubbleID: b.ID}
 		}
 	}
@@ -191,6 +199,10 @@ func planEnvelope(env *Envelope, cfg Config, caps message.Capabilities) (Plan, e
 		plan.Units = make([]Unit, 0, len(env.Messages))
 	}
 	for _, b := range env.Messages {
+		if b.Media != nil {
+			plan.Units = append(plan.Units, Unit{ID: b.ID + "#1", BubbleID: b.ID, Part: 1, Media: b.Media})
+			continue
+		}
 		plan.Units = appendUnits(plan.Units, b.ID, b.Text, caps)
 	}
 	return plan, nil

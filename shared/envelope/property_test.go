@@ -136,7 +136,7 @@ func TestPropertyEnvelopesRoundTrip(t *testing.T) {
 		}
 		for i := range g.bubbles {
 			if env.Messages[i] != g.bubbles[i] {
-				t.Fatalf("bubble %d = %q, want %q", i, env.Messages[i], g.bubbles[i])
+				t.Fatalf("bubble %d = %+v, want %+v", i, env.Messages[i], g.bubbles[i])
 			}
 		}
 		caps := propertyCaps[r.IntN(len(propertyCaps))]

@@ -387,13 +387,15 @@ func jsonBlocks(t *testing.T, docs ...string) []docBlock {
 // must accept it; a request (it has "version") against the request schema;
 // a bare next object (it has "type") against the envelope's next; a POST
 // /reply body's envelope against the envelope schema; a refusal (it has
-// "error" and "reason") against the error schema. Blocks
+// "error" and "reason") against the error schema; a POST /media body (it
+// has "type" and "size") against its schema. Blocks
 // with an ellipsis (…) are fragments and skipped.
 func TestSchemaDocExamples(t *testing.T) {
 	env := compileSchema(t, envelopeSchema)
 	next := compileSchema(t, envelopeSchema+"#/$defs/next")
 	req := compileSchema(t, requestSchema)
 	problem := compileSchema(t, schemaDir+"/parley.error.v1.json")
+	upload := compileSchema(t, schemaDir+"/parley.media.v1.json")
 	blocks := jsonBlocks(t, "../../docs/agent-protocol.md", "../../docs/envelope.md")
 	var checked int
 	for _, b := range blocks {
@@ -446,6 +448,9 @@ func TestSchemaDocExamples(t *testing.T) {
 					}
 				case obj["error"] != nil && obj["reason"] != nil:
 					verr = problem.Validate(v)
+				case obj["type"] != nil && obj["size"] != nil:
+					// A POST /media body.
+					verr = upload.Validate(v)
 				case obj["type"] != nil:
 					verr = next.Validate(v)
 					if _, err := envelope.Parse([]byte(`{"schema": "openab.turn.v1", "next": ` + raw + `}`)); err != nil {

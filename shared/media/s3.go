@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -52,6 +53,35 @@ func (o *S3Objects) Put(ctx context.Context, key string, body []byte, obj Object
 
 func (o *S3Objects) PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error) {
 	req, err := o.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: &o.bucket, Key: &key}, s3.WithPresignExpires(ttl))
+	if err != nil {
+		return "", err
+	}
+	return req.URL, nil
+}
+
+// Get reads the object at key, at most max bytes (more is an error).
+func (o *S3Objects) Get(ctx context.Context, key string, max int64) ([]byte, error) {
+	out, err := o.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &o.bucket, Key: &key})
+	if err != nil {
+		return nil, err
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(out.Body, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, errors.New("object over the size bound")
+	}
+	return b, nil
+}
+
+// PresignPut signs a PUT of key with its content type; the agent's
+// upload must send that Content-Type header.
+func (o *S3Objects) PresignPut(ctx context.Context, key, mime string, size int64, ttl time.Duration) (string, error) {
+	req, err := o.presign.PresignPutObject(ctx, &s3.PutObjectInput{
+		Bucket: &o.bucket, Key: &key, ContentType: aws.String(mime), ContentLength: aws.Int64(size),
+	}, s3.WithPresignExpires(ttl))
 	if err != nil {
 		return "", err
 	}

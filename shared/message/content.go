@@ -25,6 +25,8 @@ type Content struct {
 	Prompt *Prompt `json:"prompt,omitempty"`
 	// React is a reaction to set on the message the unit replies to.
 	React *React `json:"react,omitempty"`
+	// Media is a file to send, with its caption.
+	Media *Media `json:"media,omitempty"`
 }
 
 // Text is text content.
@@ -37,6 +39,8 @@ func (c Content) Kind() ContentKind {
 		return ContentPrompt
 	case c.React != nil:
 		return ContentReaction
+	case c.Media != nil:
+		return ContentMedia
 	case c.Text != "":
 		return ContentText
 	}

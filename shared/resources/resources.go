@@ -253,11 +253,27 @@ type FunctionSpec struct {
 	// and presigns them (package media): it gets the bucket's name
 	// (EnvMediaBucket) and may get and put objects under MediaPrefix.
 	Media bool
+	// MediaOut is the function's one access to agents' uploads, under
+	// MediaOutPrefix: the reply function presigns their PUTs
+	// (MediaOutPut), delivery reads and presigns them (MediaOutGet). It
+	// gets the bucket's name too.
+	MediaOut MediaAccess
 }
+
+// MediaAccess is one S3 action on agents' uploads.
+type MediaAccess string
+
+const (
+	MediaOutPut MediaAccess = "s3:PutObject"
+	MediaOutGet MediaAccess = "s3:GetObject"
+)
 
 // MediaPrefix is where the turn stores attachments in the media bucket
 // (media.ObjectKey): its grant covers these keys only.
 const MediaPrefix = "in/"
+
+// MediaOutPrefix is where agents' uploads go (POST /media, media.UploadKey).
+const MediaOutPrefix = "out/"
 
 // The core's secret keys, each read from its own Secrets Manager secret in
 // AWS and from the environment variable of the same name locally. A chat
@@ -446,6 +462,8 @@ var (
 	Reply = FunctionSpec{
 		Name: "reply", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
 		SendsTo: []*QueueSpec{&Inbound, &Outbound}, Wakes: &Inbound, Secrets: []string{SecretAgentSecret},
+		// POST /media presigns an agent's upload; it never reads one.
+		MediaOut: MediaOutPut,
 	}
 	// The consumers and the sweeper mostly wait (on the agent, on the bubble
 	// delay, on DynamoDB), and are billed for it by memory × time: 128 MB,
@@ -464,6 +482,9 @@ var (
 	Delivery = FunctionSpec{
 		Name: "delivery", Kind: Consumer, Timeout: deliveryTimeout, MemoryMB: 128,
 		Consumes: &Outbound, BatchSize: 10, MaxConcurrency: 50,
+		// A media bubble's upload: read (HeadObject, GetObject) and
+		// presigned for a platform that fetches it.
+		MediaOut: MediaOutGet,
 	}
 	// Sweeper mends stuck work (package sweeper): it re-drives stuck units,
 	// enqueues deferred events when due and reports abandoned turns.

@@ -580,7 +580,7 @@ func (p *Processor) planReply(ctx context.Context, log *slog.Logger, cfg Config,
 	}
 	units := reactUnit(log, ch, ev, plan.React)
 	for _, u := range plan.Units {
-		units = append(units, intent.Unit{ID: u.ID, Content: message.Text(u.Text), State: message.UnitPending})
+		units = append(units, intent.Unit{ID: u.ID, Content: u.Content(), State: message.UnitPending})
 	}
 	if n := plan.Next; n.Type == envelope.NextAsk && n.Ask != nil {
 		// Recorded before anything of it is sent; the question message

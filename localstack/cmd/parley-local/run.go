@@ -337,7 +337,7 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 	if err != nil {
 		return fmt.Errorf("%s: %w", resources.SecretAgentSecret, err)
 	}
-	local.Mux.Handle("/agent/echo", agent.Echo{Secret: agentSecret})
+	local.Mux.Handle("/agent/echo", agent.Echo{Secret: agentSecret, Media: base + "/media"})
 	// The fakes, each under /fake/<platform>/, where BaseURLs pointed the
 	// adapters; a registry platform without a fake stops make run here.
 	for _, a := range registry.Chat() {

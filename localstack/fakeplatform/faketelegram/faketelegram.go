@@ -7,7 +7,8 @@
 // It serves POST /bot<token>/sendMessage (with an inline keyboard),
 // /bot<token>/editMessageText, /bot<token>/sendMessageDraft (private chats'
 // previews), /bot<token>/deleteMessage, /bot<token>/answerCallbackQuery,
-// /bot<token>/sendChatAction, /bot<token>/getMe and /bot<token>/getFile, and
+// /bot<token>/sendChatAction, /bot<token>/getMe and /bot<token>/getFile,
+// sendPhoto, sendDocument, sendAudio, sendVoice and sendVideo (media.go), and
 // GET /file/bot<token>/<file_path> (files a test added with AddFile). Headers signs inbound
 // updates as Telegram sends them; CallbackQuery is the update a press of a
 // button sends, and Press the same, remembered: its answer is taken once,
@@ -220,6 +221,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			a.Recorder().Refused()
 		}
 		fail(w, http.StatusUnauthorized, "Unauthorized", nil)
+		return
+	}
+	if _, media := mediaFields[method]; media {
+		a.sendMedia(w, r, method)
 		return
 	}
 	args, ok := fakeapi.Args(r)

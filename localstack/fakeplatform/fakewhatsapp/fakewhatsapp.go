@@ -382,6 +382,11 @@ type send struct {
 	} `json:"text"`
 	Interactive *interactive `json:"interactive"`
 	Template    *template    `json:"template"`
+	// Media messages by link (media.go).
+	Image    *mediaLink `json:"image"`
+	Document *mediaLink `json:"document"`
+	Audio    *mediaLink `json:"audio"`
+	Video    *mediaLink `json:"video"`
 }
 
 // template is a template message as the fake reads it: the template's
@@ -497,6 +502,8 @@ func validate(args map[string]json.RawMessage) (string, []fakeapi.Control, int, 
 		}
 		text, code, details := s.Template.validate()
 		return text, nil, code, details
+	case "image", "document", "audio", "video":
+		return s.validateMedia()
 	default:
 		return "", nil, 131051, "Message type " + strconv.Quote(s.Type) + " is not supported by this fake."
 	}

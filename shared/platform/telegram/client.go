@@ -167,6 +167,12 @@ func (c *Client) call(ctx context.Context, method string, args, result any) erro
 	if err != nil {
 		return err
 	}
+	return decodeResult(api, resp, result)
+}
+
+// decodeResult reads a Bot API answer: its result into result, or its
+// error classified.
+func decodeResult(api platform.API, resp *platform.Response, result any) error {
 	var r TelegramResponse
 	if resp.Status != http.StatusOK {
 		// An error answer's body, when it is the Bot API's, says more.

@@ -264,6 +264,19 @@ type WhatsAppSendMessage struct {
 	Interactive           *WhatsAppInteractive `json:"interactive,omitempty"`
 	Template              *WhatsAppTemplate    `json:"template,omitempty"`
 	Reaction              *WhatsAppReaction    `json:"reaction,omitempty"`
+	// A media message's file, by link, under its type's member.
+	Image    *WhatsAppMediaLink `json:"image,omitempty"`
+	Document *WhatsAppMediaLink `json:"document,omitempty"`
+	Audio    *WhatsAppMediaLink `json:"audio,omitempty"`
+	Video    *WhatsAppMediaLink `json:"video,omitempty"`
+}
+
+// WhatsAppMediaLink is a media object by link: Graph fetches the file from
+// Link (HTTPS). Audio takes no caption; only a document has a filename.
+type WhatsAppMediaLink struct {
+	Link     string `json:"link"`
+	Caption  string `json:"caption,omitempty"`
+	Filename string `json:"filename,omitempty"`
 }
 
 // WhatsAppTemplate is a template message: an approved template by name and

@@ -81,9 +81,10 @@ type unitItem struct {
 	Text string `dynamodbav:"text,omitempty"`
 	// ContentKind is absent for text (every version-1 unit).
 	ContentKind string `dynamodbav:"ck,omitempty"`
-	// Prompt is a question unit's message.Prompt, or a reaction unit's
-	// message.React (ck "reaction"), as JSON: the models' own tags version
-	// them.
+	// Prompt is a question unit's message.Prompt, a reaction unit's
+	// message.React (ck "reaction"), or a media unit's message.Media
+	// without its caption (ck "media"; the caption is its text in tx), as
+	// JSON: the models' own tags version them.
 	Prompt     string   `dynamodbav:"q,omitempty"`
 	ReplyTo    string   `dynamodbav:"reply_to,omitempty"`
 	Parley     bool     `dynamodbav:"o,omitempty"`
@@ -145,6 +146,16 @@ func toItem(in intent.Intent) (intentItem, error) {
 				return intentItem{}, fmt.Errorf("encode unit %s: %w", u.ID, err)
 			}
 			ui.ContentKind, ui.Prompt = string(k), string(q)
+		case message.ContentMedia:
+			// The file's reference rides in q; its caption, text people
+			// read, compresses with the other texts in tx.
+			m := *u.Content.Media
+			texts[i], m.Caption = m.Caption, ""
+			q, err := json.Marshal(m)
+			if err != nil {
+				return intentItem{}, fmt.Errorf("encode unit %s: %w", u.ID, err)
+			}
+			ui.ContentKind, ui.Prompt = string(k), string(q)
 		default:
 			return intentItem{}, fmt.Errorf("encode unit %s: %w: no content", u.ID, store.ErrInvalid)
 		}
@@ -177,6 +188,12 @@ func (u unitItem) content(text string) message.Content {
 		var r message.React
 		if json.Unmarshal([]byte(u.Prompt), &r) == nil {
 			return message.Content{React: &r}
+		}
+	case message.ContentMedia:
+		var m message.Media
+		if json.Unmarshal([]byte(u.Prompt), &m) == nil && m.Kind != "" {
+			m.Caption = text
+			return message.Content{Media: &m}
 		}
 	}
 	return message.Content{}

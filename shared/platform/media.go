@@ -1,0 +1,49 @@
+package platform
+
+import (
+	"context"
+
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// MediaSender is a sender that sends files natively (a media unit). Where
+// a sender lacks it, or MediaLimit says 0 for a kind, delivery sends the
+// file as a link in text instead.
+type MediaSender interface {
+	// MediaLimit is the most bytes the platform takes of a file of kind k;
+	// 0 when it has no native message for the kind.
+	MediaLimit(k message.MediaKind) int64
+	// SendMedia sends f into m.Thread (m.Content.Media is the unit's
+	// media). The receipt holds every message the send created: the file,
+	// and its caption where that is a message of its own. Failures are
+	// classified like Send's; a failure after one of those messages was
+	// created is FailUnknown, so the platform's unknown-outcome policy
+	// decides about a resend.
+	SendMedia(ctx context.Context, m message.Outgoing, f MediaFile) (message.Receipt, error)
+}
+
+// MediaFile is a media unit's file as a sender sees it.
+type MediaFile struct {
+	Kind    message.MediaKind
+	Name    string
+	Caption string
+	// URL is where the platform may fetch the file itself: the agent's
+	// URL, or, for an upload, a presigned GET of Parley's copy (which
+	// expires, and is never shown to people by a native send).
+	URL string
+	// Upload is true when the file is an agent's upload (POST /media).
+	Upload bool
+	// Size and MIME are known for an upload (0 and "" for a URL).
+	Size int64
+	MIME string
+	// Fetch reads the bytes, at most max: an upload from the bucket, an
+	// agent's URL through shared/urlfetch (HTTPS, public addresses only,
+	// bounded). Its errors are *message.SendError values saying why.
+	Fetch func(ctx context.Context, max int64) (Fetched, error)
+}
+
+// Fetched is a file's bytes and their type, sniffed.
+type Fetched struct {
+	Bytes []byte
+	MIME  string
+}
