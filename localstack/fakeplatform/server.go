@@ -85,10 +85,10 @@ var fakes = map[message.Platform]fake{
 	}, nil},
 	message.Discord: {discord.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return fakediscord.New(fakediscord.Options{Token: opt.DiscordToken, Recorder: rec})
-	}, nil},
+	}, map[string]string{discord.SettingCDNBaseURL: ""}},
 	message.LINE: {line.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return fakeline.New(fakeline.Options{Token: opt.LineToken, Recorder: rec})
-	}, nil},
+	}, map[string]string{line.SettingDataAPIBaseURL: ""}},
 	message.WhatsApp: {whatsapp.SettingAPIBaseURL, func(opt Options, rec *fakeapi.Recorder) http.Handler {
 		return fakewhatsapp.New(fakewhatsapp.Options{Token: opt.WhatsAppToken, PhoneNumberID: opt.WhatsAppPhoneNumberID, Recorder: rec})
 	}, nil},

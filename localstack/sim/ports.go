@@ -130,6 +130,9 @@ func (f *faulty) chance(fault string, rate float64) bool {
 // do runs apply as port call op of inst's invocation, with faults: a kill
 // before or after, a throttle (not applied), a lost answer (applied).
 func (f *faulty) do(inst *instance, port string, apply func() error) error {
+	f.w.mu.Lock()
+	f.w.portCalls++
+	f.w.mu.Unlock()
 	dead, before, after := inst.cur.gate(port)
 	// AWS's own failures; the platform and the agent model theirs.
 	var throttle, lost bool

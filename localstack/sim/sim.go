@@ -130,6 +130,9 @@ type world struct {
 	agentCalls map[string]int
 	// retryKeys: LINE's accepted X-Line-Retry-Keys, by when.
 	retryKeys map[string]time.Time
+	// portCalls counts every call a function made to a model (store,
+	// queues, platform, agent): a refused webhook must make none.
+	portCalls int
 	// refused: turns whose reply (its intent or its question) the store
 	// refused as invalid, by the write refused.
 	refused map[string]string
@@ -496,6 +499,10 @@ func (w *world) platformDelivers() {
 			due = append(due, i)
 		}
 	}
+	if w.fHook.chance("webhook_forged", 0.03) && len(w.updates) > 0 {
+		w.forge(w.updates[w.rng.IntN(len(w.updates))])
+		return
+	}
 	if w.fHook.chance("webhook_duplicate", 0.15) && len(w.updates) > 0 {
 		u := w.updates[w.rng.IntN(len(w.updates))]
 		w.tracef("platform redelivers update %d", u.id)
@@ -518,6 +525,46 @@ func (w *world) platformDelivers() {
 	}
 	// Telegram retries an update it got no 2xx for, later.
 	h.due = now.Add(time.Duration(min(h.attempts, 6)) * 10 * time.Second)
+}
+
+// forge posts what is not u's webhook as the platform would send it: a
+// wrong secret or signature, or a body cut short under a valid one. I7:
+// it is refused with a 4xx and reaches no model (no read, no write, no
+// enqueue).
+func (w *world) forge(u *update) {
+	w.newInvocation(w.ingress, true)
+	body, pipeline := u.body, w.pipeline
+	badAuth := w.rng.IntN(2) == 0
+	if !badAuth {
+		body = body[:len(body)/2]
+	}
+	req := httptest.NewRequest(http.MethodPost, "/"+string(u.chat.platform), bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	switch {
+	case u.chat.platform == message.LINE && badAuth:
+		pipeline = w.linePipeline
+		req.Header.Set(line.SignatureHeader, fakeline.Sign("not-"+lineSecret, body))
+	case u.chat.platform == message.LINE:
+		pipeline = w.linePipeline
+		req.Header.Set(line.SignatureHeader, fakeline.Sign(lineSecret, body))
+	case badAuth:
+		req.Header.Set(telegram.SecretHeader, "not-"+secret)
+	default:
+		req.Header.Set(telegram.SecretHeader, secret)
+	}
+	w.mu.Lock()
+	before := w.portCalls
+	w.mu.Unlock()
+	rec := httptest.NewRecorder()
+	pipeline.ServeHTTP(rec, req)
+	w.mu.Lock()
+	calls := w.portCalls - before
+	w.mu.Unlock()
+	w.res.Checks++
+	w.tracef("forged webhook (bad auth %v) for update %d: %d", badAuth, u.id, rec.Code)
+	if rec.Code/100 != 4 || calls != 0 {
+		w.violate("I7 a forged webhook for update %d (bad auth %v) was answered %d after %d calls to the store, queues, platform or agent; want a 4xx and none", u.id, badAuth, rec.Code, calls)
+	}
 }
 
 // post delivers u's webhook to ingress and reports whether it was acked.
@@ -758,6 +805,9 @@ func (w *world) checkOrder() {
 		seen := map[string]bool{}
 		lastR, lastB := -1, -1
 		for _, s := range c.shown {
+			if strings.Contains(s.text, "openab.turn") || strings.Contains(s.text, `"messages"`) || strings.HasPrefix(strings.TrimSpace(s.text), "{") {
+				w.violateOnce(fmt.Sprintf("I5 chat %d shows envelope JSON: %q", c.id, s.text))
+			}
 			if seen[s.text] {
 				w.violateOnce(fmt.Sprintf("I2 chat %d shows %q twice", c.id, s.text))
 			}
@@ -923,6 +973,11 @@ func (a *agentModel) Call(ctx context.Context, req agent.TurnRequest) (agent.Rep
 			rep = agent.Reply{Status: 202, Accepted: true}
 			w.count("agent_async")
 		} else {
+			if w.fAgent.chance("agent_truncated", 0.03) {
+				// A reply cut short: envelope JSON that does not parse,
+				// which must never reach the person (I5).
+				body = body[:len(body)/2]
+			}
 			rep = agent.Reply{Status: 200, ContentType: "application/json", Body: body}
 		}
 		if w.fAgent.chance("agent_timeout", 0.05) {

@@ -8,6 +8,7 @@ import (
 	"github.com/parleyhq/parley/shared/message"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -45,9 +46,10 @@ const echoMaxBody = 1 << 20
 //	                     without FORM all three of seat, extras and note
 //	"/image [CAPTION]"   an image bubble: EchoImage, uploaded through
 //	                     Parley's POST /media (Echo.Media), with CAPTION
-//	attachments          one bubble per file: its kind, type, size and the
-//	                     first 12 hex digits of its SHA-256, or the reason it
-//	                     has no URL; then the text's answer, if there is text
+//	attachments          one bubble per file: its kind, type, size, what the
+//	                     platform said of it (dimensions, duration, name) and
+//	                     the first 12 hex digits of its SHA-256, or the reason
+//	                     it has no URL; then the text's answer, if there is text
 //	text with " | "      like /bubbles on the whole text
 //	any other text       two bubbles: "echo: <text>" and "<n> characters,
 //	                     via <platform>" (n counts code points)
@@ -266,7 +268,17 @@ func describe(atts []message.Attachment) []string {
 			lines = append(lines, fmt.Sprintf("%s %d: not stored (%s)", a.Kind, a.Index, a.Reason))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s %d: %s, %d bytes, sha256 %.12s", a.Kind, a.Index, a.MIME, a.Size, a.SHA256))
+		line := fmt.Sprintf("%s %d: %s, %d bytes", a.Kind, a.Index, a.MIME, a.Size)
+		if a.Width > 0 && a.Height > 0 {
+			line += fmt.Sprintf(", %dx%d", a.Width, a.Height)
+		}
+		if a.Duration > 0 {
+			line += fmt.Sprintf(", %d s", a.Duration)
+		}
+		if a.Name != "" {
+			line += ", " + strconv.Quote(a.Name)
+		}
+		lines = append(lines, line+fmt.Sprintf(", sha256 %.12s", a.SHA256))
 	}
 	return lines
 }

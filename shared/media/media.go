@@ -238,7 +238,9 @@ func sniff(declared string, body []byte) (string, bool) {
 		return declared, family(declared) == "audio" || family(declared) == "video"
 	case "application/x-gzip":
 		return declared, declared == "application/x-tgsticker"
-	case "video/webm":
+	case "video/webm", "video/mp4":
+		// An audio-only WebM or MP4 (M4A: LINE's voice notes, WhatsApp's
+		// audio/mp4) sniffs as video.
 		return declared, family(declared) == "audio"
 	}
 	return got, false

@@ -72,6 +72,28 @@ func TestMakeRun(t *testing.T) {
 		t.Fatalf("bubbles missing or out of order:\n%s", got)
 	}
 
+	// A sample with a file, on every platform that takes files: the fake
+	// serves its bytes, and the echo agent describes what it got.
+	for _, c := range []struct{ sample, want string }{
+		{"telegram/voice.json", "telegram chat=42 | voice 0: audio/ogg, 2062 bytes, 4 s, sha256 "},
+		{"slack/file-share.json", "slack chat=D0DM000001 | voice 1: audio/webm, 2062 bytes, 3 s,"},
+		{"discord/command-file.json", "discord chat=1309000000000000300 | file 0: application/pdf,"},
+		{"line/files.json", "line chat=Uada00000000000000000000000000042 | voice 0: audio/mp4, 2084 bytes, 4 s, sha256 "},
+		{"whatsapp/media.json", "whatsapp chat=15551230001 | voice 0: audio/ogg, 2062 bytes, sha256 "},
+	} {
+		sample, want := c.sample, c.want
+		var fileAck syncbuf.Buffer
+		if err := post(ctx, &fileAck, getenv, []string{filepath.Join("..", "..", "..", "events", sample)}); err != nil {
+			t.Fatalf("post %s: %v\n%s", sample, err, fileAck.String())
+		}
+		for !strings.Contains(out.String(), want) && time.Now().Before(deadline.Add(30*time.Second)) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("%s: no bubble %q:\n%s", sample, want, out)
+		}
+	}
+
 	// A proactive event, signed the Standard Webhooks way, reaches the agent
 	// through triage and comes back as bubbles in its target chat.
 	var evAck syncbuf.Buffer

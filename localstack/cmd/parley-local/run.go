@@ -331,6 +331,8 @@ func serve(ctx context.Context, out io.Writer, getenv config.Getenv, onReady fun
 		Out:       out,
 		PressHint: pressHint,
 	})
+	// The files the samples of events/ attach, for make post.
+	fake.ServeSamples()
 	agentSecret, err := standardwebhooks.ParseSecret(cfg.Agent.Secret)
 	if err != nil {
 		return fmt.Errorf("%s: %w", resources.SecretAgentSecret, err)

@@ -19,6 +19,10 @@
 //	PUT   /applications/{app}/commands                  register the commands (bulk overwrite)
 //	GET   /applications/{app}/commands                  the commands registered
 //
+// and, at its root as Discord's CDN serves them (DISCORD_CDN_BASE_URL),
+// GET /attachments/{channel}/{id}/{filename}?ex=…&is=…&hm=…: the files a
+// test attached (AddAttachment), or the samples' (ServeSamples).
+//
 // It also plays Discord's part towards the endpoint: Sign signs an
 // interaction with the test key (KeySeed, PublicKey), Interaction gives a
 // sample a fresh id and a token the fake honours, and Press builds the
@@ -40,6 +44,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 	"github.com/parleyhq/parley/shared/message"
 )
 
@@ -85,6 +90,8 @@ type API struct {
 	nonces    map[string]nonceHit // channel + "/" + nonce
 	commands  []json.RawMessage
 	botless   map[string]bool // channels the bot is no member of
+	// files are the attachments people sent, by CDN path (cdn.go).
+	files fakefiles.Store
 }
 
 // Message is a message as the fake holds it.
@@ -123,6 +130,8 @@ func New(opt Options) *API {
 		a.mux.HandleFunc("PUT "+root+"/applications/{app}/commands", a.putCommands)
 		a.mux.HandleFunc("GET "+root+"/applications/{app}/commands", a.getCommands)
 	}
+	a.mux.HandleFunc("GET /attachments/", a.cdn)
+	a.mux.HandleFunc("GET /ephemeral-attachments/", a.cdn)
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, 0, "404: Not Found", nil)
 	})

@@ -11,7 +11,9 @@
 // /v2/bot/message/push (X-Line-Retry-Key: one accepted request per key for
 // 24 hours, a replay answered 409 with X-Line-Accepted-Request-Id, and an
 // optional monthly quota answered 429 "You have reached your monthly
-// limit.") and POST /v2/bot/chat/loading/start (one-to-one chats only).
+// limit."), POST /v2/bot/chat/loading/start (one-to-one chats only) and,
+// as the data API host does, GET /v2/bot/message/{id}/content (the files
+// people sent: AddContent, ServeSamples).
 // Quick reply buttons are recorded as the delivery's controls. Sign and
 // Headers sign webhooks as the LINE Platform does; Postback builds the one a
 // tap of a quick reply sends.
@@ -36,6 +38,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 	"github.com/parleyhq/parley/shared/message"
 )
 
@@ -109,6 +112,9 @@ type API struct {
 	retryKeys   map[string]*accepted
 	pushes      int
 	issued      int
+	// files are the content of people's messages, by message id
+	// (content.go).
+	files fakefiles.Store
 }
 
 type replyToken struct {
@@ -157,6 +163,10 @@ func New(opt Options) *API {
 // X-Line-Request-Id.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(RequestIDHeader, fmt.Sprintf("f0000000-0000-4000-8000-%012d", a.requests.Add(1)))
+	if m := contentPath.FindStringSubmatch(r.URL.Path); m != nil && r.Method == http.MethodGet {
+		a.content(w, r, m[1])
+		return
+	}
 	if r.Method != http.MethodPost {
 		fail(w, http.StatusMethodNotAllowed, "Method Not Allowed", nil)
 		return
@@ -464,7 +474,7 @@ type textMessage struct {
 	// An image message's URLs (media.go).
 	OriginalContentURL string `json:"originalContentUrl"`
 	PreviewImageURL    string `json:"previewImageUrl"`
-	QuickReply *struct {
+	QuickReply         *struct {
 		Items []struct {
 			Type   string `json:"type"`
 			Action *struct {

@@ -8,7 +8,11 @@
 // the text as the person sees it (buttons and list rows under the body).
 //
 // It serves POST /<phone number id>/messages, also under a version
-// (/v25.0/<phone number id>/messages). Sign signs webhooks as Meta does;
+// (/v25.0/<phone number id>/messages), and the media people sent
+// (AddMedia, ServeSamples): GET /<media id> answers a URL that lasts
+// MediaURLLife, and GET /whatsapp_business/attachments/?mid=… serves the
+// file there, as lookaside.fbsbx.com does, both to the access token. Sign
+// signs webhooks as Meta does;
 // HandshakeQuery is the query of Meta's verification GET.
 //
 // Messages API: https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/text-messages/
@@ -31,6 +35,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 	"github.com/parleyhq/parley/shared/message"
 )
 
@@ -82,6 +87,8 @@ type API struct {
 
 	mu    sync.Mutex
 	wrote map[string]time.Time // wa_id → the person's last message
+	// files are the media people sent, by media id (media.go).
+	files fakefiles.Store
 }
 
 // Window is the customer-service window: a free-form message reaches a
@@ -239,6 +246,16 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.Trim(r.URL.Path, "/")
 	if v, rest, ok := strings.Cut(path, "/"); ok && version(v) {
 		path = rest
+	}
+	if r.Method == http.MethodGet {
+		switch {
+		case path == "whatsapp_business/attachments":
+			a.mediaFile(w, r)
+			return
+		case digits(path):
+			a.mediaInfo(w, r, path)
+			return
+		}
 	}
 	phone, edge, ok := strings.Cut(path, "/")
 	if !ok || edge != "messages" || phone == "" {

@@ -1,45 +1,104 @@
 package fakewhatsapp
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 )
 
-// CaptionLimit is the most a media caption holds.
-const CaptionLimit = 1024
+// MediaURLLife is how long a media URL (GET /<media id>'s answer) serves
+// the file: Graph's last five minutes.
+const MediaURLLife = 5 * time.Minute
 
-// mediaLink is a media object by link, as Graph reads it.
-type mediaLink struct {
-	Link     string  `json:"link"`
-	ID       string  `json:"id"`
-	Caption  *string `json:"caption"`
-	Filename string  `json:"filename"`
+// mediaKey signs the fake's media URLs, as Meta's lookaside URLs carry a
+// hash the server checks.
+var mediaKey = []byte("parley-fakewhatsapp-media-urls")
+
+// AddMedia makes f the media mediaID a person sent: GET /<media id>
+// describes it (its type, size, SHA-256 and a URL that lasts
+// MediaURLLife), and the URL serves it to the access token.
+func (a *API) AddMedia(mediaID string, f fakefiles.File) { a.files.Add(mediaID, f) }
+
+// MediaDownloads is how many times the media mediaID was served.
+func (a *API) MediaDownloads(mediaID string) int { return a.files.Downloads(mediaID) }
+
+// ServeSamples serves the media the samples of events/whatsapp send.
+func (a *API) ServeSamples() {
+	a.files.Add("1003383421387256", fakefiles.SamplePhoto)
+	a.files.Add("1003383421387301", fakefiles.SampleVoice)
+	a.files.Add("1003383421387302", fakefiles.SampleDocument)
 }
 
-// validateMedia checks an image, document, audio or video message by link
-// as Graph does: the object under the type's member, a link, a
-// caption only where the type has one (an HTTP or HTTPS link, as Graph takes) and within CaptionLimit. The
-// delivery's text is the caption.
-func (s send) validateMedia() (string, []fakeapi.Control, int, string) {
-	obj := map[string]*mediaLink{"image": s.Image, "document": s.Document, "audio": s.Audio, "video": s.Video}[s.Type]
+// bearer checks the access token of a GET, answering Graph's errors.
+func (a *API) bearer(w http.ResponseWriter, r *http.Request) bool {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	switch {
-	case obj == nil:
-		return "", nil, 131008, "The parameter " + s.Type + " is required."
-	case obj.Link == "" && obj.ID == "":
-		return "", nil, 131008, "The parameter " + s.Type + "['link'] is required."
-	case obj.Link != "" && !strings.HasPrefix(obj.Link, "https://") && !strings.HasPrefix(obj.Link, "http://"):
-		return "", nil, 131009, "Param " + s.Type + "['link'] must be an HTTP or HTTPS URL."
-	case obj.Caption != nil && s.Type == "audio":
-		return "", nil, 131009, "Param audio['caption'] is not a valid parameter."
-	case obj.Filename != "" && s.Type != "document":
-		return "", nil, 131009, "Param " + s.Type + "['filename'] is not a valid parameter."
-	case obj.Caption != nil && units(*obj.Caption) > CaptionLimit:
-		return "", nil, 131009, "Param " + s.Type + "['caption'] must be at most " + strconv.Itoa(CaptionLimit) + " characters long."
+	case !ok || token == "":
+		fail(w, 400, 104, 0, "An access token is required to request this resource.", "")
+		return false
+	case !a.Authorized(token):
+		invalid(w, 190, "")
+		return false
 	}
-	if obj.Caption != nil {
-		return *obj.Caption, nil, 0, ""
+	return true
+}
+
+// mediaInfo answers GET /<media id>: where the file is and what it is, or
+// Graph's 400 for an id it does not hold.
+func (a *API) mediaInfo(w http.ResponseWriter, r *http.Request, id string) {
+	if !a.bearer(w, r) {
+		return
 	}
-	return "", nil, 0, ""
+	f, ok := a.files.Get(id)
+	if !ok {
+		fail(w, 400, 100, 33, "Unsupported get request. Object with ID '"+id+"' does not exist, cannot be loaded due to missing permissions, or does not support this operation.", "")
+		return
+	}
+	if p := r.URL.Query().Get("phone_number_id"); p != "" && a.phone != "" && p != a.phone {
+		fail(w, 400, 100, 33, "Unsupported get request. Object with ID '"+id+"' does not exist, cannot be loaded due to missing permissions, or does not support this operation.", "")
+		return
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	// Below the root the fake is mounted at, as the request reached it.
+	orig, _, _ := strings.Cut(r.RequestURI, "?")
+	prefix := strings.TrimSuffix(orig, r.URL.Path)
+	exp := strconv.FormatInt(a.Recorder().Now().Add(MediaURLLife).Unix(), 10)
+	sum := sha256.Sum256(f.Body)
+	fakeapi.WriteJSON(w, http.StatusOK, map[string]any{
+		"messaging_product": "whatsapp", "id": id, "mime_type": f.Type(), "file_size": len(f.Body),
+		"sha256": base64.StdEncoding.EncodeToString(sum[:]),
+		"url":    scheme + "://" + r.Host + prefix + "/whatsapp_business/attachments/?mid=" + id + "&ext=" + exp + "&hash=" + mediaMAC(id, exp),
+	})
+}
+
+// mediaFile serves the URL mediaInfo gave, to the access token, until it
+// expires: 404 after, as Meta's lookaside host answers.
+func (a *API) mediaFile(w http.ResponseWriter, r *http.Request) {
+	if !a.bearer(w, r) {
+		return
+	}
+	q := r.URL.Query()
+	id, exp := q.Get("mid"), q.Get("ext")
+	until, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil || !hmac.Equal([]byte(q.Get("hash")), []byte(mediaMAC(id, exp))) || a.Recorder().Now().Unix() > until || !a.files.Serve(w, id) {
+		http.Error(w, "Not Found", http.StatusNotFound)
+	}
+}
+
+func mediaMAC(id, exp string) string {
+	m := hmac.New(sha256.New, mediaKey)
+	m.Write([]byte(url.PathEscape(id) + "/" + exp))
+	return hex.EncodeToString(m.Sum(nil))[:32]
 }

@@ -26,6 +26,10 @@ const (
 	// SettingAPIBaseURL is the HTTP API's root (the local runner points it
 	// at a fake).
 	SettingAPIBaseURL = "DISCORD_API_BASE_URL"
+	// SettingCDNBaseURL is where attachments' bytes are fetched (the local
+	// runner points it at a fake): the path of a file's CDN URL is taken
+	// below it.
+	SettingCDNBaseURL = "DISCORD_CDN_BASE_URL"
 	// SettingTrustAgentMarkup sends the agent's text as written, so that
 	// Discord renders its markdown.
 	SettingTrustAgentMarkup = "DISCORD_TRUST_AGENT_MARKUP"
@@ -42,6 +46,7 @@ var (
 	_ platform.Acknowledger = (*Client)(nil)
 	_ platform.Editor       = (*Client)(nil)
 	_ platform.PressEditor  = (*Client)(nil)
+	_ platform.Downloader   = (*Client)(nil)
 	_ platform.Receiver     = (*Receiver)(nil)
 )
 
@@ -57,6 +62,8 @@ func (adapter) Settings() []platform.Setting {
 			Doc: "the bot's token (Bot page): channel messages (after an interaction's 15 minutes, and for `/events`) and edits of Parley's messages"},
 		{Key: SettingAPIBaseURL, Half: platform.Send, Kind: platform.KindURL, Default: DefaultBaseURL,
 			Doc: "the HTTP API root"},
+		{Key: SettingCDNBaseURL, Half: platform.Send, Kind: platform.KindURL, Default: DefaultCDNBaseURL,
+			Doc: "where the files people attach are fetched: the path of each file's CDN URL is taken below it"},
 		{Key: SettingTrustAgentMarkup, Half: platform.Send, Kind: platform.KindBool, Default: "false",
 			Doc: "send the agent's text to Discord as written, so its markdown renders; by default markdown is escaped, and mentions never notify anyone either way"},
 	}
@@ -88,7 +95,7 @@ func (adapter) NewSender(env platform.Env, c *http.Client) (platform.Sender, err
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Token: token, ApplicationID: app, BaseURL: env(SettingAPIBaseURL), HTTP: c, TrustMarkup: trust}, nil
+	return &Client{Token: token, ApplicationID: app, BaseURL: env(SettingAPIBaseURL), HTTP: c, TrustMarkup: trust, CDNBaseURL: env(SettingCDNBaseURL)}, nil
 }
 
 func (adapter) Targets(env platform.Env) platform.Canonicalizer {

@@ -84,6 +84,9 @@ type Client struct {
 	// Now is the clock that judges a token's freshness. Defaults to
 	// time.Now.
 	Now func() time.Time
+	// CDNBaseURL is where attachments' bytes are fetched
+	// (DISCORD_CDN_BASE_URL). Defaults to DefaultCDNBaseURL.
+	CDNBaseURL string
 }
 
 // route is where one bubble goes.

@@ -5,10 +5,15 @@ package discord
 // the Gateway websocket, and their content needs the privileged
 // MESSAGE_CONTENT intent), so a person reaches the agent through these.
 const (
-	// CommandAsk is the chat-input command /ask <text>.
+	// CommandAsk is the chat-input command /ask [text] [file].
 	CommandAsk = "ask"
-	// OptionText is /ask's one, required, string option.
+	// OptionText is /ask's string option: what to ask. Optional, so that
+	// a file alone can be asked about; /ask with neither is refused with a
+	// note.
 	OptionText = "text"
+	// OptionFile is /ask's file option: a photo, document or recording
+	// the agent gets as an attachment.
+	OptionFile = "file"
 	// CommandAskMessage is the message command (a message's "Apps" menu)
 	// that asks the agent about that message: its text is the message's.
 	CommandAskMessage = "Ask the agent"
@@ -25,9 +30,10 @@ func Commands() []DiscordApplicationCommand {
 	return []DiscordApplicationCommand{
 		{
 			Type: DiscordCommandChatInput, Name: CommandAsk, Description: "Ask the agent",
-			Options: []DiscordApplicationCommandOption{{
-				Type: DiscordOptionString, Name: OptionText, Description: "What to ask", Required: true,
-			}},
+			Options: []DiscordApplicationCommandOption{
+				{Type: DiscordOptionString, Name: OptionText, Description: "What to ask"},
+				{Type: DiscordOptionAttachment, Name: OptionFile, Description: "A photo, document or recording to ask about"},
+			},
 			Contexts: where, IntegrationTypes: install,
 		},
 		{Type: DiscordCommandMessage, Name: CommandAskMessage, Contexts: where, IntegrationTypes: install},

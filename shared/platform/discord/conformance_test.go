@@ -161,6 +161,10 @@ func malformed() map[string][]byte {
 		"UserNotAnObject":              cmd(`,"channel_id":"1309000000000000200","token":"t","user":"ada","data":{"name":"ask","type":1}`),
 		"ChannelNotAnObject":           cmd(whole + `,"channel":7,"data":{"name":"ask","type":1}`),
 		"ResolvedMessagesNotAnObject":  cmd(whole + `,"data":{"name":"Ask the agent","type":3,"target_id":"1","resolved":{"messages":[]}}`),
+		"FileOptionNotAnID":            cmd(whole + `,"data":{"name":"ask","type":1,"options":[{"name":"file","type":11,"value":7}]}`),
+		"FileOptionOfAnotherType":      cmd(whole + `,"data":{"name":"ask","type":1,"options":[{"name":"file","type":3,"value":"7"}]}`),
+		"FileOptionUnresolved":         cmd(whole + `,"data":{"name":"ask","type":1,"options":[{"name":"file","type":11,"value":"7"}],"resolved":{"attachments":{"8":{"id":"8"}}}}`),
+		"AttachmentSizeNotANumber":     cmd(whole + `,"data":{"name":"ask","type":1,"options":[{"name":"file","type":11,"value":"7"}],"resolved":{"attachments":{"7":{"id":"7","size":"big"}}}}`),
 		"NotAnObject":                  []byte(`["type",1]`),
 		"TrailingGarbageAfterTheValue": []byte(`{"application_id":"1309000000000000001","id":"1444357236326400001","type":1} x`),
 	}

@@ -27,6 +27,8 @@ func FuzzReceiverParse(f *testing.F) {
 	f.Add(interaction(`"type":2,"channel_id":"1","user":{"id":"2","bot":false},"data":{"name":"ask","type":1,"options":[{"name":"text","type":3,"value":"\u0000"}]}`), "zz")
 	f.Add(interaction(`"type":3,"channel":{"id":"1","type":3},"member":{"user":{"id":"2"}},"message":{"id":"3"},"data":{"component_type":3,"custom_id":"c","values":["a"]}`), "")
 	f.Add([]byte(`{"application_id":"1309000000000000001","id":"18446744073709551615","type":1}`), "")
+	f.Add(interaction(`"type":2,"channel_id":"1","user":{"id":"2"},"data":{"name":"ask","type":1,"options":[{"name":"file","type":11,"value":"7"}],"resolved":{"attachments":{"7":{"id":"7","content_type":"audio/ogg","size":-1,"duration_secs":1e308,"width":-5,"url":"https://cdn.discordapp.com/attachments/1/2/a/../../x"}}}}`), "")
+	f.Add(interaction(`"type":2,"channel_id":"1","user":{"id":"2"},"data":{"name":"Ask the agent","type":3,"target_id":"5","resolved":{"messages":{"5":{"id":"5","content":"","flags":8192,"attachments":[{},{},{},{},{},{},{},{},{},{},{},{}]}}}}`), "")
 
 	r := testReceiver()
 	f.Fuzz(func(t *testing.T, body []byte, sig string) {
@@ -68,7 +70,7 @@ func FuzzReceiverParse(f *testing.F) {
 			callback, token := splitReplyToken(rc.Token)
 			switch ev.Kind {
 			case message.KindMessage:
-				if strings.TrimSpace(ev.Text) == "" || ev.Press != nil || callback != DiscordCallbackDeferredChannelMessage || string(p.Ack.Body) != `{"type":5}` {
+				if (strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0) || len(ev.Attachments) > maxAttachments || ev.Press != nil || callback != DiscordCallbackDeferredChannelMessage || string(p.Ack.Body) != `{"type":5}` {
 					t.Fatalf("bad message %+v, ack %s", ev, p.Ack.Body)
 				}
 			case message.KindAnswer:

@@ -43,8 +43,9 @@ const TokenLife = 15 * time.Minute
 // Receiver is the receive half of the Discord adapter, for an Interactions
 // Endpoint URL.
 //
-// It answers PING, and turns the /ask command (its text option) and the
-// "Ask the agent" message command (the target message's content) into a
+// It answers PING, and turns the /ask command (its text option, and its
+// file option as an attachment) and the "Ask the agent" message command
+// (the target message's content and attachments) into a
 // message.KindMessage each, answered DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
 // once it is durable ("… is thinking", which the first bubble of the reply
 // replaces); and a press of a button or a string select on a message into a
@@ -52,7 +53,7 @@ const TokenLife = 15 * time.Minute
 // interaction's token in Event.ReplyContext, valid TokenLife from the
 // interaction. What Parley does not answer is ignored, and still answered
 // as Discord requires, so that nobody sees "This interaction failed": a
-// bot's interaction ("bot"), a command without text ("no_text"), another
+// bot's interaction ("bot"), a command without text or file ("no_text"), another
 // command, a modal, a select Parley never sends ("unsupported", ephemeral
 // notes for commands), autocomplete (no choices), PING aside.
 //
@@ -186,11 +187,17 @@ func (r *Receiver) command(in DiscordInteraction, at time.Time) (platform.Parsed
 	switch {
 	case d.Type == DiscordCommandChatInput && d.Name == CommandAsk:
 		for _, o := range d.Options {
-			if o.Name != OptionText {
-				continue
-			}
-			if o.Type != DiscordOptionString || json.Unmarshal(o.Value, &ev.Text) != nil {
-				return platform.Parsed{}, fmt.Errorf("%w: /%s's %s option is not a string", platform.ErrMalformed, CommandAsk, OptionText)
+			switch o.Name {
+			case OptionText:
+				if o.Type != DiscordOptionString || json.Unmarshal(o.Value, &ev.Text) != nil {
+					return platform.Parsed{}, fmt.Errorf("%w: /%s's %s option is not a string", platform.ErrMalformed, CommandAsk, OptionText)
+				}
+			case OptionFile:
+				a, err := optionFile(o, d.Resolved)
+				if err != nil {
+					return platform.Parsed{}, err
+				}
+				ev.Attachments = attachments([]DiscordAttachment{a}, 0)
 			}
 		}
 	case d.Type == DiscordCommandMessage && d.Name == CommandAskMessage:
@@ -203,6 +210,7 @@ func (r *Receiver) command(in DiscordInteraction, at time.Time) (platform.Parsed
 			return platform.Parsed{}, fmt.Errorf("%w: a message command without its resolved target", platform.ErrMalformed)
 		}
 		ev.Text, ev.MessageID = target.Content, d.TargetID
+		ev.Attachments = attachments(target.Attachments, target.Flags)
 		// The target is what the person asks about: the agent gets it as
 		// the message quoted, and learns when it is one of the app's own.
 		ev.Quote = &message.Quote{MessageID: d.TargetID, Text: target.Content}
@@ -213,7 +221,7 @@ func (r *Receiver) command(in DiscordInteraction, at time.Time) (platform.Parsed
 	default:
 		return ignored(in.ID, platform.IgnoredUnsupported, note(noteUnsupported)), nil
 	}
-	if strings.TrimSpace(ev.Text) == "" {
+	if strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0 {
 		return ignored(in.ID, platform.IgnoredNoText, note(noteNoText)), nil
 	}
 	return accepted(ev, DiscordCallbackDeferredChannelMessage), nil

@@ -90,6 +90,23 @@ func sampleExpectations() map[string]platform.Parsed {
 			Press:        &message.Press{Data: "q2:0:s", Values: []string{"q2:0:1", "q2:0:3"}, MessageID: "1444357700000000001"},
 			ReplyContext: replyFor("6", "fake.1444357865472000001.1309000000000000300.bbf6df05e200329dfc7d", at(2, 30)),
 		}),
+		// Ada gives /ask a PDF and a question about it, in her DM.
+		"command-file.json": cmd(message.Event{
+			Platform: message.Discord, Account: testApp, EventID: "1444358368788480001", Kind: message.KindMessage,
+			Thread: dm, Sender: ada, Text: "is this my gate?", ChatType: message.ChatPrivate, Time: at(4, 30),
+			ReplyContext: replyFor("5", "fake.1444358368788480001.1309000000000000300.0b78774aada69a2bf8d0", at(4, 30)),
+			Attachments: []message.Attachment{{Kind: message.AttachFile, MIME: "application/pdf", Size: 48213, Name: "boarding-pass.pdf",
+				PlatformID: "https://cdn.discordapp.com/attachments/1309000000000000300/1444358300000000077/boarding-pass.pdf?ex=692b1f00&is=6929cd80&hm=7845ff4c2e4d54745507fc0584cbb140a64e5be7da99cc6bcc731bcb63e96d23"}},
+		}),
+		// Ada asks the agent about Grace's voice message: a voice note, no text.
+		"message-command-voice.json": cmd(message.Event{
+			Platform: message.Discord, Account: testApp, EventID: "1444358494617600001", Kind: message.KindMessage,
+			Thread: guild, Sender: ada, MessageID: "1444358400000000009", ChatType: message.ChatGroup, Time: at(5, 0),
+			ReplyContext: replyFor("5", "fake.1444358494617600001.1309000000000000200.c2949cbe0f2ce2ac5d2a", at(5, 0)),
+			Quote:        &message.Quote{MessageID: "1444358400000000009", Sender: &message.Sender{ID: "1309000000000000043", Name: "Grace"}},
+			Attachments: []message.Attachment{{Kind: message.AttachVoice, MIME: "audio/ogg", Size: 2062, Name: "voice-message.ogg", Duration: 4,
+				PlatformID: "https://cdn.discordapp.com/attachments/1309000000000000200/1444358400000000078/voice-message.ogg?ex=692b1f00&is=6929cd80&hm=bf501b132288f1e5b7982db625c6e3366c3498cd33e07e4b48364fd89cead902"}},
+		}),
 		"command-from-bot.json": {Ignored: []platform.Ignored{{Reason: "bot", ID: "1444357991301120001"}}, Ack: ephemeral("Parley does not answer bots.")},
 		"autocomplete.json": {Ignored: []platform.Ignored{{Reason: "unsupported", ID: "1444358117130240001"}},
 			Ack: &platform.Reply{Status: 200, ContentType: "application/json", Body: []byte(`{"type":8,"data":{"choices":[]}}`)}},
@@ -233,6 +250,9 @@ func interaction(fields string) []byte {
 	return []byte(`{"application_id":"1309000000000000001","id":"1444357362155520001","token":"tok",` + fields + `}`)
 }
 
+// cdnFile is an attachment's URL as Discord gives it: on its CDN, signed.
+const cdnFile = "https://cdn.discordapp.com/attachments/1309000000000000200/1444357000000000077/plant.png?ex=692b1f00&is=6929cd80&hm=0a1b2c3d"
+
 func TestParse(t *testing.T) {
 	t.Parallel()
 	const member = `"guild_id":"1309000000000000100","channel_id":"1309000000000000200","member":{"nick":null,"user":{"id":"1309000000000000042","username":"ada","global_name":"Ada"}}`
@@ -280,8 +300,32 @@ func TestParse(t *testing.T) {
 			message1(event(dm, ada, "hi", message.ChatPrivate))},
 		{"GroupDMIsAGroup", interaction(`"type":2,"channel":{"id":"1309000000000000300","type":3},"channel_id":"1309000000000000300","user":{"id":"1309000000000000042","global_name":"Ada"},"data":{"name":"ask","type":1,"options":[{"name":"text","type":3,"value":"hi"}]}`),
 			message1(event(dm, ada, "hi", message.ChatGroup))},
-		{"MessageCommandWithoutText", interaction(`"type":2,` + member + `,"data":{"name":"Ask the agent","type":3,"target_id":"5","resolved":{"messages":{"5":{"id":"5","content":"","attachments":[{"id":"9"}]}}}}`),
+		{"MessageCommandWithoutTextOrFile", interaction(`"type":2,` + member + `,"data":{"name":"Ask the agent","type":3,"target_id":"5","resolved":{"messages":{"5":{"id":"5","content":"","attachments":[]}}}}`),
 			ignored("no_text", ephemeral("There is no text to send to the agent."))},
+		// A voice message alone is asked about: its one file is a voice note.
+		{"MessageCommandOnAVoiceMessage", interaction(`"type":2,` + member + `,"data":{"name":"Ask the agent","type":3,"target_id":"5","resolved":{"messages":{"5":{"id":"5","content":"","flags":8192,` +
+			`"attachments":[{"id":"9","filename":"voice-message.ogg","content_type":"audio/ogg","size":9210,"url":"` + cdnFile + `","duration_secs":3.6,"waveform":"AAA="}]}}}}`),
+			message1(func() message.Event {
+				ev := event(guild, ada, "", message.ChatGroup)
+				ev.MessageID = "5"
+				ev.Quote = &message.Quote{MessageID: "5"}
+				ev.Attachments = []message.Attachment{{Kind: message.AttachVoice, MIME: "audio/ogg", Size: 9210, Name: "voice-message.ogg", PlatformID: cdnFile, Duration: 4}}
+				return ev
+			}())},
+		{"AskWithAFileAlone", interaction(`"type":2,` + member + `,"data":{"name":"ask","type":1,"options":[{"name":"file","type":11,"value":"77"}],` +
+			`"resolved":{"attachments":{"77":{"id":"77","filename":"plant.png","content_type":"image/png","size":4821,"url":"` + cdnFile + `","width":800,"height":-1}}}}`),
+			message1(func() message.Event {
+				ev := event(guild, ada, "", message.ChatGroup)
+				ev.Attachments = []message.Attachment{{Kind: message.AttachImage, MIME: "image/png", Size: 4821, Name: "plant.png", PlatformID: cdnFile, Width: 800}}
+				return ev
+			}())},
+		{"AskWithTextAndAPDF", interaction(`"type":2,` + member + `,"data":{"name":"ask","type":1,"options":[{"name":"text","type":3,"value":"my gate?"},{"name":"file","type":11,"value":"77"}],` +
+			`"resolved":{"attachments":{"77":{"id":"77","filename":"pass.pdf","content_type":"application/pdf","size":48213,"url":"` + cdnFile + `"}}}}`),
+			message1(func() message.Event {
+				ev := event(guild, ada, "my gate?", message.ChatGroup)
+				ev.Attachments = []message.Attachment{{Kind: message.AttachFile, MIME: "application/pdf", Size: 48213, Name: "pass.pdf", PlatformID: cdnFile}}
+				return ev
+			}())},
 		// Asked about one of the app's own messages: the quote says so.
 		{"MessageCommandOnTheAppsMessage", interaction(`"type":2,` + member + `,"data":{"name":"Ask the agent","type":3,"target_id":"5","resolved":{"messages":{"5":{"id":"5","content":"gate B12","author":{"id":"` + testApp + `","username":"parley","bot":true}}}}}`),
 			message1(func() message.Event {
@@ -363,17 +407,19 @@ func TestCommandsAreWhatTheReceiverTakes(t *testing.T) {
 		data := `{"name":` + strconv.Quote(c.Name) + `,"type":` + strconv.Itoa(c.Type)
 		switch c.Type {
 		case DiscordCommandChatInput:
-			if len(c.Options) != 1 || c.Options[0].Name != OptionText || c.Options[0].Type != DiscordOptionString || !c.Options[0].Required {
+			if len(c.Options) != 2 || c.Options[0].Name != OptionText || c.Options[0].Type != DiscordOptionString ||
+				c.Options[1].Name != OptionFile || c.Options[1].Type != DiscordOptionAttachment || c.Options[0].Required || c.Options[1].Required {
 				t.Fatalf("/%s options %+v", c.Name, c.Options)
 			}
-			data += `,"options":[{"name":"` + OptionText + `","type":3,"value":"hi"}]}`
+			data += `,"options":[{"name":"` + OptionText + `","type":3,"value":"hi"},{"name":"` + OptionFile + `","type":11,"value":"7"}],` +
+				`"resolved":{"attachments":{"7":{"id":"7","filename":"a.pdf","url":"` + cdnFile + `"}}}}`
 		case DiscordCommandMessage:
 			data += `,"target_id":"5","resolved":{"messages":{"5":{"id":"5","content":"hi"}}}}`
 		default:
 			t.Fatalf("command type %d", c.Type)
 		}
 		p, err := r.Parse(signed(interaction(`"type":2,"channel_id":"1309000000000000200","user":{"id":"1"},"data":`+data), sampleNow, sampleNow))
-		if err != nil || len(p.Events) != 1 || p.Events[0].Text != "hi" {
+		if err != nil || len(p.Events) != 1 || p.Events[0].Text != "hi" || (c.Type == DiscordCommandChatInput && len(p.Events[0].Attachments) != 1) {
 			t.Fatalf("%s: %+v, %v", c.Name, p, err)
 		}
 	}

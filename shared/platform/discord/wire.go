@@ -45,8 +45,17 @@ const (
 	DiscordCommandMessage   = 3
 )
 
-// DiscordOptionString is the application command option type of a string.
-const DiscordOptionString = 3
+// Application command option types Parley reads or registers.
+const (
+	DiscordOptionString = 3
+	// DiscordOptionAttachment is a file option: its value is an
+	// attachment's id, resolved in DiscordResolved.Attachments.
+	DiscordOptionAttachment = 11
+)
+
+// DiscordMessageFlagVoice marks a voice message: its one attachment is a
+// voice note recorded in the client (IS_VOICE_MESSAGE).
+const DiscordMessageFlagVoice = 1 << 13
 
 // Component types (DiscordComponent.Type, DiscordInteractionData.ComponentType).
 const (
@@ -122,17 +131,36 @@ type DiscordInteractionOption struct {
 }
 
 // DiscordResolved holds the objects a command names; Messages, by id, for
-// a message command's target.
+// a message command's target; Attachments, by id, for file options.
 type DiscordResolved struct {
-	Messages map[string]DiscordMessage `json:"messages,omitempty"`
+	Messages    map[string]DiscordMessage    `json:"messages,omitempty"`
+	Attachments map[string]DiscordAttachment `json:"attachments,omitempty"`
 }
 
 // DiscordMessage is a message, as interactions and the API return it.
 type DiscordMessage struct {
-	ID        string       `json:"id"`
-	ChannelID string       `json:"channel_id,omitempty"`
-	Content   string       `json:"content"`
-	Author    *DiscordUser `json:"author,omitempty"`
+	ID          string              `json:"id"`
+	ChannelID   string              `json:"channel_id,omitempty"`
+	Content     string              `json:"content"`
+	Author      *DiscordUser        `json:"author,omitempty"`
+	Attachments []DiscordAttachment `json:"attachments,omitempty"`
+	Flags       int                 `json:"flags,omitempty"`
+}
+
+// DiscordAttachment is a file on a message or given to a file option
+// (https://discord.com/developers/docs/resources/message#attachment-object).
+// URL is on Discord's CDN, signed and expiring (ex, is, hm); DurationSecs
+// is a voice message's.
+type DiscordAttachment struct {
+	ID           string  `json:"id"`
+	Filename     string  `json:"filename"`
+	ContentType  string  `json:"content_type,omitempty"`
+	Size         int64   `json:"size"`
+	URL          string  `json:"url"`
+	ProxyURL     string  `json:"proxy_url,omitempty"`
+	Width        int     `json:"width,omitempty"`
+	Height       int     `json:"height,omitempty"`
+	DurationSecs float64 `json:"duration_secs,omitempty"`
 }
 
 // DiscordUser is a user. GlobalName is their display name; Username their

@@ -34,6 +34,7 @@ var (
 	_ platform.Asker        = (*Client)(nil)
 	_ platform.Acknowledger = (*Client)(nil)
 	_ platform.Replier      = (*Client)(nil)
+	_ platform.Downloader   = (*Client)(nil)
 )
 
 func (adapter) Platform() message.Platform { return message.LINE }
@@ -46,6 +47,8 @@ func (adapter) Settings() []platform.Setting {
 			Doc: "a long-lived channel access token (Messaging API tab)"},
 		{Key: SettingAPIBaseURL, Half: platform.Send, Kind: platform.KindURL, Default: DefaultBaseURL,
 			Doc: "the Messaging API root"},
+		{Key: SettingDataAPIBaseURL, Half: platform.Send, Kind: platform.KindURL, Default: DefaultDataBaseURL,
+			Doc: "the content API root, where the files people send are fetched"},
 		{Key: SettingBotUserID, Half: platform.Both,
 			Doc: "the bot's user id (`U` and 32 hex digits: the `destination` of its webhooks, `userId` of `GET /v2/bot/info`): the token reaches only its chats, webhooks for another bot are refused; required to target LINE from `/events`"},
 	}
@@ -76,7 +79,7 @@ func (adapter) NewSender(env platform.Env, c *http.Client) (platform.Sender, err
 	if err := checkBotUserID(bot); err != nil {
 		return nil, err
 	}
-	return &Client{Token: token, BotUserID: bot, BaseURL: env(SettingAPIBaseURL), HTTP: c}, nil
+	return &Client{Token: token, BotUserID: bot, BaseURL: env(SettingAPIBaseURL), DataBaseURL: env(SettingDataAPIBaseURL), HTTP: c}, nil
 }
 
 func (adapter) Targets(env platform.Env) platform.Canonicalizer {

@@ -63,6 +63,9 @@ type Client struct {
 	BotUserID string
 	// BaseURL is the Messaging API root. Defaults to DefaultBaseURL.
 	BaseURL string
+	// DataBaseURL is the content API's root (LINE_DATA_API_BASE_URL),
+	// where people's files are fetched. Defaults to DefaultDataBaseURL.
+	DataBaseURL string
 	// HTTP sends the requests. Defaults to a client with a 30-second
 	// timeout; deadlines normally come from ctx.
 	HTTP *http.Client

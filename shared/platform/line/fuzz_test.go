@@ -25,6 +25,8 @@ func FuzzReceiverParse(f *testing.F) {
 	f.Add(event(`{"type":"postback","source":{"type":"group","groupId":"C1"},"postback":{"data":"q:1"},"timestamp":-1,"webhookEventId":"E1","mode":"standby"}`), "====")
 	f.Add(event(`{"type":"message","source":{"type":"user","userId":"U1"},"message":{"type":"text","text":"\u0000\ud800"},"timestamp":9223372036854775807,"webhookEventId":"E2"}`), "x")
 	f.Add([]byte(`{"destination":"U1","events":[{},7,null,"",[]]}`), "")
+	f.Add(event(`{"type":"message","source":{"type":"user","userId":"U1"},"message":{"type":"audio","id":"1","duration":-9223372036854775808,"contentProvider":{"type":"external"}},`+base+`}`), "")
+	f.Add(event(`{"type":"message","source":{"type":"user","userId":"U1"},"message":{"type":"file","id":"../x","fileName":"a\u0000.pdf","fileSize":-1},`+base+`}`), "")
 
 	r := &Receiver{ChannelSecret: testSecret}
 	f.Fuzz(func(t *testing.T, body []byte, sig string) {
@@ -76,8 +78,13 @@ func FuzzReceiverParse(f *testing.F) {
 			}
 			switch ev.Kind {
 			case message.KindMessage:
-				if strings.TrimSpace(ev.Text) == "" || ev.Press != nil {
+				if (strings.TrimSpace(ev.Text) == "") == (len(ev.Attachments) == 0) || ev.Press != nil {
 					t.Fatalf("bad message %+v", ev)
+				}
+				for _, a := range ev.Attachments {
+					if (a.PlatformID != "" && !chatID(a.PlatformID)) || a.Size < 0 || a.Duration < 0 || a.Index != 0 || a.Kind == "" {
+						t.Fatalf("bad attachment %+v", a)
+					}
 				}
 			case message.KindDelete:
 				if !chatID(ev.MessageID) || ev.Text != "" || ev.Press != nil {

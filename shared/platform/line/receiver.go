@@ -66,6 +66,9 @@ var _ platform.Receiver = (*Receiver)(nil)
 //     (what a reply needs to quote it: LINE quotes by token, not by
 //     message id) and ReplyTo = the quotedMessageId of the message it
 //     quotes, if any.
+//   - An image, video, audio or file message is a KindMessage without text
+//     and with one attachment (attachment): its content the turn fetches
+//     from the content API (Client.Download).
 //   - An unsend is a KindDelete of the message it names (unsend.messageId),
 //     taken only when the deployment asks for edits (PARLEY_EDITS).
 //   - A postback is a KindAnswer with Press{Data: postback.data}; no
@@ -73,7 +76,7 @@ var _ platform.Receiver = (*Receiver)(nil)
 //   - Each message and postback carries its replyToken in ReplyContext, with
 //     Until = the event's time + ReplyTokenValidity.
 //
-// Dropped with a stable reason: other message types (stickers, images, …:
+// Dropped with a stable reason: other message types (stickers, locations:
 // "no_text"), a text left empty ("no_text"), a postback without data
 // ("unsupported"), events in standby mode ("standby"),
 // group messages without a user id ("no_sender") and every other event type
@@ -253,11 +256,19 @@ func (r *Receiver) event(req *platform.Request, bot string, raw json.RawMessage)
 	if len(ev.Message) == 0 || ev.Message[0] != '{' || json.Unmarshal(ev.Message, &m) != nil {
 		return message.Event{}, nil, fmt.Errorf("%w: line message event without message", platform.ErrMalformed)
 	}
-	if m.Type != LineMessageText {
-		return ignore(platform.IgnoredNoText)
-	}
-	text := stripSelfMention(m.Text, m.Mention)
-	if strings.TrimSpace(text) == "" {
+	var text string
+	switch m.Type {
+	case LineMessageText:
+		text = stripSelfMention(m.Text, m.Mention)
+		if strings.TrimSpace(text) == "" {
+			return ignore(platform.IgnoredNoText)
+		}
+	case LineMessageImage, LineMessageVideo, LineMessageAudio, LineMessageFile:
+		if !chatID(m.ID) {
+			return message.Event{}, nil, fmt.Errorf("%w: line %s message without its id", platform.ErrMalformed, m.Type)
+		}
+		out.Attachments = []message.Attachment{attachment(m)}
+	default:
 		return ignore(platform.IgnoredNoText)
 	}
 	if sender == "" {

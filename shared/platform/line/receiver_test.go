@@ -112,6 +112,16 @@ func sampleExpectations() map[string]platform.Parsed {
 			Press:        &message.Press{Data: "q1:0:0"},
 			ReplyContext: reply("3d4e5f60718293a4b5c6d7e8f90a1b2c", 1764432180000),
 		}}},
+		// Ada sends a photo, a PDF and a voice note: three events, each a
+		// message with one attachment and no text.
+		"files.json": {Events: []message.Event{
+			adaFile("01KB7ZM1A2B3C4D5E6F7G8H9J0", "583011267045678101", "Pq1Rs2Tu3Vw4Xy5Za6Bc7-Ada5", "5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d", 1764432250000,
+				message.Attachment{Kind: message.AttachImage, PlatformID: "583011267045678101"}),
+			adaFile("01KB7ZM1A2B3C4D5E6F7G8H9J1", "583011267045678102", "", "6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e", 1764432251000,
+				message.Attachment{Kind: message.AttachFile, PlatformID: "583011267045678102", Name: "boarding-pass.pdf", Size: 48213}),
+			adaFile("01KB7ZM1A2B3C4D5E6F7G8H9J2", "583011267045678103", "", "7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f", 1764432252000,
+				message.Attachment{Kind: message.AttachVoice, MIME: "audio/mp4", PlatformID: "583011267045678103", Duration: 4}),
+		}},
 		"sticker.json": {Ignored: []platform.Ignored{{Reason: platform.IgnoredNoText, ID: "01KB7ZG7C8D9E0F1G2H3J4K5M6"}}},
 		"follow.json":  {Ignored: []platform.Ignored{{Reason: platform.IgnoredUnsupported, ID: "01KB7ZH8N9P0Q1R2S3T4V5W6X7"}}},
 	}
@@ -201,6 +211,15 @@ func TestParse(t *testing.T) {
 		return event(`{"type":"message","source":` + src + `,"message":` + msg + `,` + base + `}`)
 	}
 	adaSrc := `{"type":"user","userId":"` + ada + `"}`
+	// file is Ada's message "1" with one attachment and no text.
+	file := func(a message.Attachment) platform.Parsed {
+		return platform.Parsed{Events: []message.Event{{
+			Platform: message.LINE, Account: bot, EventID: id, Kind: message.KindMessage, Thread: chat(ada),
+			Sender: message.Sender{ID: ada}, MessageID: "1", QuoteToken: "q", ChatType: message.ChatPrivate, Time: at(1764432000000),
+			ReplyContext: reply("r0", 1764432000000), Attachments: []message.Attachment{a},
+		}}}
+	}
+	noQuote := func(p platform.Parsed) platform.Parsed { p.Events[0].QuoteToken = ""; return p }
 	room := `{"type":"room","roomId":"R200000000000000000000000000000f1","userId":"` + grace + `"}`
 	cases := []struct {
 		name string
@@ -208,7 +227,13 @@ func TestParse(t *testing.T) {
 		want platform.Parsed
 		err  error
 	}{
-		{"Image", text(adaSrc, `{"type":"image","id":"1","contentProvider":{"type":"line"}}`), ignored(platform.IgnoredNoText), nil},
+		{"Image", text(adaSrc, `{"type":"image","id":"1","quoteToken":"q","contentProvider":{"type":"line"},"imageSet":{"id":"s","index":1,"total":2}}`), file(message.Attachment{Kind: message.AttachImage, PlatformID: "1"}), nil},
+		{"ImageElsewhere", text(adaSrc, `{"type":"image","id":"1","quoteToken":"q","contentProvider":{"type":"external","originalContentUrl":"https://example.com/a.jpg"}}`), file(message.Attachment{Kind: message.AttachImage}), nil},
+		{"Video", text(adaSrc, `{"type":"video","id":"1","quoteToken":"q","duration":60499,"contentProvider":{"type":"line"}}`), file(message.Attachment{Kind: message.AttachVideo, PlatformID: "1", Duration: 60}), nil},
+		{"VoiceNote", text(adaSrc, `{"type":"audio","id":"1","duration":4500,"contentProvider":{"type":"line"}}`), noQuote(file(message.Attachment{Kind: message.AttachVoice, MIME: "audio/mp4", PlatformID: "1", Duration: 5})), nil},
+		{"File", text(adaSrc, `{"type":"file","id":"1","fileName":"pass.pdf","fileSize":48213}`), noQuote(file(message.Attachment{Kind: message.AttachFile, PlatformID: "1", Name: "pass.pdf", Size: 48213})), nil},
+		{"FileWithoutID", text(adaSrc, `{"type":"file","fileName":"pass.pdf","fileSize":48213}`), platform.Parsed{}, platform.ErrMalformed},
+		{"Location", text(adaSrc, `{"type":"location","id":"1","latitude":35.6,"longitude":139.7}`), ignored(platform.IgnoredNoText), nil},
 		{"BlankText", text(adaSrc, `{"type":"text","id":"1","quoteToken":"q","text":" \n"}`), ignored(platform.IgnoredNoText), nil},
 		{"OnlyTheMention", text(adaSrc, `{"type":"text","id":"1","quoteToken":"q","text":"@Parley ","mention":{"mentionees":[{"index":0,"length":7,"type":"user","isSelf":true}]}}`), ignored(platform.IgnoredNoText), nil},
 		{"Standby", event(`{"type":"message","source":` + adaSrc + `,"message":{"type":"text","id":"1","quoteToken":"q","text":"hi"},"webhookEventId":"` + id + `","timestamp":1,"mode":"standby"}`), ignored(IgnoredStandby), nil},
@@ -339,5 +364,15 @@ func TestStaleEventIsIgnored_Finding11(t *testing.T) {
 	req.Oldest = sampleNow.Add(-window)
 	if p, err := r.Parse(req); err != nil || len(p.Events) != 3 {
 		t.Fatalf("within the window: %+v, %v", p, err)
+	}
+}
+
+// adaFile is Ada's message id (quoted by quote) sent at ms, with one
+// attachment and no text.
+func adaFile(eventID, id, quote, replyToken string, ms int64, a message.Attachment) message.Event {
+	return message.Event{
+		Platform: message.LINE, Account: bot, EventID: eventID, Kind: message.KindMessage, Thread: chat(ada),
+		Sender: message.Sender{ID: ada}, MessageID: id, QuoteToken: quote, ChatType: message.ChatPrivate, Time: at(ms),
+		ReplyContext: reply(replyToken, ms), Attachments: []message.Attachment{a},
 	}
 }

@@ -71,18 +71,37 @@ type LineDeliveryContext struct {
 }
 
 // LineMessageContent is a message event's message. Only text messages carry
-// Text, QuoteToken and Mention.
+// Text and Mention; a file message FileName and FileSize; a video or an
+// audio Duration (milliseconds); an image, a video or an audio its
+// ContentProvider.
 type LineMessageContent struct {
-	ID              string       `json:"id"`
-	Type            string       `json:"type"`
-	Text            string       `json:"text"`
-	QuoteToken      string       `json:"quoteToken"`
-	QuotedMessageID string       `json:"quotedMessageId"`
-	Mention         *LineMention `json:"mention"`
+	ID              string               `json:"id"`
+	Type            string               `json:"type"`
+	Text            string               `json:"text"`
+	QuoteToken      string               `json:"quoteToken"`
+	QuotedMessageID string               `json:"quotedMessageId"`
+	Mention         *LineMention         `json:"mention"`
+	FileName        string               `json:"fileName"`
+	FileSize        int64                `json:"fileSize"`
+	Duration        int64                `json:"duration"`
+	ContentProvider *LineContentProvider `json:"contentProvider"`
 }
 
-// LineMessageText is the type of a text message.
-const LineMessageText = "text"
+// Message types (LineMessageContent.Type) Parley reads.
+const (
+	LineMessageText  = "text"
+	LineMessageImage = "image"
+	LineMessageVideo = "video"
+	LineMessageAudio = "audio"
+	LineMessageFile  = "file"
+)
+
+// LineContentProvider says where a message's content is: "line" (the
+// content API serves it) or "external" (another service's URL, which LINE
+// does not serve).
+type LineContentProvider struct {
+	Type string `json:"type"`
+}
 
 // LineMention lists who a text message mentions.
 type LineMention struct {

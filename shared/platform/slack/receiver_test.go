@@ -161,6 +161,16 @@ func sampleExpectations() map[string]platform.Parsed {
 			Thread: dm, Sender: ada, Text: "what's on my calendar today?",
 			MessageID: "1764432000.000100", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 0, 0, 100_000, time.UTC),
 		}}},
+		// Ada shares a PDF and a voice clip in her DM, with a question.
+		"file-share.json": {Events: []message.Event{{
+			Platform: message.Slack, Account: team, EventID: "D0DM000001:1764432240.000700", Kind: message.KindMessage,
+			Thread: dm, Sender: ada, Text: "is this my gate?",
+			MessageID: "1764432240.000700", ChatType: message.ChatPrivate, Time: time.Date(2025, 11, 29, 16, 4, 0, 700_000, time.UTC),
+			Attachments: []message.Attachment{
+				{Kind: message.AttachFile, MIME: "application/pdf", Size: 48213, Name: "boarding-pass.pdf", PlatformID: "F0PDF000001"},
+				{Index: 1, Kind: message.AttachVoice, MIME: "audio/webm", Size: 2062, Name: "audio_message.webm", PlatformID: "F0VOICE0001", Duration: 3},
+			},
+		}}},
 		"app-mention.json":     {Events: []message.Event{mention}},
 		"message-channel.json": {Events: []message.Event{mention}},
 		"thread-reply.json": {Events: []message.Event{{

@@ -16,7 +16,7 @@ import (
 // FuzzReceiverParse feeds any body and X-Hub-Signature-256 through Verify,
 // and the body through Parse: neither may panic, only the true signature is
 // accepted, refusals wrap the ingress sentinels, and whatever parses is
-// well-formed events (a message with text, an answer with its press's data,
+// well-formed events (a message with text or one file, an answer with its press's data,
 // a status of a known state) and ignored updates with known reasons.
 func FuzzReceiverParse(f *testing.F) {
 	platformtest.AddSamples(f, eventsDir, "*.json", "sha256=00")
@@ -24,6 +24,8 @@ func FuzzReceiverParse(f *testing.F) {
 		f.Add(body, "")
 	}
 	f.Add(change(messagesValue(testPhone, `{"from":"1","id":"w","type":"interactive","interactive":{"type":"list_reply","list_reply":{"id":"q:1"}},"context":{"id":"p"}}`)), "sha1=00")
+	f.Add(change(messagesValue(testPhone, `{"from":"1","id":"w","type":"sticker","sticker":{"id":"00","animated":true},"image":{"id":"x"}}`)), "")
+	f.Add(change(messagesValue(testPhone, `{"from":"1","id":"w","type":"audio","audio":{"id":"1e3","voice":"yes"}}`)), "")
 	f.Add([]byte(`{"object":"whatsapp_business_account","entry":[{"changes":[{"field":"messages","value":{"metadata":{"phone_number_id":"1"},"statuses":[{"id":"w","status":"failed","recipient_id":"1","errors":[{"code":1e3,"title":"x"}]}]}}]}]}`), "SHA256=")
 
 	r := newTestReceiver(f)
@@ -69,8 +71,13 @@ func FuzzReceiverParse(f *testing.F) {
 			}
 			switch ev.Kind {
 			case message.KindMessage:
-				if strings.TrimSpace(ev.Text) == "" || ev.EventID != ev.MessageID || ev.Sender.ID != ev.Thread.Chat || ev.Press != nil || ev.Status != nil {
+				if (strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0) || ev.EventID != ev.MessageID || ev.Sender.ID != ev.Thread.Chat || ev.Press != nil || ev.Status != nil {
 					t.Fatalf("bad message %+v", ev)
+				}
+				for _, a := range ev.Attachments {
+					if len(ev.Attachments) != 1 || !digits(a.PlatformID) || len(a.PlatformID) > maxMediaID || a.Kind == "" {
+						t.Fatalf("bad attachment %+v of %+v", a, ev)
+					}
 				}
 			case message.KindAnswer:
 				if ev.Press == nil || ev.Press.Data == "" || ev.Text != "" || ev.EventID != ev.MessageID || ev.Sender.ID != ev.Thread.Chat {

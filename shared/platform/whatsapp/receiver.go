@@ -64,8 +64,13 @@ var (
 //     EventID "<wamid>:<status>" so each state dedupes on its own, and no
 //     sender.
 //
+// An image, document, audio (a voice note when "voice"), video or sticker
+// message is a message.KindMessage whose text is its caption, with one
+// attachment (mediaAttachment) the turn fetches by its media id
+// (Client.Download).
+//
 // Dropped with a reason: text without text ("no_text"); every other message
-// type (image, sticker, reaction, location, template button, flow reply …),
+// type (location, contacts, template button, flow reply …),
 // messages in group chats, statuses of other states, changes of other
 // fields, and other objects ("unsupported"); changes of another phone
 // number than PhoneNumberID, when it is set ("other_account").
@@ -341,10 +346,18 @@ func (r *Receiver) message(out *platform.Parsed, req *platform.Request, phone st
 		// own: the turn finds the person's last message's.
 		ev.Kind, ev.MessageID, ev.ReplyContext = message.KindReaction, "", nil
 		ev.Reaction = &message.Reaction{MessageID: m.Reaction.MessageID, Emoji: m.Reaction.Emoji, Removed: m.Reaction.Emoji == ""}
+	case WhatsAppTypeImage, WhatsAppTypeDocument, WhatsAppTypeAudio, WhatsAppTypeVideo, WhatsAppTypeSticker:
+		a, caption, err := mediaAttachment(m)
+		if err != nil {
+			return err
+		}
+		ev.Kind = message.KindMessage
+		ev.Text, ev.Attachments = caption, []message.Attachment{a}
+		ev.ReplyTo = quoted
 	default:
-		// Media, stickers, locations, contacts, template quick
-		// replies (type button), orders, system notices: nothing the agent
-		// reads as text, and never a press of a control Parley sent.
+		// Locations, contacts, template quick replies (type button),
+		// orders, system notices: nothing the agent reads as text, and
+		// never a press of a control Parley sent.
 		ignore(platform.IgnoredUnsupported)
 		return nil
 	}

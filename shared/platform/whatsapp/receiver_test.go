@@ -72,7 +72,26 @@ func sampleExpectations() map[string]platform.Parsed {
 			Thread: chat(grace), Sender: graceHopper, MessageID: idList, ChatType: message.ChatPrivate, Time: at(1764432150), ReplyContext: win(1764432150),
 			Press: &message.Press{Data: "q1:4", MessageID: idListQ},
 		}}},
-		"image.json":            {Ignored: []platform.Ignored{{Reason: platform.IgnoredUnsupported, ID: idImage}}},
+		// A photo with a caption: the caption is the text.
+		"image.json": {Events: []message.Event{{
+			Platform: message.WhatsApp, Account: testPhone, EventID: idImage, Kind: message.KindMessage,
+			Thread: chat(ada), Sender: adaLovelace, Text: "the whiteboard after the meeting",
+			MessageID: idImage, ChatType: message.ChatPrivate, Time: at(1764432160), ReplyContext: win(1764432160),
+			Attachments: []message.Attachment{{Kind: message.AttachImage, MIME: "image/jpeg", PlatformID: "1003383421387256"}},
+		}}},
+		// A voice note and a PDF, in one delivery.
+		"media.json": {Events: []message.Event{
+			{
+				Platform: message.WhatsApp, Account: testPhone, EventID: idVoice, Kind: message.KindMessage,
+				Thread: chat(ada), Sender: adaLovelace, MessageID: idVoice, ChatType: message.ChatPrivate, Time: at(1764432230), ReplyContext: win(1764432230),
+				Attachments: []message.Attachment{{Kind: message.AttachVoice, MIME: "audio/ogg; codecs=opus", PlatformID: "1003383421387301"}},
+			},
+			{
+				Platform: message.WhatsApp, Account: testPhone, EventID: idDocument, Kind: message.KindMessage,
+				Thread: chat(ada), Sender: adaLovelace, Text: "is this my gate?", MessageID: idDocument, ChatType: message.ChatPrivate, Time: at(1764432235), ReplyContext: win(1764432235),
+				Attachments: []message.Attachment{{Kind: message.AttachFile, MIME: "application/pdf", Name: "boarding-pass.pdf", PlatformID: "1003383421387302"}},
+			},
+		}},
 		"status-sent.json":      {Events: []message.Event{status(idStatus, message.StatusSent, 1764432170, ada, tagAnswer)}},
 		"status-delivered.json": {Events: []message.Event{status(idStatus, message.StatusDelivered, 1764432175, ada, tagAnswer)}},
 		"status-read.json":      {Events: []message.Event{status(idStatus, message.StatusRead, 1764432180, ada, tagAnswer)}},
@@ -261,6 +280,11 @@ func TestParse(t *testing.T) {
 	ignored := func(reason, id string) platform.Parsed {
 		return platform.Parsed{Ignored: []platform.Ignored{{Reason: reason, ID: id}}}
 	}
+	media := func(a message.Attachment, caption string) platform.Parsed {
+		e := base
+		e.Kind, e.Text, e.Attachments = message.KindMessage, caption, []message.Attachment{a}
+		return one(e)
+	}
 	cases := []struct {
 		name string
 		r    *Receiver
@@ -286,7 +310,14 @@ func TestParse(t *testing.T) {
 				e.Reaction = &message.Reaction{MessageID: "wamid.P", Removed: true}
 				return one(e)
 			}()},
-		{"Sticker", nil, msg(`"type":"sticker","sticker":{"id":"1","animated":false}`), ignored(platform.IgnoredUnsupported, "wamid.X1")},
+		{"Sticker", nil, msg(`"type":"sticker","sticker":{"id":"1","mime_type":"image/webp","animated":false}`), media(message.Attachment{Kind: message.AttachSticker, MIME: "image/webp", PlatformID: "1"}, "")},
+		{"AudioFile", nil, msg(`"type":"audio","audio":{"id":"2","mime_type":"audio/mpeg","voice":false}`), media(message.Attachment{Kind: message.AttachAudio, MIME: "audio/mpeg", PlatformID: "2"}, "")},
+		{"VideoWithCaption", nil, msg(`"context":{"from":"15550001234","id":"wamid.P"},"type":"video","video":{"id":"3","mime_type":"video/mp4","caption":"look"}`),
+			func() platform.Parsed {
+				p := media(message.Attachment{Kind: message.AttachVideo, MIME: "video/mp4", PlatformID: "3"}, "look")
+				p.Events[0].ReplyTo = "wamid.P"
+				return p
+			}()},
 		{"Location", nil, msg(`"type":"location","location":{"latitude":38.7,"longitude":-9.1}`), ignored(platform.IgnoredUnsupported, "wamid.X1")},
 		{"TemplateButton", nil, msg(`"type":"button","button":{"payload":"STOP","text":"Stop promotions"}`), ignored(platform.IgnoredUnsupported, "wamid.X1")},
 		{"FlowReply", nil, msg(`"type":"interactive","interactive":{"type":"nfm_reply","nfm_reply":{"response_json":"{}"}}`), ignored(platform.IgnoredUnsupported, "wamid.X1")},
@@ -347,6 +378,10 @@ func malformed() map[string][]byte {
 		"TextOfTheWrongType":     msg(`{"from":"` + ada + `","id":"wamid.X","timestamp":"1","type":"text","text":"hi"}`),
 		"TimestampOfWrongType":   msg(`{"from":"` + ada + `","id":"wamid.X","timestamp":{},"type":"text","text":{"body":"hi"}}`),
 		"InteractiveWithoutBody": msg(`{"from":"` + ada + `","id":"wamid.X","timestamp":"1","type":"interactive"}`),
+		"ImageWithoutItsObject":  msg(`{"from":"` + ada + `","id":"wamid.X","timestamp":"1","type":"image"}`),
+		"MediaIDNotANumber":      msg(`{"from":"` + ada + `","id":"wamid.X","timestamp":"1","type":"document","document":{"id":"../../me"}}`),
+		"MediaIDTooLong":         msg(`{"from":"` + ada + `","id":"wamid.X","timestamp":"1","type":"audio","audio":{"id":"123456789012345678901234567890123"}}`),
+		"MediaOfTheWrongType":    msg(`{"from":"` + ada + `","id":"wamid.X","timestamp":"1","type":"video","video":{"id":7}}`),
 		"StatusWithoutRecipient": change(`{"metadata":{"phone_number_id":"` + testPhone + `"},"statuses":[{"id":"wamid.P","status":"read","timestamp":"1"}]}`),
 		"StatusWithoutID":        change(`{"metadata":{"phone_number_id":"` + testPhone + `"},"statuses":[{"status":"read","timestamp":"1","recipient_id":"1"}]}`),
 	}

@@ -101,6 +101,47 @@ type WhatsAppMessage struct {
 	// Reaction is a reaction message's: the message reacted to, and the
 	// emoji (empty when the person took the reaction back).
 	Reaction *WhatsAppReaction `json:"reaction,omitempty"`
+	// Image, Document, Audio, Video and Sticker are a media message's
+	// file, by its type.
+	Image    *WhatsAppMedia `json:"image,omitempty"`
+	Document *WhatsAppMedia `json:"document,omitempty"`
+	Audio    *WhatsAppMedia `json:"audio,omitempty"`
+	Video    *WhatsAppMedia `json:"video,omitempty"`
+	Sticker  *WhatsAppMedia `json:"sticker,omitempty"`
+}
+
+// Media message types (WhatsAppMessage.Type).
+const (
+	WhatsAppTypeImage    = "image"
+	WhatsAppTypeDocument = "document"
+	WhatsAppTypeAudio    = "audio"
+	WhatsAppTypeVideo    = "video"
+	WhatsAppTypeSticker  = "sticker"
+)
+
+// WhatsAppMedia is a media message's file: its media id (fetched with GET
+// /<media id>, WhatsAppMediaURL), declared type and base64 SHA-256; a
+// caption (image, video, document), a filename (document), Voice for an
+// audio recorded in the chat, Animated for a sticker.
+type WhatsAppMedia struct {
+	ID       string `json:"id"`
+	MIMEType string `json:"mime_type,omitempty"`
+	SHA256   string `json:"sha256,omitempty"`
+	Caption  string `json:"caption,omitempty"`
+	Filename string `json:"filename,omitempty"`
+	Voice    bool   `json:"voice,omitempty"`
+	Animated bool   `json:"animated,omitempty"`
+}
+
+// WhatsAppMediaURL is the answer to GET /<media id>: where the file is, for
+// five minutes, with the access token, and what it is. FileSize is a
+// number Graph has sent as a string too.
+type WhatsAppMediaURL struct {
+	URL      string      `json:"url"`
+	MIMEType string      `json:"mime_type"`
+	SHA256   string      `json:"sha256"`
+	FileSize json.Number `json:"file_size"`
+	ID       string      `json:"id"`
 }
 
 // WhatsAppReaction is a reaction, received or sent: the message it is on,
