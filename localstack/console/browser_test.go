@@ -75,6 +75,26 @@ func (p page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// click clicks what sel finds in one of the page's lists, then waits for
+// after: the page redraws its lists as it polls, so the node found may be
+// gone before the click lands ("Could not find node with given id"); the
+// click is tried again on a fresh lookup. A failed click dispatched no
+// mouse event.
+func click[S chromedp.Selectable](p page, what string, sel S, after ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	var err error
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(p.ctx, 15*time.Second)
+		err = chromedp.Do(ctx, chromedp.Click(sel))
+		cancel()
+		if err == nil {
+			p.run(what, after...)
+			return
+		}
+	}
+	p.t.Fatalf("%s: %v", what, err)
+}
+
 // eval evaluates js in the page and decodes its value into T.
 func eval[T any](p page, js string) T {
 	p.t.Helper()
@@ -180,7 +200,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	}
 
 	// Its timeline, from the records and the log.
-	p.run("open the first bubble's timeline", chromedp.Click(chromedp.CSS(`#bubbles .item.bubble .msg`)),
+	click(p, "open the first bubble's timeline", chromedp.CSS(`#bubbles .item.bubble .msg`),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=correlation-id]`)))
 	p.until("the timeline's units", func() bool {
 		return p.value(`String(document.querySelectorAll("[data-testid=unit][data-state=sent]").length)`) == "3"
@@ -216,7 +236,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	// own, with its own correlation id.
 	p.say(message.Telegram, fakeplatform.ChatPrivate, "/ask seat")
 	p.run("the question's buttons", chromedp.WaitVisible(chromedp.CSS(`[data-testid=control][data-label="Window"]`)))
-	p.run("press Window", chromedp.Click(chromedp.CSS(`[data-testid=control][data-label="Window"]`)))
+	click(p, "press Window", chromedp.CSS(`[data-testid=control][data-label="Window"]`))
 	p.until("the answer's turn", func() bool {
 		for _, b := range p.texts("bubble") {
 			if strings.HasPrefix(b, "answer accept to ") && strings.Contains(b, `"seat"`) {
@@ -228,7 +248,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	if got := p.texts("person"); !slices.Contains(got, "Window") {
 		t.Errorf("the press is not shown as the person's: %q", got)
 	}
-	p.run("open the answer's timeline", chromedp.Click(`//div[contains(@class,"msg") and starts-with(., "answer accept to ")]`))
+	click(p, "open the answer's timeline", `//div[contains(@class,"msg") and starts-with(., "answer accept to ")]`)
 	p.until("the answer's correlation id", func() bool {
 		return strings.Contains(p.value(`(document.querySelector("[data-testid=correlation-id]")||{}).textContent||""`), "#cb:")
 	})
@@ -239,7 +259,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	p.run("open the attention list", chromedp.Click(chromedp.ID("tab-attention")),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=attention-item][data-kind=held_unit]`)))
 	p.screenshot("console-attention.png")
-	p.run("resend it", chromedp.Click(chromedp.CSS(`[data-testid=attention-item][data-kind=held_unit] [data-testid=action-resend]`)),
+	click(p, "resend it", chromedp.CSS(`[data-testid=attention-item][data-kind=held_unit] [data-testid=action-resend]`),
 		chromedp.WaitVisible(chromedp.ID("dialog")))
 	if risk := p.value(`document.getElementById("dialog-text").textContent`); !strings.Contains(risk, "twice") {
 		t.Errorf("the resend's confirmation %q: want what it risks", risk)
