@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/message"
@@ -334,28 +335,34 @@ func TestEchoImageIsAnUploadedImageBubble(t *testing.T) {
 	}
 }
 
-// TestMediaOnLINEGoesAsALinkOutsideTheReplyGroup: LINE has no native send
-// here yet, so an image by URL is a link; it goes on its own, after the
-// text bubble before it took the free reply, and the reply after it is
-// pushed; each unit is sent once.
-func TestMediaOnLINEGoesAsALinkOutsideTheReplyGroup(t *testing.T) {
+// TestMediaOnLINE: an image goes as LINE's image message with its caption
+// in the same push (two ids, one unit); a video, which LINE cannot take
+// without a preview image, goes as a link; a file is never part of the
+// free reply group, which the first text bubble takes alone; every unit is
+// sent once, in order.
+func TestMediaOnLINE(t *testing.T) {
 	t.Parallel()
 	h := start(t, options{})
 	h.agent.answer = func(req agent.TurnRequest) (string, bool) {
 		return `{"schema":"openab.turn.v1","messages":[{"id":"a","text":"look"},` +
-			`{"id":"pic","media":{"kind":"video","url":"https://example.com/clip.mp4","caption":"the clip"}},{"id":"b","text":"nice?"}]}`, true
+			`{"id":"pic","media":{"kind":"image","url":"https://example.com/a.png","caption":"the picture"}},` +
+			`{"id":"clip","media":{"kind":"video","url":"https://example.com/clip.mp4","caption":"the clip"}},{"id":"b","text":"nice?"}]}`, true
 	}
-	h.postLineFresh(t, "01KR0000000000000000MEDIA1", "a clip please")
-	h.waitDelivered(3, 60*time.Second)
+	h.postLineFresh(t, "01KR0000000000000000MEDIA1", "media please")
+	h.waitDelivered(4, 60*time.Second)
 	h.quiesce(30 * time.Second)
 	got := h.fake.Delivered()
-	if want := []string{"look", "the clip\nhttps://example.com/clip.mp4", "nice?"}; !slices.Equal(texts(got), want) {
+	want := []string{"look", fakeline.ImageText("https://example.com/a.png") + "\n\nthe picture", "the clip\nhttps://example.com/clip.mp4", "nice?"}
+	if !slices.Equal(texts(got), want) {
 		t.Fatalf("delivered %q, want %q", texts(got), want)
 	}
+	if replies, _, pushes := lineCalls(got); replies != 1 || pushes != 3 {
+		t.Errorf("%d replies and %d pushes, want the first bubble replied and the rest pushed", replies, pushes)
+	}
 	in := h.intentFor("evt#line#" + lineBot + "#01KR0000000000000000MEDIA1")
-	for _, u := range in.Units {
-		if u.State != message.UnitSent || len(u.Receipt) != 1 {
-			t.Errorf("unit %s = %s %v, want sent once", u.ID, u.State, u.Receipt)
+	for i, u := range in.Units {
+		if n := map[int]int{1: 2}[i]; u.State != message.UnitSent || len(u.Receipt) != max(n, 1) {
+			t.Errorf("unit %s = %s %v, want sent once with %d ids", u.ID, u.State, u.Receipt, max(n, 1))
 		}
 	}
 }

@@ -449,6 +449,9 @@ func delivery(chat string, msgs []textMessage, in map[string]json.RawMessage) fa
 	var controls []fakeapi.Control
 	for i, m := range msgs {
 		texts[i] = m.Text
+		if m.Type == "image" {
+			texts[i] = ImageText(m.OriginalContentURL)
+		}
 		if m.QuickReply == nil {
 			continue
 		}
@@ -468,7 +471,10 @@ type textMessage struct {
 	Type       string `json:"type"`
 	Text       string `json:"text"`
 	QuoteToken string `json:"quoteToken"`
-	QuickReply *struct {
+	// An image message's URLs (media.go).
+	OriginalContentURL string `json:"originalContentUrl"`
+	PreviewImageURL    string `json:"previewImageUrl"`
+	QuickReply         *struct {
 		Items []struct {
 			Type   string `json:"type"`
 			Action *struct {
@@ -495,7 +501,8 @@ type detail struct {
 }
 
 // validMessages checks the messages argument as the Messaging API does,
-// for the text messages Parley sends (the fake refuses other types).
+// for the text and image messages Parley sends (the fake refuses other
+// types).
 func validMessages(in map[string]json.RawMessage) ([]textMessage, []detail) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(in["messages"], &raw); err != nil || len(raw) < 1 || len(raw) > MaxMessages {
@@ -512,8 +519,12 @@ func validMessages(in map[string]json.RawMessage) ([]textMessage, []detail) {
 			continue
 		}
 		switch {
+		case m.Type == "image":
+			for _, d := range validImage(m, p) {
+				add(d.Message, d.Property)
+			}
 		case m.Type != "text":
-			add("the fake takes text messages only", p+".type")
+			add("the fake takes text and image messages only", p+".type")
 		case m.Text == "":
 			add("must be specified", p+".text")
 		case utf16Len(m.Text) > TextLimit:

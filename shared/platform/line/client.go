@@ -315,11 +315,17 @@ func (c *Client) replyAll(ctx context.Context, token string, msgs []LineTextMess
 
 // push sends msg to chat, with the retry key of key.
 func (c *Client) push(ctx context.Context, chat string, msg LineTextMessage, key string) (message.Receipt, error) {
+	return c.pushAll(ctx, chat, []LineTextMessage{msg}, key)
+}
+
+// pushAll pushes msgs in one call (at most MaxReplyMessages), with a retry
+// key derived from key: they are posted together or not at all.
+func (c *Client) pushAll(ctx context.Context, chat string, msgs []LineTextMessage, key string) (message.Receipt, error) {
 	h := c.header()
 	if key != "" {
 		h.Set(RetryKeyHeader, RetryKey(key))
 	}
-	resp, err := c.api().PostJSON(ctx, "/v2/bot/message/push", h, LinePushRequest{To: chat, Messages: []LineTextMessage{msg}})
+	resp, err := c.api().PostJSON(ctx, "/v2/bot/message/push", h, LinePushRequest{To: chat, Messages: msgs})
 	if err != nil {
 		return message.Receipt{}, fmt.Errorf("line push: %w", err)
 	}

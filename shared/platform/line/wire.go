@@ -136,14 +136,19 @@ type LinePushRequest struct {
 	Messages []LineTextMessage `json:"messages"`
 }
 
-// LineTextMessage is a text message object. Parley sends type "text" only:
-// LINE renders it as written (no markup, no mention parsing; "textV2" would
-// substitute {placeholders}, and "emojis" would turn $ into LINE emoji).
+// LineTextMessage is a message object Parley sends: type "text", which LINE
+// renders as written (no markup, no mention parsing; "textV2" would
+// substitute {placeholders}, and "emojis" would turn $ into LINE emoji), or
+// type "image" (a media bubble), which has its URLs and no text.
 type LineTextMessage struct {
-	Type       string          `json:"type"`
-	Text       string          `json:"text"`
-	QuoteToken string          `json:"quoteToken,omitempty"`
-	QuickReply *LineQuickReply `json:"quickReply,omitempty"`
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+	// OriginalContentURL and PreviewImageURL are an image's (HTTPS, JPEG or
+	// PNG, LINE fetches them).
+	OriginalContentURL string          `json:"originalContentUrl,omitempty"`
+	PreviewImageURL    string          `json:"previewImageUrl,omitempty"`
+	QuoteToken         string          `json:"quoteToken,omitempty"`
+	QuickReply         *LineQuickReply `json:"quickReply,omitempty"`
 }
 
 // LineQuickReply holds the buttons shown under a message (at most 13).
