@@ -518,3 +518,33 @@ func TestLiveDiscordSilentClearsTheOriginal(t *testing.T) {
 		t.Fatalf("deletions %+v: want the response's", d)
 	}
 }
+
+// A reply whose first bubble is a file: the preview cannot become it (it
+// would show before the file the plan puts first), so it is deleted, and
+// the file and the text follow in plan order.
+func TestLivePreviewClearedBeforeAFileFirst(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.stream = func(req agent.TurnRequest) ([]string, bool, bool) {
+		return []string{
+			`{"type":"delta","text":"drawing the chart"}`,
+			`{"type":"final","envelope":{"schema":"openab.turn.v1","messages":[` +
+				`{"id":"chart","media":{"kind":"image","url":"https://example.com/chart.png","caption":"the chart"}},` +
+				`{"id":"b2","text":"sales are up"}]}}`,
+		}, false, true
+	}
+	const chat = -1001000000098
+	if code, body := h.postTelegram(telegramGroupUpdate(910701, chat, 5550008, "chart please")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitDelivered(3, 30*time.Second)
+	h.quiesce(20 * time.Second)
+	rec := h.fake.Recorder()
+	all := h.fake.Delivered()
+	if len(all) != 3 || len(rec.Deletions()) != 1 || rec.Deletions()[0].MessageID != all[0].MessageID {
+		t.Fatalf("delivered %q, deletions %+v: want the preview deleted, then the file and the text", texts(all), rec.Deletions())
+	}
+	if v := texts(rec.Visible(message.Telegram, strconv.FormatInt(chat, 10))); !slices.Equal(v, []string{"the chart", "sales are up"}) {
+		t.Fatalf("the group shows %q", v)
+	}
+}

@@ -179,10 +179,11 @@ func (p *Processor) call(ctx context.Context, log *slog.Logger, cfg Config, ch C
 }
 
 // endPreview settles the turn's preview as its units are committed: the
-// first text bubble finalizes it in place (its send is an edit of the
-// preview's message), or, with no text bubble to become it (a silent
-// reply, a failure, a question alone), the preview is cleared now. A
-// preview that cannot be cleared keeps its record.
+// reply's first message, when it is text, finalizes it in place (its send
+// is an edit of the preview's message), or, with no text bubble first to
+// become it (a silent reply, a failure, a question or a file first), the
+// preview is cleared now. A preview that cannot be cleared keeps its
+// record, which the sweeper finds.
 func (p *Processor) endPreview(ctx context.Context, log *slog.Logger, ch Channel, intentID string, units []intent.Unit) []intent.Unit {
 	lv, on := p.previews(ctx, ch)
 	if !on {
@@ -197,10 +198,17 @@ func (p *Processor) endPreview(ctx context.Context, log *slog.Logger, ch Channel
 		return units
 	}
 	for i, u := range units {
-		if u.Content.Text != "" && u.Content.Prompt == nil && u.Content.React == nil && u.Replaces == "" {
+		if u.Content.React != nil || u.Replaces != "" {
+			continue // no message of its own in the reply's order
+		}
+		// The reply's first message becomes the preview only when it is
+		// text: a preview finalized into a later one would show it before
+		// the bubbles the plan puts first (a file, a question).
+		if u.Content.Kind() == message.ContentText {
 			units[i].Replaces = intent.UnitKey(intentID, intent.PreviewUnit)
 			return units
 		}
+		break
 	}
 	cctx := context.WithoutCancel(ctx)
 	if err := ch.Previewer.ClearPreview(cctx, pv); err != nil {
