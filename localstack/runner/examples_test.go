@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,8 +17,8 @@ import (
 // TestReferenceAgents runs the reference agents of docs/examples, each in
 // its own language's runtime, as Parley's agent through the local runner: a
 // message, a question answered with its button, a reply posted later to
-// /reply, and a message sent first with /send: each delivered once, in
-// order.
+// /reply, a message sent first with /send, and a streamed reply (drafts
+// while it comes): each delivered once, in order.
 func TestReferenceAgents(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, runtime, file string }{
@@ -114,9 +115,22 @@ func TestReferenceAgents(t *testing.T) {
 			if got := texts(h.waitDelivered(10, 30*time.Second))[9]; got != "reminder: stretch "+name {
 				t.Fatalf("the send: %q", got)
 			}
+			say("/stream your gate moved")
+			if got := texts(h.waitDelivered(12, 30*time.Second)[10:]); strings.Join(got, "|") != "your gate moved|"+name {
+				t.Fatalf("the streamed reply: %q", got)
+			}
+			var drafts []string
+			for _, d := range h.fake.Recorder().Drafts() {
+				if d.Chat == strconv.FormatInt(chat, 10) {
+					drafts = append(drafts, d.Text)
+				}
+			}
+			if len(drafts) == 0 || !strings.HasPrefix(drafts[0], "… looking it up") && !strings.HasPrefix(drafts[0], "your") {
+				t.Fatalf("drafts %q: want the stream previewed while it came", drafts)
+			}
 			h.quiesce(30 * time.Second)
-			if n := len(h.fake.Delivered()); n != 10 {
-				t.Fatalf("%d delivered, want 10: %q", n, texts(h.fake.Delivered()))
+			if n := len(h.fake.Delivered()); n != 12 {
+				t.Fatalf("%d delivered, want 12: %q", n, texts(h.fake.Delivered()))
 			}
 		})
 	}

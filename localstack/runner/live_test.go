@@ -2,6 +2,8 @@ package runner_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -304,5 +309,175 @@ func TestLiveTwoHundredDeltasWithinLimits(t *testing.T) {
 	}
 	if n := len(h.logs.lines("msg", "preview update failed")); n != 0 {
 		t.Fatalf("%d preview updates refused", n)
+	}
+}
+
+// Discord: @original edited during the stream and ending as the first
+// bubble. The deferred response is edited through the interaction's token
+// while the agent writes (at most every 2 seconds, within the fake's 5
+// edits per 5 seconds), then into the first final bubble; the second is a
+// follow-up. One response message, nothing deleted, no 429.
+func TestLiveDiscordEditsTheOriginal(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_AGENT_TIMEOUT": "20s"}})
+	h.agent.echo.StreamPause = 900 * time.Millisecond
+	sample, err := os.ReadFile("../../events/discord/command-guild.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in map[string]any
+	_ = json.Unmarshal(sample, &in)
+	in["data"].(map[string]any)["options"].([]any)[0].(map[string]any)["value"] = "/stream the gate moved"
+	raw, _ := json.Marshal(in)
+	body, err := fakediscord.Interaction(raw, h.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
+		t.Fatalf("/ask: %d %s", code, answer)
+	}
+	h.waitDelivered(2, 30*time.Second)
+	h.quiesce(20 * time.Second)
+	rec := h.fake.Recorder()
+	all := h.fake.Delivered()
+	if len(all) != 2 {
+		t.Fatalf("delivered %q: want the response and the follow-up", texts(all))
+	}
+	const channel = "1309000000000000200"
+	if v := texts(rec.Visible(message.Discord, channel)); !slices.Equal(v, []string{"echo: the gate moved", "streamed in 4 deltas"}) {
+		t.Fatalf("the channel shows %q", v)
+	}
+	edits := rec.Edits()
+	if len(edits) < 2 {
+		t.Fatalf("%d edits: want @original edited while written, then into the first bubble", len(edits))
+	}
+	for i, e := range edits {
+		if e.MessageID != all[0].MessageID {
+			t.Fatalf("edit %d of %s, not the response %s", i, e.MessageID, all[0].MessageID)
+		}
+		if i > 0 && i < len(edits)-1 && e.At.Sub(edits[i-1].At) < 2*time.Second-100*time.Millisecond {
+			t.Fatalf("edits %d and %d %s apart", i-1, i, e.At.Sub(edits[i-1].At))
+		}
+	}
+	if all[1].At.Before(edits[len(edits)-1].At) {
+		t.Fatal("the follow-up came before the first bubble finalized the response")
+	}
+	if len(rec.Deletions()) != 0 {
+		t.Fatalf("deletions %v", rec.Deletions())
+	}
+	if n := len(h.logs.lines("msg", "preview update failed")); n != 0 {
+		t.Fatalf("%d preview updates refused", n)
+	}
+	var sent struct {
+		ID            string `json:"id"`
+		ApplicationID string `json:"application_id"`
+	}
+	_ = json.Unmarshal(body, &sent)
+	first := h.intentFor("evt#discord#" + sent.ApplicationID + "#" + sent.ID).Units[0]
+	if first.State != message.UnitSent || len(first.Receipt) != 1 || first.Receipt[0] != all[0].MessageID {
+		t.Fatalf("first unit %+v: want sent, its receipt the response's message", first)
+	}
+}
+
+// Slack, an assistant app (SLACK_ASSISTANT) in its thread: one native
+// stream started, appended and stopped, ending as the first bubble's text,
+// the second bubble after it in the thread; the thread's status set while
+// the agent works (its stream's status line too) and cleared at the end.
+func TestLiveSlackAssistantStream(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"SLACK_ASSISTANT": "true", "PARLEY_AGENT_TIMEOUT": "20s"}})
+	h.agent.echo.StreamPause = 700 * time.Millisecond
+	const channel, thread = "D0LIVE0002", "1764700000.000100"
+	body, _ := json.Marshal(map[string]any{
+		"type": "event_callback", "team_id": "T0TEAM0001", "api_app_id": "A0APP00001",
+		"event_id": "Ev1764700000000200", "event_time": time.Now().Unix(),
+		"authorizations": []map[string]any{{"team_id": "T0TEAM0001", "user_id": "U0BOT00001", "is_bot": true}},
+		"event": map[string]any{
+			"type": "message", "channel": channel, "channel_type": "im", "user": "U0ADA00001",
+			"text": "/stream the gate moved", "ts": "1764700000.000200", "thread_ts": thread,
+		},
+	})
+	if code, answer := h.postSlack(body); code != 200 {
+		t.Fatalf("webhook: %d %s", code, answer)
+	}
+	h.waitDelivered(2, 30*time.Second)
+	h.quiesce(20 * time.Second)
+	api, _ := h.fake.For(message.Slack)
+	fs := api.(*fakeslack.API)
+	streams := fs.Streams()
+	if len(streams) != 1 || streams[0].Thread != thread || streams[0].Appends < 1 || !streams[0].Stopped {
+		t.Fatalf("streams %+v: want one started in the thread, appended, stopped", streams)
+	}
+	all := h.fake.Delivered()
+	if len(all) != 2 || all[0].MessageID != streams[0].TS || all[1].Thread != thread {
+		t.Fatalf("delivered %+v: want the stream, then the second bubble in the thread", all)
+	}
+	if v := texts(h.fake.Recorder().Visible(message.Slack, channel)); !slices.Equal(v, []string{"echo: the gate moved", "streamed in 4 deltas"}) {
+		t.Fatalf("the conversation shows %q", v)
+	}
+	var statuses []string
+	for _, s := range fs.Statuses() {
+		if s.Channel != channel || s.Thread != thread {
+			t.Fatalf("status %+v outside the thread", s)
+		}
+		statuses = append(statuses, s.Status)
+	}
+	if len(statuses) < 2 || statuses[0] == "" || !slices.Contains(statuses, "thinking…") || statuses[len(statuses)-1] != "" {
+		t.Fatalf("statuses %q: want set (the stream's status line among them), then cleared", statuses)
+	}
+	if h.agent.calls() != 1 {
+		t.Fatalf("%d agent calls", h.agent.calls())
+	}
+}
+
+// A crash between the preview and the final: the turn's commit fails after
+// a group's preview was shown (before the write, or after it with its
+// answer lost). Either way the person ends with the one preview message
+// finalized into the reply: the retried turn takes the preview over (the
+// agent asked again) or finds its intent committed, and nothing stale or
+// doubled stays.
+func TestLiveCrashBetweenPreviewAndFinal(t *testing.T) {
+	t.Parallel()
+	for i, tc := range []struct {
+		name  string
+		after bool
+		calls int32
+	}{
+		{name: "CommitNeverWritten", calls: 2},
+		{name: "CommitWrittenAnswerLost", after: true, calls: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, options{})
+			var calls atomic.Int32
+			h.agent.stream = func(req agent.TurnRequest) ([]string, bool, bool) {
+				calls.Add(1)
+				return []string{`{"type":"delta","text":"let me look"}`, `{"type":"final","text":"found it"}`}, false, true
+			}
+			h.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: turnCommit, After: tc.after})
+			chat := int64(-1001000000096 - i)
+			if code, body := h.postTelegram(telegramGroupUpdate(910601+i, chat, 5550007, "go")); code != 200 {
+				t.Fatalf("webhook: %d %s", code, body)
+			}
+			deadline := time.Now().Add(40 * time.Second)
+			for time.Now().Before(deadline) {
+				v := h.fake.Recorder().Visible(message.Telegram, strconv.FormatInt(chat, 10))
+				if len(v) == 1 && v[0].Text == "found it" {
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			h.quiesce(20 * time.Second)
+			rec := h.fake.Recorder()
+			if v := texts(rec.Visible(message.Telegram, strconv.FormatInt(chat, 10))); !slices.Equal(v, []string{"found it"}) {
+				t.Fatalf("the group shows %q", v)
+			}
+			if n := len(h.fake.Delivered()); n != 1 || len(rec.Deletions()) != 0 {
+				t.Fatalf("%d messages, deletions %v: want the one preview, finalized", n, rec.Deletions())
+			}
+			if calls.Load() != tc.calls {
+				t.Fatalf("%d agent calls, want %d", calls.Load(), tc.calls)
+			}
+		})
 	}
 }

@@ -410,3 +410,18 @@ func (q *queuePorts) SendBatch(ctx context.Context, msgs []queue.Message) error 
 func (q *queuePorts) ChangeVisibility(ctx context.Context, handle string, d time.Duration) error {
 	return q.f.do(q.inst, "queue", func() error { return q.q.ChangeVisibility(ctx, handle, d) })
 }
+
+// GetPreview and DropPreview are the sweeper's view of live previews; the
+// simulation's turns show none, so it finds none on its list.
+func (s *storePorts) GetPreview(ctx context.Context, key string, now time.Time) (message.Preview, error) {
+	var p message.Preview
+	err := s.do("get_preview", func() (err error) { p, err = s.m.GetPreview(ctx, key, now); return })
+	if err != nil {
+		return message.Preview{}, err
+	}
+	return p, nil
+}
+
+func (s *storePorts) DropPreview(ctx context.Context, key string) error {
+	return s.do("drop_preview", func() error { return s.m.DropPreview(ctx, key) })
+}

@@ -347,12 +347,23 @@ func Sweeper(d Deps) (*sweeper.Processor, error) {
 			return nil, err
 		}
 	}
+	senders, err := d.senders()
+	if err != nil {
+		return nil, err
+	}
+	previewers := map[message.Platform]sweeper.Previewer{}
+	for p, s := range senders {
+		if pr, ok := s.(platform.Previewer); ok {
+			previewers[p] = pr
+		}
+	}
 	return &sweeper.Processor{
-		Store:    d.store(),
-		Inbound:  queue.New(d.SQS, d.Config.InboundQueueURL),
-		Outbound: queue.New(d.SQS, d.Config.OutboundQueueURL),
-		Now:      d.Now,
-		Log:      d.Log.With("function", "sweeper"),
+		Store:      d.store(),
+		Inbound:    queue.New(d.SQS, d.Config.InboundQueueURL),
+		Outbound:   queue.New(d.SQS, d.Config.OutboundQueueURL),
+		Previewers: previewers,
+		Now:        d.Now,
+		Log:        d.Log.With("function", "sweeper"),
 	}, nil
 }
 

@@ -496,6 +496,12 @@ type Previews interface {
 	GetPreview(ctx context.Context, key string, now time.Time) (message.Preview, error)
 }
 
+// PreviewFinalizer is a sender that edits a preview into the reply's first
+// bubble its own way (platform.PreviewFinalizer).
+type PreviewFinalizer interface {
+	FinalizePreview(ctx context.Context, p message.Preview, c message.Content) error
+}
+
 // Editor is a sender that can change a message it sent (platform.Editor).
 type Editor interface {
 	Edit(ctx context.Context, t message.Thread, messageID string, c message.Content) error
@@ -557,7 +563,11 @@ func (p *Processor) finalize(ctx context.Context, log *slog.Logger, ed Editor, i
 	case pv.MessageID == "" || pv.Thread != in.Thread:
 		return message.Receipt{}, false, nil
 	}
-	err = ed.Edit(ctx, in.Thread, pv.MessageID, u.Content)
+	if f, ok := ed.(PreviewFinalizer); ok {
+		err = f.FinalizePreview(ctx, pv, u.Content)
+	} else {
+		err = ed.Edit(ctx, in.Thread, pv.MessageID, u.Content)
+	}
 	var se *message.SendError
 	switch {
 	case errors.As(err, &se) && se.Class == message.FailNotFound:

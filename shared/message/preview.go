@@ -18,4 +18,16 @@ type Preview struct {
 	// exists; empty for a preview that is no message (a Telegram draft,
 	// which expires on its own).
 	MessageID string `json:"message_id,omitempty"`
+	// ReplyContext is the inbound event's right to answer it, where the
+	// preview is the answer's own message (Discord's deferred @original,
+	// reached through the interaction's token).
+	ReplyContext *ReplyContext `json:"reply_context,omitempty"`
+	// Recipient is the person the reply answers (a Slack stream in a
+	// channel names who it is for).
+	Recipient string `json:"recipient,omitempty"`
+	// Streamed is the text a native stream shows so far, which the next
+	// update appends to (Slack's chat.appendStream); empty when the
+	// preview is no stream of this attempt's. Never recorded: an attempt
+	// that takes a preview over rewrites it instead.
+	Streamed string `json:"-"`
 }

@@ -173,6 +173,20 @@ type Typer interface {
 	Typing(ctx context.Context, t message.Thread) error
 }
 
+// TypingRenewer is a Typer whose indicator shows for a while on its own
+// (Telegram's chat action, LINE's loading animation): the turn renews it
+// before it lapses while it works on the reply, and stops renewing it when
+// it is over, so that the indicator outlives the turn by at most its life.
+type TypingRenewer interface {
+	TypingLife(t message.Thread) time.Duration
+}
+
+// TypingStopper is a Typer whose indicator stays until it is stopped: the
+// turn stops it when it is over, whatever the outcome.
+type TypingStopper interface {
+	StopTyping(ctx context.Context, t message.Thread) error
+}
+
 // Replier is a sender that sends the first bubbles of a reply to an event
 // together, in one call that costs nothing while the event's reply token is
 // fresh (LINE's Reply API: up to five messages). Delivery gives it the
@@ -249,6 +263,23 @@ type Previewer interface {
 	// PreviewInterval is the least time between two updates of a preview
 	// in t that keeps within the platform's rate limits.
 	PreviewInterval(t message.Thread) time.Duration
+}
+
+// StatusPreviewer is a Previewer that shows a stream's status line
+// ("searching flights…") natively in some threads (Slack's assistant
+// status) rather than under the preview's text. The turn clears the status
+// when it ends (TypingStopper).
+type StatusPreviewer interface {
+	NativeStatus(t message.Thread) bool
+	PreviewStatus(ctx context.Context, t message.Thread, status string) error
+}
+
+// PreviewFinalizer is a Previewer whose preview message is edited into the
+// reply's first bubble some other way than Editor.Edit of its id (Discord's
+// deferred response, through the interaction's token). Failures are
+// classified like Edit's: a preview that is gone is not_found.
+type PreviewFinalizer interface {
+	FinalizePreview(ctx context.Context, p message.Preview, c message.Content) error
 }
 
 // Reconciler is a sender that can look an unknown send up on the platform

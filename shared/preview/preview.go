@@ -69,15 +69,17 @@ type ShowFunc func(ctx context.Context, text string) error
 // use.
 type Pump struct {
 	show     ShowFunc
+	showStat ShowFunc // nil: the status line is part of the text
 	interval time.Duration
 	max      int
 	onErr    func(error)
 
-	mu      sync.Mutex
-	text    strings.Builder
-	status  string
-	changed bool
-	updates int
+	mu          sync.Mutex
+	text        strings.Builder
+	status      string
+	changed     bool
+	statChanged bool
+	updates     int
 
 	wake   chan struct{}
 	stop   chan struct{}
@@ -89,9 +91,17 @@ type Pump struct {
 // (the larger of cfg.Interval and the platform's minimum) and cfg.MaxUpdates
 // times. onErr, when set, hears every failed update.
 func Start(ctx context.Context, cfg Config, platformMin time.Duration, show ShowFunc, onErr func(error)) *Pump {
+	return StartWithStatus(ctx, cfg, platformMin, show, nil, onErr)
+}
+
+// StartWithStatus is Start for a platform that shows the status line on
+// its own (Slack's assistant status): status gets the newest status line
+// ("" once cleared), show the text alone. Both are throttled together,
+// each call counting as an update.
+func StartWithStatus(ctx context.Context, cfg Config, platformMin time.Duration, show, status ShowFunc, onErr func(error)) *Pump {
 	cfg = cfg.WithDefaults()
 	p := &Pump{
-		show: show, interval: max(cfg.Interval, platformMin), max: cfg.MaxUpdates, onErr: onErr,
+		show: show, showStat: status, interval: max(cfg.Interval, platformMin), max: cfg.MaxUpdates, onErr: onErr,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go p.run(context.WithoutCancel(ctx))
@@ -110,12 +120,22 @@ func (p *Pump) Add(ev agent.StreamEvent) {
 		p.text.WriteString(*ev.Text)
 	case agent.EventStatus:
 		p.status = strings.TrimSpace(*ev.Text)
+		if p.showStat != nil {
+			p.statChanged = true
+			p.mu.Unlock()
+			p.poke()
+			return
+		}
 	default:
 		p.mu.Unlock()
 		return
 	}
 	p.changed = true
 	p.mu.Unlock()
+	p.poke()
+}
+
+func (p *Pump) poke() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -140,7 +160,7 @@ func (p *Pump) Updates() int {
 // under it ("…" before it marks it as the agent's status, not the reply).
 func (p *Pump) render() string {
 	text := strings.TrimSpace(p.text.String())
-	if p.status == "" {
+	if p.status == "" || p.showStat != nil {
 		return text
 	}
 	if text == "" {
@@ -173,15 +193,27 @@ func (p *Pump) run(ctx context.Context) {
 		if due && text != "" {
 			p.updates++
 		}
+		status, statDue := p.status, p.statChanged && p.updates < p.max
+		p.statChanged = false
+		if statDue {
+			p.updates++
+		}
 		p.mu.Unlock()
-		if !due || text == "" {
+		due = due && text != ""
+		if !due && !statDue {
 			continue
 		}
 		start := time.Now()
 		next = start.Add(p.interval)
 		// An update is bounded by the interval, so Stop waits at most that.
 		cctx, cancel := context.WithTimeout(ctx, p.interval)
-		err := p.show(cctx, text)
+		var err error
+		if statDue {
+			err = p.showStat(cctx, status)
+		}
+		if due {
+			err = errors.Join(err, p.show(cctx, text))
+		}
 		cancel()
 		var se *message.SendError
 		if errors.As(err, &se) && se.Class == message.FailRateLimit && se.RetryAfter > 0 {

@@ -153,3 +153,37 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// A platform with a status line of its own gets the status apart, the
+// text without it; clearing the status reaches it too.
+func TestPumpStatusApart(t *testing.T) {
+	var text, stat shown
+	p := preview.StartWithStatus(context.Background(), preview.Config{Interval: preview.MinInterval, MaxUpdates: 100}, 0, text.show(0, nil), stat.show(0, nil), nil)
+	p.Add(status("searching flights…"))
+	p.Add(delta("Your flight"))
+	waitFor(t, func() bool { a, _ := text.get(); b, _ := stat.get(); return len(a) > 0 && len(b) > 0 })
+	p.Add(status(""))
+	waitFor(t, func() bool { b, _ := stat.get(); return len(b) > 1 })
+	p.Stop()
+	texts, _ := text.get()
+	stats, _ := stat.get()
+	for _, s := range texts {
+		if strings.Contains(s, "searching") {
+			t.Fatalf("the text %q holds the status line", s)
+		}
+	}
+	if stats[0] != "searching flights…" || stats[len(stats)-1] != "" {
+		t.Fatalf("statuses %q", stats)
+	}
+}
+
+// waitFor polls cond for up to 10 seconds: generous on a loaded machine.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("not reached in 10 s")
+}

@@ -310,18 +310,20 @@ func IngressFor(p PlatformSpec) FunctionSpec {
 
 // FunctionsWith lists every function for the chat platforms ps, in order:
 // one ingress per platform, then the events ingress, turn, delivery and the
-// sweeper. Turn and delivery read every platform's send secrets (turn also
-// the agent secret).
+// sweeper. Turn, delivery and the sweeper (which clears the live previews
+// turns left behind) read every platform's send secrets (turn also the
+// agent secret).
 func FunctionsWith(ps []PlatformSpec) []FunctionSpec {
 	var fns []FunctionSpec
-	turn, deliver := Turn, Delivery
-	turn.Secrets, deliver.Secrets = slices.Clone(Turn.Secrets), slices.Clone(Delivery.Secrets)
+	turn, deliver, sweep := Turn, Delivery, Sweeper
+	turn.Secrets, deliver.Secrets, sweep.Secrets = slices.Clone(Turn.Secrets), slices.Clone(Delivery.Secrets), slices.Clone(Sweeper.Secrets)
 	for _, p := range ps {
 		fns = append(fns, IngressFor(p))
 		turn.Secrets = append(turn.Secrets, p.SendSecrets...)
 		deliver.Secrets = append(deliver.Secrets, p.SendSecrets...)
+		sweep.Secrets = append(sweep.Secrets, p.SendSecrets...)
 	}
-	return append(fns, Events, Reply, turn, deliver, Sweeper)
+	return append(fns, Events, Reply, turn, deliver, sweep)
 }
 
 // The consumers' default timeouts; Timing sizes them from the settings.
@@ -487,7 +489,8 @@ var (
 		MediaOut: MediaOutGet,
 	}
 	// Sweeper mends stuck work (package sweeper): it re-drives stuck units,
-	// enqueues deferred events when due and reports abandoned turns.
+	// enqueues deferred events when due, reports abandoned turns and clears
+	// the live previews turns left behind.
 	Sweeper = FunctionSpec{
 		Name: "sweeper", Kind: Scheduled, Timeout: 60 * time.Second, MemoryMB: 128,
 		SendsTo: []*QueueSpec{&Inbound, &Outbound},

@@ -37,7 +37,7 @@ func TestFunctionsWithPlatforms(t *testing.T) {
 		"reply":    {resources.SecretAgentSecret},
 		"turn":     {resources.SecretAgentSecret, "CHAT_TOKEN", "OTHER_TOKEN"},
 		"delivery": {"CHAT_TOKEN", "OTHER_TOKEN"},
-		"sweeper":  nil,
+		"sweeper":  {"CHAT_TOKEN", "OTHER_TOKEN"},
 	}
 	for name, want := range checks {
 		if got := byName[name].Secrets; !slices.Equal(got, want) {

@@ -11,7 +11,9 @@ import (
 // edited in place), so that whatever becomes of the turn (a crash, a retry,
 // a failure) the preview is finalized by the reply's first bubble or
 // cleared, never left beside the reply. A preview is recorded as soon as its
-// platform message exists, under its key (the turn's intent id).
+// platform message exists, under its key (the turn's intent id), and is on
+// the sweeper's list from then (SweepGrace later), which drops the record
+// once the preview was finalized and clears a preview its turn left behind.
 type Previews interface {
 	// RecordPreview writes p, kept for ttl; a later record of the same key
 	// replaces it.

@@ -25,6 +25,10 @@
 //     claim moves to enqueued.
 //   - a question left open past its expiry: cancelled, and its cancel
 //     enqueued on the thread's group, so the agent hears it.
+//   - a live preview's record (pv#, on the list from when it is written):
+//     dropped once the reply's first bubble finalized the preview; cleared
+//     on the platform, then dropped, when its turn ended without settling
+//     it (Processor.Previewers); left to a turn that is still to run.
 //
 // An item a run cannot mend (the queue refuses its message, its record does
 // not read) is logged and set back behind the items due now, to be tried

@@ -28,6 +28,13 @@ type Store interface {
 	Undefer(ctx context.Context, key string, due time.Time) error
 	GetQuestion(ctx context.Context, key string) (store.Question, error)
 	UpdateQuestion(ctx context.Context, q store.Question) (store.Question, error)
+	GetPreview(ctx context.Context, key string, now time.Time) (message.Preview, error)
+	DropPreview(ctx context.Context, key string) error
+}
+
+// Previewer clears a live preview its turn left behind (platform.Previewer).
+type Previewer interface {
+	ClearPreview(ctx context.Context, p message.Preview) error
 }
 
 // Queue takes one message.
@@ -43,6 +50,7 @@ const (
 	FindingHeldUnknown = "held_unknown"
 	FindingUndeferred  = "undeferred"
 	FindingExpired     = "question_expired"
+	FindingPreview     = "preview_cleared"
 )
 
 // Processor runs sweeps. Configure it once; Run is safe for concurrent use.
@@ -51,6 +59,9 @@ type Processor struct {
 	// Inbound takes deferred events when they are due; Outbound takes the
 	// messages that re-drive stuck units.
 	Inbound, Outbound Queue
+	// Previewers clear the live previews turns left behind, by platform;
+	// a platform without one keeps its records until they expire.
+	Previewers map[message.Platform]Previewer
 	// Limit bounds the items one run looks at. Defaults to 100.
 	Limit int
 	// Now is the clock. Defaults to time.Now.
@@ -62,9 +73,9 @@ type Processor struct {
 type Report struct {
 	// Due is how many items were due.
 	Due int
-	// Redriven, StuckClaims, HeldUnknown, Undeferred and Expired count
-	// findings.
-	Redriven, StuckClaims, HeldUnknown, Undeferred, Expired int
+	// Redriven, StuckClaims, HeldUnknown, Undeferred, Expired and
+	// PreviewsCleared count findings.
+	Redriven, StuckClaims, HeldUnknown, Undeferred, Expired, PreviewsCleared int
 	// Rescheduled counts items found waiting for a later time; Closed
 	// items taken off the list.
 	Rescheduled, Closed int
@@ -92,6 +103,8 @@ func (p *Processor) Run(ctx context.Context) (Report, error) {
 			err = p.deferred(ctx, &r, e, now)
 		case strings.HasPrefix(e.Key, "q#"):
 			err = p.question(ctx, &r, e, now)
+		case strings.HasPrefix(e.Key, "pv#"):
+			err = p.preview(ctx, &r, e, now)
 		default:
 			p.log().Warn("sweep entry of an unknown kind; taken off the list", "key", e.Key)
 			err = p.close(ctx, &r, e)
@@ -286,6 +299,80 @@ func (p *Processor) question(ctx context.Context, r *Report, e store.SweepEntry,
 	}
 	r.Closed++
 	return nil
+}
+
+// preview settles the record of a turn's live preview (store.Previews).
+// While the turn may still settle it (its claim pending), it waits; once
+// the preview was finalized (the unit that replaces it sent), the record
+// has served and is dropped; otherwise the turn ended without settling it
+// (a clear that failed, a crash past it, the finalizing bubble failed):
+// the preview is cleared, then its record dropped. A clear that fails is
+// tried again at the next run.
+func (p *Processor) preview(ctx context.Context, r *Report, e store.SweepEntry, now time.Time) error {
+	key := strings.TrimPrefix(e.Key, "pv#")
+	pv, err := p.Store.GetPreview(ctx, key, now)
+	if errors.Is(err, store.ErrNotFound) {
+		return p.close(ctx, r, e)
+	}
+	if err != nil {
+		return err
+	}
+	log := p.log().With("intent_id", key, "thread_key", pv.Thread.Key(), "message_id", pv.MessageID)
+	in, err := p.Store.GetIntent(ctx, key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		c, cerr := p.Store.GetClaim(ctx, store.IntentKey(key), now)
+		if cerr != nil && !errors.Is(cerr, store.ErrNotFound) {
+			return cerr
+		}
+		if cerr == nil && c.State == store.ClaimPending {
+			// Its turn is to run again: it takes the preview over.
+			return p.reschedule(ctx, r, e, later(c.LeaseUntil, now).Add(store.SweepGrace))
+		}
+	case err != nil:
+		return err
+	default:
+		finalizer := intent.UnitKey(key, intent.PreviewUnit)
+		for _, u := range in.Units {
+			if u.Replaces != finalizer {
+				continue
+			}
+			switch u.State {
+			case message.UnitSent:
+				if err := p.Store.DropPreview(ctx, key); err != nil {
+					return fmt.Errorf("drop finalized preview: %w", err)
+				}
+				r.Closed++
+				return nil
+			case message.UnitPending, message.UnitSending, message.UnitUnknown:
+				// Delivery finalizes it; a stuck unit is the intent's
+				// own sweep.
+				return p.reschedule(ctx, r, e, now.Add(store.SweepGrace))
+			}
+		}
+	}
+	pr := p.Previewers[pv.Thread.Platform]
+	if pr == nil {
+		log.Error("a preview its turn left behind cannot be cleared: no sender for its platform; taken off the list")
+		return p.close(ctx, r, e)
+	}
+	if err := pr.ClearPreview(ctx, pv); err != nil {
+		return fmt.Errorf("clear preview: %w", err)
+	}
+	if err := p.Store.DropPreview(ctx, key); err != nil {
+		return fmt.Errorf("drop cleared preview: %w", err)
+	}
+	r.PreviewsCleared++
+	p.finding(ctx, log, now, slog.LevelWarn, "preview its turn left behind cleared", FindingPreview)
+	return nil
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (p *Processor) reschedule(ctx context.Context, r *Report, e store.SweepEntry, to time.Time) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/shared/agent"
@@ -21,6 +22,13 @@ type Previewer interface {
 	Preview(ctx context.Context, p message.Preview, text string) (message.Preview, error)
 	ClearPreview(ctx context.Context, p message.Preview) error
 	PreviewInterval(t message.Thread) time.Duration
+}
+
+// StatusPreviewer shows a stream's status line natively in some threads
+// (platform.StatusPreviewer).
+type StatusPreviewer interface {
+	NativeStatus(t message.Thread) bool
+	PreviewStatus(ctx context.Context, t message.Thread, status string) error
 }
 
 // Streamer is an Agent that hands a streamed reply's deltas and status
@@ -95,7 +103,7 @@ func (p *Processor) call(ctx context.Context, log *slog.Logger, cfg Config, ch C
 	if !ok || !on {
 		return p.Agent.Call(ctx, req)
 	}
-	base := message.Preview{Thread: ev.Thread, Key: req.TurnID}
+	base := message.Preview{Thread: ev.Thread, Key: req.TurnID, ReplyContext: ev.ReplyContext, Recipient: ev.Sender.ID}
 	if ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
 		base.ReplyTo = cmp.Or(ev.QuoteToken, ev.MessageID)
 	}
@@ -117,6 +125,9 @@ func (p *Processor) call(ctx context.Context, log *slog.Logger, cfg Config, ch C
 		}
 		next, err := ch.Previewer.Preview(sctx, cur, text)
 		if next.MessageID == "" || next.MessageID == cur.MessageID {
+			if err == nil && next.MessageID != "" {
+				lv.set(next) // what a stream shows so far
+			}
 			return err
 		}
 		// A new preview message: recorded before anything else, so that
@@ -135,7 +146,28 @@ func (p *Processor) call(ctx context.Context, log *slog.Logger, cfg Config, ch C
 		log.Info("preview shown", "message_id", next.MessageID)
 		return err
 	}
-	pump := preview.Start(ctx, cfg.Preview, ch.Previewer.PreviewInterval(ev.Thread), show, func(err error) {
+	var status preview.ShowFunc
+	var statusShown atomic.Bool
+	sp, native := ch.Previewer.(StatusPreviewer)
+	if native && sp.NativeStatus(ev.Thread) {
+		status = func(sctx context.Context, s string) error {
+			statusShown.Store(true)
+			return sp.PreviewStatus(sctx, ev.Thread, s)
+		}
+		defer func() {
+			// The status ends with the call, whatever its outcome (a
+			// reply, a failure, a stream broken off, the attempt cut off).
+			if !statusShown.Load() {
+				return
+			}
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.TypingTimeout)
+			defer cancel()
+			if err := sp.PreviewStatus(sctx, ev.Thread, ""); err != nil {
+				log.Warn("the thread's status could not be cleared", "error", err)
+			}
+		}()
+	}
+	pump := preview.StartWithStatus(ctx, cfg.Preview, ch.Previewer.PreviewInterval(ev.Thread), show, status, func(err error) {
 		log.Debug("preview update failed", "error", err)
 	})
 	reply, err := st.Stream(ctx, req, pump.Add)

@@ -497,15 +497,10 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, hear
 	req.History = fitHistory(req, seen)
 	var wg sync.WaitGroup
 	wg.Go(func() { p.received(ctx, log, cfg, ch, ev) })
-	if t := ch.Typer; t != nil {
-		wg.Go(func() {
-			tctx, cancel := context.WithTimeout(ctx, cfg.TypingTimeout)
-			defer cancel()
-			if err := t.Typing(tctx, ev.Thread); err != nil {
-				log.Debug("typing indicator failed", "error", err)
-			}
-		})
-	}
+	// Typing lasts while the attempt works on the reply, and ends with it
+	// whatever its outcome.
+	ty := p.startTyping(ctx, log, cfg, ch, ev.Thread)
+	defer ty.stop()
 	start := p.now()
 	reply, err := p.call(ctx, log, cfg, ch, ev, req)
 	wg.Wait()

@@ -6,6 +6,7 @@
 //   /seat           a question with buttons (window or aisle); the answer turn is confirmed
 //   /slow TEXT      202 at once, then "on it" and the answer posted to POST /reply
 //   /remind TEXT    204 (nothing now), then its own message sent with POST /send
+//   /stream TEXT    a stream (NDJSON): a status line, TEXT word by word, then two bubbles
 //   anything else   two bubbles
 //
 // Environment: PARLEY_AGENT_SECRET (the shared secret), PARLEY_URL (where
@@ -91,12 +92,28 @@ function answer(req) {
         await post("/reply", { turn_id: turnID, final: true, envelope: envelope([`done thinking about ${rest} (node agent)`]) });
       });
       return [202, null];
+    case "/stream":
+      return [200, stream(rest)];
     case "/remind":
       later(300, () => post("/send", { thread_key: req.thread_key, idempotency_key: "remind-" + turnID,
         text: `reminder: ${rest} (node agent)`, relation: "followup" }));
       return [204, null];
   }
   return [200, envelope([`you said: ${text}`, "(node agent)"])];
+}
+
+// stream yields the lines of a streamed reply
+// (docs/schema/parley.stream.v1.json): a status line, the text as deltas,
+// then the final envelope. Parley shows the deltas as a preview while they
+// come; only the final is the reply.
+async function* stream(text) {
+  yield { type: "status", text: "looking it up" };
+  const words = text.split(/\s+/).filter(Boolean);
+  for (const [i, word] of words.entries()) {
+    await new Promise((r) => setTimeout(r, 200)); // the agent thinking
+    yield { type: "delta", text: i === 0 ? word : " " + word };
+  }
+  yield { type: "final", envelope: envelope([words.join(" "), "(node agent)"]) };
 }
 
 const server = http.createServer((req, res) => {
@@ -111,6 +128,15 @@ const server = http.createServer((req, res) => {
     const [status, env] = answer(JSON.parse(body));
     if (!env) {
       res.writeHead(status).end();
+      return;
+    }
+    if (typeof env[Symbol.asyncIterator] === "function") {
+      // A stream: one JSON object a line, each sent as it is ready.
+      res.writeHead(status, { "Content-Type": "application/x-ndjson" });
+      (async () => {
+        for await (const line of env) res.write(JSON.stringify(line) + "\n");
+        res.end();
+      })().catch((err) => { console.log(String(err)); res.destroy(); });
       return;
     }
     res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(env));

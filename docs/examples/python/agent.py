@@ -6,6 +6,7 @@ It verifies Parley's signature on every turn request and answers:
   /seat           a question with buttons (window or aisle); the answer turn is confirmed
   /slow TEXT      202 at once, then "on it" and the answer posted to POST /reply
   /remind TEXT    204 (nothing now), then its own message sent with POST /send
+  /stream TEXT    a stream (NDJSON): a status line, TEXT word by word, then two bubbles
   anything else   two bubbles
 
 Environment: PARLEY_AGENT_SECRET (the shared secret), PARLEY_URL (where
@@ -105,11 +106,24 @@ def answer(req: dict):
             post("/reply", {"turn_id": turn_id, "final": True, "envelope": envelope(f"done thinking about {rest} (python agent)")})
         later(0.2, sequential)
         return 202, None
+    if command == "/stream":
+        return 200, stream(rest)
     if command == "/remind":
         later(0.3, post, "/send", {"thread_key": req["thread_key"], "idempotency_key": "remind-" + turn_id,
                                    "text": f"reminder: {rest} (python agent)", "relation": "followup"})
         return 204, None
     return 200, envelope(f"you said: {text}", "(python agent)")
+
+
+def stream(text: str):
+    """The lines of a streamed reply (docs/schema/parley.stream.v1.json): a
+    status line, the text as deltas, then the final envelope. Parley shows
+    the deltas as a preview while they come; only the final is the reply."""
+    yield {"type": "status", "text": "looking it up"}
+    for i, word in enumerate(text.split()):
+        time.sleep(0.2)  # the agent thinking
+        yield {"type": "delta", "text": word if i == 0 else " " + word}
+    yield {"type": "final", "envelope": envelope(" ".join(text.split()), "(python agent)")}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -123,6 +137,15 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         if env is None:
             self.end_headers()
+            return
+        if not isinstance(env, dict):
+            # A stream: one JSON object a line, each sent as it is ready.
+            # HTTP/1.0: the response ends when the connection closes.
+            self.send_header("Content-Type", "application/x-ndjson")
+            self.end_headers()
+            for line in env:
+                self.wfile.write(json.dumps(line).encode() + b"\n")
+                self.wfile.flush()
             return
         out = json.dumps(env).encode()
         self.send_header("Content-Type", "application/json")

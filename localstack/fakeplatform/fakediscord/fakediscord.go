@@ -7,8 +7,9 @@
 // fakeapi.Recorder every message it accepts as a delivery (with its
 // buttons and select options as controls), the first edit of an
 // interaction's @original too (it gives the "… is thinking" response its
-// first bubble); later edits as edits, and ephemeral follow-ups as notices
-// to one person.
+// first bubble); later edits as edits, deletions as deletions, and
+// ephemeral follow-ups as notices to one person. An interaction's message
+// edits are held to EditsPerWindow per EditWindow (429 past it).
 //
 // It serves, below the API root (also under /api/v10):
 //
@@ -16,6 +17,8 @@
 //	POST  /webhooks/{app}/{token}[?wait=true]           a follow-up
 //	POST  /channels/{channel}/messages                  a channel message (nonce, enforce_nonce)
 //	PATCH /channels/{channel}/messages/{id}             edit a message
+//	DELETE /webhooks/{app}/{token}/messages/@original  delete the interaction's response (or one of its follow-ups)
+//	DELETE /channels/{channel}/messages/{id}            delete a message
 //	PUT   /applications/{app}/commands                  register the commands (bulk overwrite)
 //	GET   /applications/{app}/commands                  the commands registered
 //
@@ -89,7 +92,8 @@ type API struct {
 	followups map[string]int      // interaction token → follow-ups sent
 	nonces    map[string]nonceHit // channel + "/" + nonce
 	commands  []json.RawMessage
-	botless   map[string]bool // channels the bot is no member of
+	botless   map[string]bool        // channels the bot is no member of
+	edits     map[string][]time.Time // interaction token → its recent message edits (limitEdit)
 	// files are the attachments people sent, by CDN path (cdn.go).
 	files fakefiles.Store
 }
@@ -117,6 +121,7 @@ func New(opt Options) *API {
 	a := &API{
 		opt: opt, mux: http.NewServeMux(),
 		messages: map[string]*Message{}, originals: map[string]string{}, followups: map[string]int{}, nonces: map[string]nonceHit{}, botless: map[string]bool{},
+		edits: map[string][]time.Time{},
 	}
 	// Every send is recorded through Recorder.Handle with the id the fake
 	// chose while validating (a nonce must name it before the answer, which
@@ -127,6 +132,8 @@ func New(opt Options) *API {
 		a.mux.HandleFunc("POST "+root+"/webhooks/{app}/{token}", a.followup)
 		a.mux.HandleFunc("POST "+root+"/channels/{channel}/messages", a.createMessage)
 		a.mux.HandleFunc("PATCH "+root+"/channels/{channel}/messages/{id}", a.editMessage)
+		a.mux.HandleFunc("DELETE "+root+"/webhooks/{app}/{token}/messages/{id}", a.deleteWebhookMessage)
+		a.mux.HandleFunc("DELETE "+root+"/channels/{channel}/messages/{id}", a.deleteMessage)
 		a.mux.HandleFunc("PUT "+root+"/applications/{app}/commands", a.putCommands)
 		a.mux.HandleFunc("GET "+root+"/applications/{app}/commands", a.getCommands)
 	}
@@ -513,6 +520,9 @@ func (a *API) editWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	args, ok := a.body(w, r)
 	if !ok {
+		return
+	}
+	if !a.limitEdit(w, token) {
 		return
 	}
 	target := r.PathValue("id")

@@ -5,7 +5,9 @@
 // it accepts in a fakeapi.Recorder.
 //
 // It serves POST /chat.postMessage (also under /api/, as slack.com does),
-// and chat.update and chat.delete of the messages it delivered. Files a test
+// and chat.update and chat.delete of the messages it delivered; the native
+// stream (chat.startStream, chat.appendStream, chat.stopStream, with their
+// limits: see stream.go) and assistant.threads.setStatus. Files a test
 // added (AddFile) are described by GET /files.info and served at
 // GET /files/<id>, the fake's url_private_download.
 // Sign signs inbound requests as Slack does.
@@ -56,6 +58,7 @@ type API struct {
 	// downloads.
 	files     map[string][]byte
 	downloads map[string]int
+	st        streams
 }
 
 // AddFile makes body a file a person shared, which files.info describes
@@ -146,6 +149,14 @@ func New(opt Options) *API {
 	a.mux.HandleFunc("/api/conversations.history", a.history)
 	a.mux.HandleFunc("/conversations.replies", a.history)
 	a.mux.HandleFunc("/api/conversations.replies", a.history)
+	a.st = streams{byKey: map[string]*Stream{}, calls: map[string][]time.Time{}}
+	for path, h := range map[string]http.HandlerFunc{
+		"/chat.startStream": a.startStream, "/chat.appendStream": a.appendStream, "/chat.stopStream": a.stopStream,
+		"/assistant.threads.setStatus": a.setStatus,
+	} {
+		a.mux.HandleFunc(path, h)
+		a.mux.HandleFunc("/api"+path, h)
+	}
 	return a
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -146,7 +147,16 @@ func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt,
 		var gone bool
 		if r == routeOriginal {
 			rc, gone, err = c.webhook(ctx, http.MethodPatch, "/messages/@original", token, msg)
-			err = wrap("edit of the interaction's response", err)
+			var se *message.SendError
+			if errors.As(err, &se) && se.Class == message.FailNotFound {
+				// The response was deleted (a live preview cleared, the
+				// reply beginning with a question): nothing was edited, and
+				// a follow-up answers instead.
+				rc, gone, err = c.webhook(ctx, http.MethodPost, "?wait=true", token, msg)
+				err = wrap("interaction follow-up", err)
+			} else {
+				err = wrap("edit of the interaction's response", err)
+			}
 		} else {
 			rc, gone, err = c.webhook(ctx, http.MethodPost, "?wait=true", token, msg)
 			err = wrap("interaction follow-up", err)

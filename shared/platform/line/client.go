@@ -34,9 +34,10 @@ const (
 	// delivery doubles its own floor while the 429s go on.
 	RateLimitWait = 5 * time.Second
 	// LoadingSeconds is how long the loading animation shows unless a
-	// message from the bot ends it first: the agent's default timeout
-	// (25 s) and the hop to delivery.
-	LoadingSeconds = 30
+	// message from the bot ends it first (LINE takes 5 to 60, by 5): short,
+	// because nothing else ends it (a silent reply, a failed turn), and
+	// renewed while the turn works (TypingLife).
+	LoadingSeconds = 10
 	// replyMargin is the time a reply token must have left for a send to
 	// use it: the call's own time, with room for LINE's clock.
 	replyMargin = 5 * time.Second
@@ -225,6 +226,12 @@ func (c *Client) Typing(ctx context.Context, t message.Thread) error {
 	}
 	return fmt.Errorf("line loading: %w", classify(resp, false))
 }
+
+var _ platform.TypingRenewer = (*Client)(nil)
+
+// TypingLife is LoadingSeconds: the turn renews the animation before it
+// ends while it works, and no longer once the turn is over.
+func (c *Client) TypingLife(message.Thread) time.Duration { return LoadingSeconds * time.Second }
 
 // message checks m's thread and lays its content out as one LINE message.
 func (c *Client) message(m message.Outgoing) (LineTextMessage, error) {

@@ -412,7 +412,7 @@ func TestTyping(t *testing.T) {
 	if err := r.c.Typing(t.Context(), chat(ada)); err != nil {
 		t.Fatalf("Typing: %v", err)
 	}
-	if c := r.last(); c.Path != loadingPath || string(c.Body["chatId"]) != `"`+ada+`"` || string(c.Body["loadingSeconds"]) != "30" {
+	if c := r.last(); c.Path != loadingPath || string(c.Body["chatId"]) != `"`+ada+`"` || string(c.Body["loadingSeconds"]) != "10" {
 		t.Fatalf("loading call %+v", c)
 	}
 	if a := r.rec.Actions(); len(a) != 1 || a[0].Chat != ada || a[0].Action != "loading" {

@@ -23,6 +23,8 @@ const (
 	SettingTeamID = "SLACK_TEAM_ID"
 	// SettingTrustAgentMarkup sends the agent's text as written.
 	SettingTrustAgentMarkup = "SLACK_TRUST_AGENT_MARKUP"
+	// SettingAssistant is Client.Assistant.
+	SettingAssistant = "SLACK_ASSISTANT"
 )
 
 // Adapter is the Slack platform for the registry.
@@ -49,6 +51,8 @@ func (adapter) Settings() []platform.Setting {
 			Doc: "the bot token's workspace (`team_id` from `auth.test`): the token reaches only its threads; required to target Slack from `/events`"},
 		{Key: SettingTrustAgentMarkup, Half: platform.Send, Kind: platform.KindBool, Default: "false",
 			Doc: "send the agent's text to Slack as written, so its mentions, links and formatting render; by default `& < >` are escaped, mentions and formatting are off, and nothing the agent writes can ping a channel"},
+		{Key: SettingAssistant, Half: platform.Send, Kind: platform.KindBool, Default: "false",
+			Doc: "the app is an AI app (Agents & AI Apps on, `assistant:write` scope): in a thread, a streamed reply uses Slack's native stream (`chat.startStream`) and the status line `assistant.threads.setStatus`; otherwise a preview is a message updated with `chat.update`"},
 	}
 }
 
@@ -80,7 +84,11 @@ func (adapter) NewSender(env platform.Env, c *http.Client) (platform.Sender, err
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Token: token, TeamID: env(SettingTeamID), BaseURL: env(SettingAPIBaseURL), HTTP: c, TrustMarkup: trust}, nil
+	assistant, err := env.Bool(SettingAssistant, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{Token: token, TeamID: env(SettingTeamID), BaseURL: env(SettingAPIBaseURL), HTTP: c, TrustMarkup: trust, Assistant: assistant}, nil
 }
 
 func (adapter) Targets(env platform.Env) platform.Canonicalizer {

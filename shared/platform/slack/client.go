@@ -42,6 +42,12 @@ type Client struct {
 	// (or a sender whose words it repeats) writes can ping a channel or
 	// disguise a link (SLACK_TRUST_AGENT_MARKUP).
 	TrustMarkup bool
+	// Assistant says the app is an AI app in Slack (Agents & AI Apps on,
+	// the assistant:write scope; SLACK_ASSISTANT): in a thread, a live
+	// reply streams natively (chat.startStream…) and the turn's status
+	// shows with assistant.threads.setStatus. Defaults to false: previews
+	// are a message updated with chat.update, and there is no status.
+	Assistant bool
 }
 
 // inert escapes the three characters Slack parses as control sequences, as
@@ -186,6 +192,10 @@ var errorClasses = map[string]message.FailureClass{
 	"deprecated_endpoint":               message.FailInvalidPayload,
 	"method_deprecated":                 message.FailInvalidPayload,
 	"upgrade_required":                  message.FailInvalidPayload,
+
+	// A streaming message that is no longer streaming (stopped, or closed
+	// by Slack after a while): chat.appendStream and chat.stopStream.
+	"message_not_in_streaming_state": message.FailConflict,
 
 	// Slow down.
 	"ratelimited":            message.FailRateLimit,

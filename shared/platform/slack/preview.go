@@ -22,8 +22,14 @@ const previewInterval = 1500 * time.Millisecond
 // is dropped), updated after (chat.update): the reply's first bubble
 // updates it into itself. The text is inert, as every bubble's, and cut to
 // 4000 characters. Failures are classified like Send's.
+//
+// In an assistant's thread (Client.Assistant) the preview is Slack's native
+// stream instead (streamPreview), appended to every second.
 func (c *Client) Preview(ctx context.Context, p message.Preview, text string) (message.Preview, error) {
 	text = platform.Fit(text, TextLimit, message.CountRunes)
+	if c.streams(p.Thread) {
+		return c.streamPreview(ctx, p, text)
+	}
 	if p.MessageID != "" {
 		return p, c.Edit(ctx, p.Thread, p.MessageID, message.Text(text))
 	}
@@ -36,14 +42,19 @@ func (c *Client) Preview(ctx context.Context, p message.Preview, text string) (m
 	return p, nil
 }
 
-// ClearPreview deletes the preview's message (chat.delete); one already
-// gone is cleared.
+// ClearPreview deletes the preview's message (chat.delete), a native
+// stream stopped first; one already gone is cleared.
 func (c *Client) ClearPreview(ctx context.Context, p message.Preview) error {
 	if p.MessageID == "" {
 		return nil
 	}
 	if err := platform.CheckThread(c.TeamID, p.Thread); err != nil {
 		return fmt.Errorf("slack chat.delete: %w", err)
+	}
+	if c.streams(p.Thread) {
+		if err := c.stopStream(ctx, p); err != nil {
+			return err
+		}
 	}
 	_, err := c.call(ctx, "/chat.delete", SlackDelete{Channel: p.Thread.Chat, TS: p.MessageID})
 	var se *message.SendError
@@ -56,5 +67,11 @@ func (c *Client) ClearPreview(ctx context.Context, p message.Preview) error {
 	return nil
 }
 
-// PreviewInterval: one update every 1.5 seconds.
-func (c *Client) PreviewInterval(message.Thread) time.Duration { return previewInterval }
+// PreviewInterval: one update every 1.5 seconds; a native stream's append
+// every second.
+func (c *Client) PreviewInterval(t message.Thread) time.Duration {
+	if c.streams(t) {
+		return streamInterval
+	}
+	return previewInterval
+}

@@ -313,3 +313,37 @@ type SlackPostMessageResponse struct {
 	Channel string `json:"channel,omitempty"`
 	TS      string `json:"ts,omitempty"`
 }
+
+// SlackStartStream is the body of chat.startStream: a streaming message in
+// Channel, replying in ThreadTS, its first MarkdownText (at most 12,000
+// characters). A stream in a channel (not a DM) names the person it is for.
+type SlackStartStream struct {
+	Channel         string `json:"channel"`
+	ThreadTS        string `json:"thread_ts,omitempty"`
+	MarkdownText    string `json:"markdown_text,omitempty"`
+	RecipientUserID string `json:"recipient_user_id,omitempty"`
+	RecipientTeamID string `json:"recipient_team_id,omitempty"`
+}
+
+// SlackAppendStream is the body of chat.appendStream: MarkdownText appended
+// to the streaming message TS.
+type SlackAppendStream struct {
+	Channel      string `json:"channel"`
+	TS           string `json:"ts"`
+	MarkdownText string `json:"markdown_text"`
+}
+
+// SlackStopStream is the body of chat.stopStream: the streaming message TS
+// becomes an ordinary message.
+type SlackStopStream struct {
+	Channel string `json:"channel"`
+	TS      string `json:"ts"`
+}
+
+// SlackSetStatus is the body of assistant.threads.setStatus: Status shown
+// in the assistant thread ThreadTS of ChannelID; "" clears it.
+type SlackSetStatus struct {
+	ChannelID string `json:"channel_id"`
+	ThreadTS  string `json:"thread_ts"`
+	Status    string `json:"status"`
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
@@ -125,6 +126,13 @@ func (c *Client) React(ctx context.Context, t message.Thread, messageID string, 
 	return nil
 }
 
+var _ platform.TypingRenewer = (*Client)(nil)
+
+// TypingLife is how long Telegram shows a chat action: "5 seconds or less
+// (when a message arrives from your bot, Telegram clients clear its typing
+// status)".
+const TypingLife = 5 * time.Second
+
 // Typing shows "typing…" in t for about five seconds (or until the next
 // message) with sendChatAction. Failures are classified like Send's.
 func (c *Client) Typing(ctx context.Context, t message.Thread) error {
@@ -133,6 +141,9 @@ func (c *Client) Typing(ctx context.Context, t message.Thread) error {
 	}
 	return nil
 }
+
+// TypingLife: Telegram shows a chat action for five seconds at most.
+func (c *Client) TypingLife(message.Thread) time.Duration { return TypingLife }
 
 func (c *Client) typing(ctx context.Context, t message.Thread) error {
 	if err := platform.CheckThread(c.BotID, t); err != nil {

@@ -10,13 +10,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/resources"
 	"github.com/parleyhq/parley/shared/store"
 )
 
 // A preview's item: pk (store.PreviewKey), kind "preview", pv (the
-// message.Preview as JSON: a few hundred bytes) and expires_at (s). It is
-// an item of its own, beside the turn's claim and intent, so recording it
-// costs one small write and touches neither.
+// message.Preview as JSON: a few hundred bytes), expires_at (s), and sw /
+// sw_at: it is on the sweeper's list from when it is written, due
+// store.SweepGrace later, so that a preview its turn never settled is
+// cleared. It is an item of its own, beside the turn's claim and intent, so
+// recording it costs one small write and touches neither.
 
 // RecordPreview writes a turn's preview record.
 func (s *Store) RecordPreview(ctx context.Context, p message.Preview, now time.Time, ttl time.Duration) error {
@@ -29,6 +32,7 @@ func (s *Store) RecordPreview(ctx context.Context, p message.Preview, now time.T
 		Item: attrs{
 			"pk": str(store.PreviewKey(p.Key)), "kind": str("preview"), "pv": str(string(b)),
 			"expires_at": num(now.Add(ttl).Unix()),
+			"sw":         str(resources.SweepShard), "sw_at": num(millis(now.Add(store.SweepGrace))),
 		},
 	})
 	if err != nil {
