@@ -6,6 +6,7 @@ require github.com/parleyhq/parley v0.0.0
 
 require (
 	cloud.google.com/go/compute/metadata v0.10.0 // indirect
+	code.dny.dev/ssrf v0.3.0 // indirect
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/MicahParks/jwkset v0.11.4 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect

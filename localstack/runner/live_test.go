@@ -481,3 +481,40 @@ func TestLiveCrashBetweenPreviewAndFinal(t *testing.T) {
 		})
 	}
 }
+
+// Discord, a silent final: the deferred response the stream was edited
+// into is deleted through the interaction's token; nothing stays.
+func TestLiveDiscordSilentClearsTheOriginal(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.stream = func(req agent.TurnRequest) ([]string, bool, bool) {
+		return []string{
+			`{"type":"delta","text":"let me see"}`,
+			`{"type":"final","envelope":{"schema":"openab.turn.v1","messages":[{"id":"a","text":"never sent"}],"next":{"type":"silent"}}}`,
+		}, false, true
+	}
+	sample, err := os.ReadFile("../../events/discord/command-guild.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := fakediscord.Interaction(sample, h.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, answer := h.postDiscord(body); code != http.StatusOK || answer != `{"type":5}` {
+		t.Fatalf("/ask: %d %s", code, answer)
+	}
+	h.waitDelivered(1, 30*time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && len(h.fake.Recorder().Deletions()) == 0 {
+		time.Sleep(200 * time.Millisecond)
+	}
+	h.quiesce(20 * time.Second)
+	rec := h.fake.Recorder()
+	if v := rec.Visible(message.Discord, "1309000000000000200"); len(v) != 0 {
+		t.Fatalf("the channel still shows %q", texts(v))
+	}
+	if d := rec.Deletions(); len(d) != 1 || d[0].MessageID != h.fake.Delivered()[0].MessageID {
+		t.Fatalf("deletions %+v: want the response's", d)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -16,8 +17,10 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakegooglechat"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketeams"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/agent"
@@ -453,5 +456,142 @@ func TestWhatsAppFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 		if n := api.MediaDownloads(id); n != 1 {
 			t.Errorf("media %s downloaded %d times, want once", id, n)
 		}
+	}
+}
+
+// gcFile is Ada's message id in her DM with the Chat app, with text and one
+// file uploaded to Chat (resource, its type and name).
+func gcFile(id, text, resource, typ, name string, at time.Time) []byte {
+	var ev map[string]any
+	_ = json.Unmarshal(fakegooglechat.Message(gcDM, "", fakegooglechat.Ada, id, text, at), &ev)
+	ev["message"].(map[string]any)["attachment"] = []any{map[string]any{
+		"name": gcDM + "/messages/" + id + "/attachments/A1", "contentName": name, "contentType": typ,
+		"attachmentDataRef": map[string]any{"resourceName": resource}, "source": "UPLOADED_CONTENT",
+	}}
+	b, _ := json.Marshal(ev)
+	return b
+}
+
+// TestGoogleChatFilesReachTheAgentAsURLsOfTheirBytes: a photo with a
+// question, a document and a recording uploaded in Google Chat reach the
+// agent as URLs of their exact bytes, fetched with media.download once
+// each, also when a turn is retried and the event redelivered; a file Chat
+// no longer serves and one whose bytes lie reach it as reasons.
+func TestGoogleChatFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	api := h.googleChatAPI()
+	photo, pdf, voice := fakefiles.SamplePhoto, fakefiles.SampleDocument, fakefiles.SampleVoice
+	api.AddAttachment("Cgc1", photo)
+	api.AddAttachment("Cgc2", pdf)
+	api.AddAttachment("Cgc3", voice)
+	api.AddAttachment("Cgc4", fakefiles.File{Body: pdf.Body, ContentType: "image/png"})
+	var failed atomic.Bool
+	h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+		if len(req.Event.Attachments) > 0 && req.Event.Attachments[0].PlatformID == "Cgc2" && !failed.Swap(true) {
+			return http.StatusServiceUnavailable, true
+		}
+		return 0, false
+	}
+	now := h.clock.Now()
+	events := [][]byte{
+		gcFile("Med01.Med01", "what plant is this?", "Cgc1", "image/jpeg", "plant.jpg", now),
+		gcFile("Med02.Med02", "", "Cgc2", "application/pdf", "pass.pdf", now.Add(time.Millisecond)),
+		gcFile("Med03.Med03", "", "Cgc3", "audio/ogg", "note.ogg", now.Add(2*time.Millisecond)),
+		gcFile("Med04.Med04", "", "Cgc4", "image/png", "photo.png", now.Add(3*time.Millisecond)),
+		gcFile("Med05.Med05", "", "Cgc5", "image/jpeg", "gone.jpg", now.Add(4*time.Millisecond)),
+	}
+	for i, b := range events {
+		if code, body := h.postGoogleChat(b); code != http.StatusOK {
+			t.Fatalf("event %d: %d %s", i, code, body)
+		}
+	}
+	h.waitDelivered(6, 60*time.Second)
+	if code, _ := h.postGoogleChat(events[0]); code != http.StatusOK {
+		t.Fatalf("redelivery: %d", code)
+	}
+	h.quiesce(30 * time.Second)
+	bubblesStart(t, h.fake.Delivered(), []string{"image 0: image/jpeg", "echo: what plant is this?", "file 0: application/pdf", "audio 0: audio/ogg",
+		"image 0: not stored (type_mismatch)", "image 0: not stored (unavailable)"})
+	reasons := h.staged("googlechat:"+fakegooglechat.ProjectNumber+":"+gcDM, map[string][]byte{"Cgc1": photo.Body, "Cgc2": pdf.Body, "Cgc3": voice.Body})
+	if reasons["Cgc4"] != message.ReasonTypeMismatch || reasons["Cgc5"] != message.ReasonUnavailable || !failed.Load() {
+		t.Fatalf("reasons %v (the document's first call failed: %v)", reasons, failed.Load())
+	}
+	for _, id := range []string{"Cgc1", "Cgc2", "Cgc3"} {
+		if n := api.AttachmentDownloads(id); n != 1 {
+			t.Errorf("%s downloaded %d times, want once", id, n)
+		}
+	}
+}
+
+// teamsFile is Ada's message id in her personal chat with text and
+// attachments.
+func (h *harness) teamsFile(id, text string, atts []map[string]any, at time.Time) []byte {
+	var act map[string]any
+	_ = json.Unmarshal(faketeams.Message(h.teamsURL(), teamsPersonal, faketeams.Ada, id, text, at), &act)
+	act["attachments"] = atts
+	b, _ := json.Marshal(act)
+	return b
+}
+
+// TestTeamsFilesReachTheAgentAsURLsOfTheirBytes: photos pasted in Teams
+// reach the agent as URLs of their exact bytes, fetched from the connector
+// with the app token once each, also when a turn is retried and the
+// activity redelivered; an image the connector no longer holds, and a
+// file upload whose downloadUrl is a loopback address (which
+// shared/urlfetch refuses), reach it as reasons.
+func TestTeamsFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	api := h.teamsAPI()
+	photo, png := fakefiles.SamplePhoto, fakefiles.File{Body: append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 600)...)}
+	api.AddAttachment("0-wus-d3-1", photo)
+	api.AddAttachment("0-wus-d3-2", png)
+	img := func(id string) map[string]any {
+		return map[string]any{"contentType": "image/*", "contentUrl": h.teamsURL() + "/v3/attachments/" + id + "/views/original"}
+	}
+	var failed atomic.Bool
+	h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+		if len(req.Event.Attachments) > 0 && strings.Contains(req.Event.Attachments[0].PlatformID, "0-wus-d3-2") && !failed.Swap(true) {
+			return http.StatusServiceUnavailable, true
+		}
+		return 0, false
+	}
+	now := h.clock.Now()
+	// A SharePoint downloadUrl is on another host than the connector: here
+	// a loopback one, over HTTPS.
+	sharepoint := strings.Replace(strings.Replace(h.teamsURL(), "http://", "https://", 1), "127.0.0.1", "localhost", 1)
+	upload := map[string]any{"contentType": "application/vnd.microsoft.teams.file.download.info", "name": "pass.pdf",
+		"content": map[string]any{"downloadUrl": sharepoint + "/download.aspx?UniqueId=1&tempauth=x", "uniqueId": "1", "fileType": "pdf"}}
+	acts := [][]byte{
+		h.teamsFile("1764500000001", "what plant is this?", []map[string]any{img("0-wus-d3-1"), {"contentType": "text/html", "content": "<p>what plant is this?</p>"}}, now),
+		h.teamsFile("1764500000002", "", []map[string]any{img("0-wus-d3-2")}, now),
+		h.teamsFile("1764500000003", "", []map[string]any{upload}, now),
+		h.teamsFile("1764500000004", "", []map[string]any{img("0-wus-d3-gone")}, now),
+	}
+	for i, b := range acts {
+		if code, body := h.postTeams(b); code != http.StatusOK && code != http.StatusAccepted {
+			t.Fatalf("activity %d: %d %s", i, code, body)
+		}
+	}
+	h.waitDelivered(5, 60*time.Second)
+	if code, _ := h.postTeams(acts[0]); code != http.StatusOK && code != http.StatusAccepted { // redelivered
+		t.Fatalf("redelivery: %d", code)
+	}
+	h.quiesce(30 * time.Second)
+	bubblesStart(t, h.fake.Delivered(), []string{"image 0: image/jpeg", "echo: what plant is this?", "image 0: image/png", "file 0: not stored (unavailable)", "image 0: not stored (unavailable)"})
+	imgURL := func(id string) string { return h.teamsURL() + "/v3/attachments/" + id + "/views/original" }
+	reasons := h.staged("teams:"+faketeams.AppID+":"+teamsPersonal, map[string][]byte{imgURL("0-wus-d3-1"): photo.Body, imgURL("0-wus-d3-2"): png.Body})
+	if len(reasons) != 2 || !failed.Load() {
+		t.Fatalf("reasons %v (the second photo's first call failed: %v)", reasons, failed.Load())
+	}
+	for _, id := range []string{"0-wus-d3-1", "0-wus-d3-2"} {
+		if n := api.AttachmentDownloads(id); n != 1 {
+			t.Errorf("%s downloaded %d times, want once", id, n)
+		}
+	}
+	failures := h.logs.lines("msg", "attachment download failed")
+	if len(failures) != 2 || !strings.Contains(fmt.Sprint(failures), "port_refused") && !strings.Contains(fmt.Sprint(failures), "address_refused") {
+		t.Errorf("failed downloads logged: %v; want the upload refused by urlfetch, and the image gone", failures)
 	}
 }

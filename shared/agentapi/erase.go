@@ -3,7 +3,6 @@ package agentapi
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -103,21 +102,12 @@ func (h *EraseHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxEraseBytes+1))
-	switch {
-	case err != nil:
-		refuse(w, log, http.StatusBadRequest, "malformed", "the body could not be read")
-		return
-	case len(body) > MaxEraseBytes:
-		refuse(w, log, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", MaxEraseBytes))
-		return
-	}
 	now := time.Now()
 	if h.Now != nil {
 		now = h.Now()
 	}
-	if _, err := h.Verifier.Verify(r.Header, body, now); err != nil {
-		refuse(w, log, http.StatusUnauthorized, "unauthorized", "signature: "+err.Error())
+	body, _, ok := signedBody(w, r, log, h.Verifier, MaxEraseBytes, fmt.Sprintf("the body is over %d bytes", MaxEraseBytes), now)
+	if !ok {
 		return
 	}
 	e, err := ParseErase(body)

@@ -101,19 +101,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxPostBytes+1))
-	if err != nil {
-		refuse(w, log, http.StatusBadRequest, "unreadable", "the body could not be read")
-		return
-	}
-	if len(body) > MaxPostBytes {
-		refuse(w, log, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", MaxPostBytes))
-		return
-	}
 	now := h.now()
-	postID, err := h.Verifier.Verify(r.Header, body, now)
-	if err != nil {
-		refuse(w, log, http.StatusUnauthorized, "unauthorized", "signature: "+err.Error())
+	body, postID, ok := signedBody(w, r, log, h.Verifier, MaxPostBytes, fmt.Sprintf("the body is over %d bytes", MaxPostBytes), now)
+	if !ok {
 		return
 	}
 	log = log.With("post_id", postID)
@@ -436,6 +426,27 @@ func (h *Handler) wake(ctx context.Context, log *slog.Logger, a store.Await) boo
 
 // refuse answers with the one refusal body of every endpoint
 // (platform.Problem).
+// signedBody reads a post's body, at most max bytes, and checks its
+// Standard Webhooks signature at now. A refusal (400 unreadable, 413
+// too_large with hint, 401 unauthorized) is answered here, and ok is false.
+func signedBody(w http.ResponseWriter, r *http.Request, log *slog.Logger, v standardwebhooks.Verifier, max int, hint string, now time.Time) (body []byte, postID string, ok bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(max)+1))
+	switch {
+	case err != nil:
+		refuse(w, log, http.StatusBadRequest, "unreadable", "the body could not be read")
+		return nil, "", false
+	case len(body) > max:
+		refuse(w, log, http.StatusRequestEntityTooLarge, "too_large", hint)
+		return nil, "", false
+	}
+	postID, err = v.Verify(r.Header, body, now)
+	if err != nil {
+		refuse(w, log, http.StatusUnauthorized, "unauthorized", "signature: "+err.Error())
+		return nil, "", false
+	}
+	return body, postID, true
+}
+
 func refuse(w http.ResponseWriter, log *slog.Logger, status int, code, reason string) {
 	log.Warn("post refused", "outcome", code, "status", status)
 	platform.WriteProblem(w, status, code, reason)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -41,21 +40,12 @@ func (h *MediaHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxMediaRequest+1))
-	switch {
-	case err != nil:
-		refuse(w, log, http.StatusBadRequest, "unreadable", "the body could not be read")
-		return
-	case len(body) > maxMediaRequest:
-		refuse(w, log, http.StatusRequestEntityTooLarge, "too_large", "the body describes the file: {\"type\": …, \"size\": …}; the bytes go to the upload URL")
-		return
-	}
 	now := time.Now()
 	if h.Now != nil {
 		now = h.Now()
 	}
-	if _, err := h.Verifier.Verify(r.Header, body, now); err != nil {
-		refuse(w, log, http.StatusUnauthorized, "unauthorized", "signature: "+err.Error())
+	body, _, ok := signedBody(w, r, log, h.Verifier, maxMediaRequest, "the body describes the file: {\"type\": …, \"size\": …}; the bytes go to the upload URL", now)
+	if !ok {
 		return
 	}
 	req, err := ParseUploadRequest(body)

@@ -36,10 +36,13 @@ func TestCoreDoesNotImportTheWebhookCore(t *testing.T) {
 
 // tokenModules are the outside modules the registry may depend on: the
 // JWT and JWKS libraries that verify Teams' and Google Chat's tokens, the
-// OAuth clients that get their send tokens, and what those need.
+// OAuth clients that get their send tokens, and what those need; and the
+// SSRF guard shared/urlfetch dials through, with which an adapter fetches
+// a URL from outside (Teams' file uploads, ADR 0021: one package, no
+// dependencies of its own).
 var tokenModules = []string{
 	"github.com/golang-jwt/jwt/v5", "github.com/MicahParks/jwkset", "golang.org/x/time",
-	"golang.org/x/oauth2", "cloud.google.com/go/compute/metadata",
+	"golang.org/x/oauth2", "cloud.google.com/go/compute/metadata", "code.dny.dev/ssrf",
 }
 
 func tokenLibrary(pkg string) bool {

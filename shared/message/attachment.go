@@ -1,6 +1,9 @@
 package message
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // AttachmentKind says what a person attached. Its value is what the agent
 // reads.
@@ -14,6 +17,22 @@ const (
 	AttachVideo   AttachmentKind = "video"
 	AttachSticker AttachmentKind = "sticker"
 )
+
+// KindOfType is the kind a file of media type mime is when its platform
+// says no more: an image, audio, a video, else a file. Whether audio is a
+// voice note is the platform's to say.
+func KindOfType(mime string) AttachmentKind {
+	family, _, _ := strings.Cut(strings.ToLower(mime), "/")
+	switch family {
+	case "image":
+		return AttachImage
+	case "audio":
+		return AttachAudio
+	case "video":
+		return AttachVideo
+	}
+	return AttachFile
+}
 
 // Attachment is a file that came with a person's message: what the platform
 // said of it at the webhook, and, once the turn has stored it (package

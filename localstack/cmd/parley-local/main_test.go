@@ -80,6 +80,8 @@ func TestMakeRun(t *testing.T) {
 		{"discord/command-file.json", "discord chat=1309000000000000300 | file 0: application/pdf,"},
 		{"line/files.json", "line chat=Uada00000000000000000000000000042 | voice 0: audio/mp4, 2084 bytes, 4 s, sha256 "},
 		{"whatsapp/media.json", "whatsapp chat=15551230001 | voice 0: audio/ogg, 2062 bytes, sha256 "},
+		{"teams/file-personal.json", "teams chat=a:1personal0ada00000000000000000000000000000000000000000000000000001 | image 1: image/jpeg, 4116 bytes, sha256 "},
+		{"googlechat/file-dm.json", "googlechat chat=spaces/dmAda0000001 | file 0: application/pdf, 110 bytes, \"boarding-pass.pdf\","},
 	} {
 		sample, want := c.sample, c.want
 		var fileAck syncbuf.Buffer

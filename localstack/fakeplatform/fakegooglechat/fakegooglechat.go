@@ -12,6 +12,7 @@
 //
 //	POST  /v1/spaces/{space}/messages[?requestId=…&messageReplyOption=…]
 //	PATCH /v1/spaces/{space}/messages/{message}?updateMask=text,cardsV2
+//	GET   /v1/media/{resourceName}?alt=media       a file a person uploaded (AddAttachment)
 //	POST  /token                                   the service account's token
 //	GET   /chatkeys/v1/.well-known/keys            the Chat service account's keys
 //	GET   /googlekeys/v1/.well-known/keys          Google's ID-token keys
@@ -34,6 +35,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeissuer"
 	"github.com/parleyhq/parley/shared/message"
 )
@@ -81,6 +83,8 @@ type API struct {
 	gone       map[string]bool   // spaces the app was removed from
 	tokenCalls atomic.Int64
 	seq        atomic.Int64
+	// files are the files people uploaded, by resource name (media.go).
+	files fakefiles.Store
 }
 
 // NewChatIssuer is the fake Chat service account issuer, its first key a
@@ -112,6 +116,7 @@ func New(opt Options) *API {
 	a.mux.HandleFunc("POST /v1/spaces/{space}/messages", a.create)
 	a.mux.HandleFunc("PATCH /v1/spaces/{space}/messages/{msg}", a.patch)
 	a.mux.HandleFunc("POST "+TokenPath, a.token)
+	a.mux.HandleFunc("GET /v1/media/{resource...}", a.media)
 	a.mux.Handle("/chatkeys/", http.StripPrefix("/chatkeys", opt.ChatIssuer))
 	a.mux.Handle("/googlekeys/", http.StripPrefix("/googlekeys", a.google))
 	return a

@@ -14,7 +14,8 @@ const (
 
 // WithServiceURL is body, an activity, with its serviceUrl replaced by
 // svc (the samples name Microsoft's; a local run answers through the
-// fake). Other bytes stay as they are.
+// fake), and so is the root of every inline image's contentUrl on it.
+// Other bytes stay as they are.
 func WithServiceURL(body []byte, svc string) []byte {
 	var head struct {
 		ServiceURL string `json:"serviceUrl"`
@@ -24,7 +25,10 @@ func WithServiceURL(body []byte, svc string) []byte {
 	}
 	old, _ := json.Marshal(head.ServiceURL)
 	now, _ := json.Marshal(svc)
-	return []byte(strings.Replace(string(body), `"serviceUrl":`+string(old), `"serviceUrl":`+string(now), 1))
+	out := strings.Replace(string(body), `"serviceUrl":`+string(old), `"serviceUrl":`+string(now), 1)
+	// An inline image's contentUrl is on the same connector.
+	oldRoot, newRoot := strings.TrimRight(strings.Trim(string(old), `"`), "/")+"/v3/attachments/", strings.TrimRight(strings.Trim(string(now), `"`), "/")+"/v3/attachments/"
+	return []byte(strings.ReplaceAll(out, `"contentUrl":"`+oldRoot, `"contentUrl":"`+newRoot))
 }
 
 // Submit is the message activity Teams sends when from presses an

@@ -34,6 +34,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakefiles"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeissuer"
 	"github.com/parleyhq/parley/shared/message"
 )
@@ -80,6 +81,9 @@ type API struct {
 	gone       map[string]bool      // conversations the bot was removed from
 	tokenCalls atomic.Int64
 	lastID     atomic.Int64
+	// files are the inline images people sent, by attachment id
+	// (attachments.go).
+	files fakefiles.Store
 }
 
 // New returns an API.
@@ -98,6 +102,7 @@ func New(opt Options) *API {
 	a.Base = fakeapi.NewBase(fakeapi.Config{Token: "unused", Recorder: opt.Recorder}, activityIDs{a})
 	a.mux.HandleFunc("POST /v3/conversations/{conv}/activities", a.post)
 	a.mux.HandleFunc("PUT /v3/conversations/{conv}/activities/{id}", a.put)
+	a.mux.HandleFunc("GET /v3/attachments/{id}/views/{view}", a.attachment)
 	a.mux.HandleFunc("POST "+LoginPath+"/{tenant}/oauth2/v2.0/token", a.token)
 	a.mux.Handle(OpenIDPath+"/", http.StripPrefix(OpenIDPath, opt.Issuer))
 	return a

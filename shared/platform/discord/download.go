@@ -60,18 +60,11 @@ func attachments(files []DiscordAttachment, flags int) []message.Attachment {
 // note when its message is a voice message, or it has a duration (only
 // voice messages' files do).
 func fileKind(f DiscordAttachment, flags int) message.AttachmentKind {
-	family, _, _ := strings.Cut(strings.ToLower(f.ContentType), "/")
-	switch {
-	case family == "audio" && (flags&DiscordMessageFlagVoice != 0 || f.DurationSecs > 0):
+	kind := message.KindOfType(f.ContentType)
+	if kind == message.AttachAudio && (flags&DiscordMessageFlagVoice != 0 || f.DurationSecs > 0) {
 		return message.AttachVoice
-	case family == "image":
-		return message.AttachImage
-	case family == "audio":
-		return message.AttachAudio
-	case family == "video":
-		return message.AttachVideo
 	}
-	return message.AttachFile
+	return kind
 }
 
 // seconds rounds a voice message's duration to whole seconds; 0 for what

@@ -119,7 +119,17 @@ func sampleExpectations() map[string]platform.Parsed {
 	choice.Time = at("2025-11-29T16:03:30Z")
 	choice.Press = &message.Press{Data: "q2:0:s", Values: []string{"q2:0:1", "q2:0:3"}, MessageID: room + "/messages/Msg00000004.Msg00000004"}
 	return map[string]platform.Parsed{
-		"message-dm.json":          one(dmMsg),
+		"message-dm.json": one(dmMsg),
+		// Ada uploads a PDF and shares a Drive document, with a question:
+		// the Drive file, which the app cannot read, is left out.
+		"file-dm.json": one(message.Event{
+			Platform: message.GoogleChat, Account: testProject, EventID: dmSpace + "/messages/Pdf000000001.Pdf000000001", Kind: message.KindMessage,
+			Thread: dm, Sender: message.Sender{ID: ada, Name: "Ada Lovelace"}, Text: "is this my gate?",
+			MessageID: dmSpace + "/messages/Pdf000000001.Pdf000000001", ChatType: message.ChatPrivate, Time: at("2025-11-29T16:04:00.25Z"),
+			Attachments: []message.Attachment{
+				{Kind: message.AttachFile, MIME: "application/pdf", Name: "boarding-pass.pdf", PlatformID: "ClxzcGFjZXMvZG1BZGEwMDAwMDAxL21lc3NhZ2VzL1BkZjAwMDAwMDAwMS5QZGYwMDAwMDAwMDE"},
+			},
+		}),
 		"message-space.json":       one(spaceMsg),
 		"card-clicked.json":        one(click),
 		"card-clicked-choice.json": one(choice),

@@ -23,6 +23,8 @@ func FuzzReceiverParse(f *testing.F) {
 	for _, body := range malformed() {
 		f.Add(body, "")
 	}
+	f.Add([]byte(`{"type":"MESSAGE","eventTime":"2025-11-29T16:00:00Z","space":{"name":"spaces/A"},"user":{"name":"users/1"},"message":{"name":"spaces/A/messages/m","sender":{"name":"users/1"},`+
+		`"attachment":[{"source":"UPLOADED_CONTENT","attachmentDataRef":{"resourceName":"a/../b"}},{"source":"DRIVE_FILE"},{},{"contentType":7}]}}`), "")
 	r := testReceiver(f)
 	truth := signed(nil, sampleNow, sampleNow).Header
 	f.Fuzz(func(t *testing.T, body []byte, tok string) {
@@ -52,8 +54,13 @@ func FuzzReceiverParse(f *testing.F) {
 			}
 			switch ev.Kind {
 			case message.KindMessage:
-				if strings.TrimSpace(ev.Text) == "" {
-					t.Fatalf("a message without text %+v", ev)
+				if strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0 {
+					t.Fatalf("a message without text or file %+v", ev)
+				}
+				for i, a := range ev.Attachments {
+					if a.PlatformID == "" || a.Index != i || i >= maxAttachments {
+						t.Fatalf("bad attachment %+v", a)
+					}
 				}
 			case message.KindAnswer:
 				if ev.Press == nil || ev.Press.Data == "" || len(ev.Press.Data) > message.MaxControlData {

@@ -197,7 +197,8 @@ func (r *Receiver) message(ev GoogleChatEvent) (platform.Parsed, error) {
 		// The text after the app's own mention.
 		e.Text = strings.TrimSpace(m.ArgumentText)
 	}
-	if e.Text == "" {
+	e.Attachments = attachments(m.Attachment)
+	if e.Text == "" && len(e.Attachments) == 0 {
 		return ignored(ev, platform.IgnoredNoText), nil
 	}
 	e.MessageID = m.Name

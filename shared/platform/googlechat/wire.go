@@ -58,7 +58,31 @@ type GoogleChatMessage struct {
 	CardsV2              []GoogleChatCardV2 `json:"cardsV2,omitempty"`
 	PrivateMessageViewer *GoogleChatUser    `json:"privateMessageViewer,omitempty"`
 	Space                *GoogleChatSpace   `json:"space,omitempty"`
+	// Attachment lists the files a person's message carries (inbound
+	// only).
+	Attachment []GoogleChatAttachment `json:"attachment,omitempty"`
 }
+
+// GoogleChatAttachment is a file on a message: one uploaded to Chat
+// (source UPLOADED_CONTENT, its bytes at media.download of
+// AttachmentDataRef.ResourceName, with the app's token) or a Drive file
+// (DRIVE_FILE, which the app cannot read).
+type GoogleChatAttachment struct {
+	Name              string                   `json:"name,omitempty"`
+	ContentName       string                   `json:"contentName,omitempty"`
+	ContentType       string                   `json:"contentType,omitempty"`
+	AttachmentDataRef *GoogleChatAttachmentRef `json:"attachmentDataRef,omitempty"`
+	Source            string                   `json:"source,omitempty"`
+}
+
+// GoogleChatAttachmentRef names an uploaded file's bytes for
+// media.download.
+type GoogleChatAttachmentRef struct {
+	ResourceName string `json:"resourceName,omitempty"`
+}
+
+// GoogleChatUploadedContent is the source of a file uploaded to Chat.
+const GoogleChatUploadedContent = "UPLOADED_CONTENT"
 
 // GoogleChatCardV2 is a card of a message.
 type GoogleChatCardV2 struct {

@@ -24,8 +24,6 @@ const (
 // chat) is M4A, declared audio/mp4 so that its MP4 container is taken for
 // audio; the turn sniffs every other from the bytes (images are JPEG,
 // videos MP4).
-// Content another service holds (contentProvider "external") has no
-// PlatformID: LINE does not serve it.
 func attachment(m LineMessageContent) message.Attachment {
 	a := message.Attachment{PlatformID: m.ID, Duration: seconds(m.Duration)}
 	switch m.Type {
@@ -38,10 +36,14 @@ func attachment(m LineMessageContent) message.Attachment {
 	default:
 		a.Kind, a.Name, a.Size = message.AttachFile, m.FileName, max(m.FileSize, 0)
 	}
-	if m.ContentProvider != nil && m.ContentProvider.Type != "" && m.ContentProvider.Type != "line" {
-		a.PlatformID = ""
-	}
 	return a
+}
+
+// external reports whether m's content is another service's
+// (contentProvider "external"): LINE does not serve it, and the message
+// carries no file Parley can fetch.
+func external(m LineMessageContent) bool {
+	return m.ContentProvider != nil && m.ContentProvider.Type != "" && m.ContentProvider.Type != "line"
 }
 
 // seconds rounds LINE's milliseconds to seconds; 0 for what is no
@@ -56,8 +58,8 @@ func seconds(ms int64) int {
 // Download fetches the content of a person's message (a.PlatformID is the
 // message id) from the content API, GET /v2/bot/message/{id}/content on
 // DataBaseURL, with the channel access token, at most max bytes. Content
-// LINE no longer holds (it keeps it for a limited time), or another
-// service's, is platform.ErrFileUnavailable. A video or an audio LINE is
+// LINE no longer holds (it keeps it for a limited time) is
+// platform.ErrFileUnavailable. A video or an audio LINE is
 // still preparing answers 202: an error, which the turn does not wait out
 // (the attachment reaches the agent as unavailable).
 func (c *Client) Download(ctx context.Context, a message.Attachment, max int64) ([]byte, error) {

@@ -38,7 +38,7 @@ func TestDownloadFetchesTheContentAPI(t *testing.T) {
 	}{
 		{"Expired", c, message.Attachment{PlatformID: "600000000000000009"}, 1 << 20, platform.ErrFileUnavailable},
 		{"BrokeOff", c, message.Attachment{PlatformID: "600000000000000002"}, 1 << 20, platform.ErrFileUnavailable},
-		{"External", c, message.Attachment{}, 1 << 20, platform.ErrFileUnavailable},
+		{"NoID", c, message.Attachment{}, 1 << 20, platform.ErrFileUnavailable},
 		{"NotAnID", c, message.Attachment{PlatformID: "../reply"}, 1 << 20, platform.ErrFileUnavailable},
 		{"OverTheBound", c, message.Attachment{PlatformID: "600000000000000001"}, 100, platform.ErrFileTooLarge},
 		{"DeclaredOverTheBound", c, message.Attachment{PlatformID: "600000000000000001", Size: 101}, 100, platform.ErrFileTooLarge},

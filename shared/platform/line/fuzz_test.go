@@ -82,7 +82,7 @@ func FuzzReceiverParse(f *testing.F) {
 					t.Fatalf("bad message %+v", ev)
 				}
 				for _, a := range ev.Attachments {
-					if (a.PlatformID != "" && !chatID(a.PlatformID)) || a.Size < 0 || a.Duration < 0 || a.Index != 0 || a.Kind == "" {
+					if !chatID(a.PlatformID) || a.Size < 0 || a.Duration < 0 || a.Index != 0 || a.Kind == "" {
 						t.Fatalf("bad attachment %+v", a)
 					}
 				}

@@ -77,7 +77,8 @@ var _ platform.Receiver = (*Receiver)(nil)
 //     Until = the event's time + ReplyTokenValidity.
 //
 // Dropped with a stable reason: other message types (stickers, locations:
-// "no_text"), a text left empty ("no_text"), a postback without data
+// "no_text"), a file another service holds (contentProvider "external",
+// which LINE does not serve: "no_text"), a text left empty ("no_text"), a postback without data
 // ("unsupported"), events in standby mode ("standby"),
 // group messages without a user id ("no_sender") and every other event type
 // (follow, unfollow, join, leave, member events, beacons …: "unsupported").
@@ -266,6 +267,9 @@ func (r *Receiver) event(req *platform.Request, bot string, raw json.RawMessage)
 	case LineMessageImage, LineMessageVideo, LineMessageAudio, LineMessageFile:
 		if !chatID(m.ID) {
 			return message.Event{}, nil, fmt.Errorf("%w: line %s message without its id", platform.ErrMalformed, m.Type)
+		}
+		if external(m) {
+			return ignore(platform.IgnoredNoText)
 		}
 		out.Attachments = []message.Attachment{attachment(m)}
 	default:

@@ -228,7 +228,7 @@ func TestParse(t *testing.T) {
 		err  error
 	}{
 		{"Image", text(adaSrc, `{"type":"image","id":"1","quoteToken":"q","contentProvider":{"type":"line"},"imageSet":{"id":"s","index":1,"total":2}}`), file(message.Attachment{Kind: message.AttachImage, PlatformID: "1"}), nil},
-		{"ImageElsewhere", text(adaSrc, `{"type":"image","id":"1","quoteToken":"q","contentProvider":{"type":"external","originalContentUrl":"https://example.com/a.jpg"}}`), file(message.Attachment{Kind: message.AttachImage}), nil},
+		{"ImageElsewhere", text(adaSrc, `{"type":"image","id":"1","quoteToken":"q","contentProvider":{"type":"external","originalContentUrl":"https://example.com/a.jpg"}}`), ignored(platform.IgnoredNoText), nil},
 		{"Video", text(adaSrc, `{"type":"video","id":"1","quoteToken":"q","duration":60499,"contentProvider":{"type":"line"}}`), file(message.Attachment{Kind: message.AttachVideo, PlatformID: "1", Duration: 60}), nil},
 		{"VoiceNote", text(adaSrc, `{"type":"audio","id":"1","duration":4500,"contentProvider":{"type":"line"}}`), noQuote(file(message.Attachment{Kind: message.AttachVoice, MIME: "audio/mp4", PlatformID: "1", Duration: 5})), nil},
 		{"File", text(adaSrc, `{"type":"file","id":"1","fileName":"pass.pdf","fileSize":48213}`), noQuote(file(message.Attachment{Kind: message.AttachFile, PlatformID: "1", Name: "pass.pdf", Size: 48213})), nil},

@@ -558,16 +558,8 @@ func attachments(files []SlackFile) []message.Attachment {
 // fileKind is what a Slack file is, by its type: a voice clip recorded in
 // Slack is slack_audio.
 func fileKind(f SlackFile) message.AttachmentKind {
-	family, _, _ := strings.Cut(f.Mimetype, "/")
-	switch {
-	case f.Subtype == "slack_audio":
+	if f.Subtype == "slack_audio" {
 		return message.AttachVoice
-	case family == "image":
-		return message.AttachImage
-	case family == "audio":
-		return message.AttachAudio
-	case family == "video":
-		return message.AttachVideo
 	}
-	return message.AttachFile
+	return message.KindOfType(f.Mimetype)
 }

@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/urlfetch"
 )
 
 const (
@@ -55,8 +57,15 @@ type Client struct {
 	HTTP *http.Client
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
+	// Fetch is the rules a file's URL from outside (a SharePoint
+	// downloadUrl) is fetched under (see Download): the zero value is
+	// urlfetch's, HTTPS to public addresses only, and nothing in Parley
+	// sets it. Only tests set it, to allow their loopback TLS server
+	// (AllowPrefixes, AllowPorts, RootCAs).
+	Fetch urlfetch.Options
 
-	tokens *tokens
+	tokens   *tokens
+	fetchers sync.Map // max bytes → *urlfetch.Fetcher
 }
 
 // NewClient returns the client of the bot appID, whose app token comes

@@ -144,6 +144,13 @@ func sampleExpectations() map[string]platform.Parsed {
 	submit.Kind, submit.Press = message.KindAnswer, &message.Press{Data: "q1:0:0", MessageID: "1764432100000"}
 	execute := ev(groupConv, "f:1764432210000", "2025-11-29T16:03:30Z", group, grace, "Grace Hopper", message.ChatGroup)
 	execute.Kind, execute.Press = message.KindAnswer, &message.Press{Data: "q2:0:s", Values: []string{"q2:0:1", "q2:0:3"}, MessageID: "1764432150000"}
+	fileMsg := ev(personalConv, "1764432240500", "2025-11-29T16:04:00.5Z", personal, ada, "Ada Lovelace", message.ChatPrivate)
+	fileMsg.Text = "is this my gate?"
+	fileMsg.Attachments = []message.Attachment{
+		{Kind: message.AttachFile, MIME: "application/pdf", Name: "boarding-pass.pdf",
+			PlatformID: "https://contoso-my.sharepoint.example/personal/ada_contoso_com/_layouts/15/download.aspx?UniqueId=3c1b2a90-0000-4000-8000-0000000ada01&Translate=false&tempauth=fake.parley.test"},
+		{Index: 1, Kind: message.AttachImage, PlatformID: "https://smba.trafficmanager.net/amer/v3/attachments/0-wus-d3-ada0000000000000000000000000001/views/original"},
+	}
 	one := func(e message.Event) platform.Parsed { return platform.Parsed{Events: []message.Event{e}} }
 	ig := func(reason, id string) platform.Parsed {
 		return platform.Parsed{Ignored: []platform.Ignored{{Reason: reason, ID: id}}}
@@ -152,7 +159,10 @@ func sampleExpectations() map[string]platform.Parsed {
 	exec.Ack = invokeReply(&TeamsInvokeResponse{StatusCode: 200, Type: "application/vnd.microsoft.activity.message", Value: noteReceived})
 	exec.Unavailable = invokeReply(&TeamsInvokeResponse{StatusCode: 503, Type: "application/vnd.microsoft.error", Value: map[string]string{"code": "ServiceUnavailable", "message": noteUnavailable}})
 	return map[string]platform.Parsed{
-		"message-personal.json":    one(personalMsg),
+		"message-personal.json": one(personalMsg),
+		// Ada uploads a PDF and pastes a photo in her chat with the bot: the
+		// HTML rendering Teams attaches too is no file.
+		"file-personal.json":       one(fileMsg),
 		"message-channel.json":     one(channelMsg),
 		"message-groupchat.json":   one(groupMsg),
 		"submit-press.json":        one(submit),

@@ -27,6 +27,8 @@ func FuzzReceiverParse(f *testing.F) {
 		f.Add(body, "")
 	}
 	f.Add([]byte(`{"type":"message","channelId":"msteams","serviceUrl":"`+sampleSvc+`","value":{"parley":"`+strings.Repeat("x", 65)+`"}}`), "a.b.c")
+	f.Add([]byte(`{"type":"message","channelId":"msteams","serviceUrl":"`+sampleSvc+`","attachments":[{"contentType":"image/*"},{"contentType":"IMAGE/PNG","contentUrl":"x"},`+
+		`{"contentType":"application/vnd.microsoft.teams.file.download.info","content":"no"},{"contentType":"application/vnd.microsoft.teams.file.download.info","name":"a.","content":{"downloadUrl":7}}]}`), "")
 	r := testReceiver(f)
 	// A token depends on the body's serviceUrl alone: signed once for
 	// each (RSA signing, coverage-instrumented, is slow).
@@ -84,7 +86,7 @@ func FuzzReceiverParse(f *testing.F) {
 			}
 			switch ev.Kind {
 			case message.KindMessage:
-				if strings.TrimSpace(ev.Text) == "" || ev.Press != nil {
+				if (strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0) || len(ev.Attachments) > maxAttachments || ev.Press != nil {
 					t.Fatalf("bad message %+v", ev)
 				}
 			case message.KindAnswer:

@@ -233,7 +233,8 @@ func (r *Receiver) message(a TeamsActivity) (platform.Parsed, error) {
 		return ignored(a, platform.IgnoredBot), nil
 	}
 	ev.Text = stripMention(a)
-	if strings.TrimSpace(ev.Text) == "" {
+	ev.Attachments = attachments(a.Attachments)
+	if strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0 {
 		return ignored(a, platform.IgnoredNoText), nil
 	}
 	ev.ReplyTo = a.ReplyToID

@@ -87,10 +87,27 @@ type TeamsID struct {
 	ID string `json:"id"`
 }
 
-// TeamsAttachment is a card or file attached to an activity.
+// TeamsAttachment is a card or file attached to an activity. A person's
+// inline image has a ContentURL on the connector (fetched with the app
+// token); a file uploaded to a personal chat is ContentType
+// TeamsFileDownloadInfo, its Content a TeamsFileDownload.
 type TeamsAttachment struct {
 	ContentType string `json:"contentType"`
+	ContentURL  string `json:"contentUrl,omitempty"`
+	Name        string `json:"name,omitempty"`
 	Content     any    `json:"content,omitempty"`
+}
+
+// TeamsFileDownloadInfo is the content type of a file a person uploaded in
+// a personal chat with the bot.
+const TeamsFileDownloadInfo = "application/vnd.microsoft.teams.file.download.info"
+
+// TeamsFileDownload is a file upload's content: DownloadURL is
+// pre-authenticated (for about an hour) on the tenant's SharePoint.
+type TeamsFileDownload struct {
+	DownloadURL string `json:"downloadUrl"`
+	UniqueID    string `json:"uniqueId,omitempty"`
+	FileType    string `json:"fileType,omitempty"`
 }
 
 // TeamsResourceResponse is the connector's answer to a send: the new
