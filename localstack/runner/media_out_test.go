@@ -410,3 +410,30 @@ func TestMediaBubblesReachWhatsAppByLink(t *testing.T) {
 		t.Errorf("voice unit = %s %v, want sent with both wamids", u.State, u.Receipt)
 	}
 }
+
+// TestMediaThroughSend: /send takes a media bubble like a turn's
+// reply, and refuses an invalid one with the member's path, enqueuing
+// nothing.
+func TestMediaThroughSend(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_SEND_TARGETS": `["telegram:` + tgBotID + `:*"]`}})
+	thread := "telegram:" + tgBotID + ":4848"
+	body := func(key, env string) []byte {
+		b, _ := json.Marshal(map[string]any{"thread_key": thread, "idempotency_key": key, "envelope": json.RawMessage(env)})
+		return b
+	}
+	good := body("media-1", `{"schema":"openab.turn.v1","messages":[{"id":"pic","media":{"kind":"image","url":"https://example.com/p.png","caption":"from cron"}}]}`)
+	if code, body := h.postSend("send-media-1", good); code != http.StatusAccepted {
+		t.Fatalf("/send: %d %s", code, body)
+	}
+	bad := body("media-2", `{"schema":"openab.turn.v1","messages":[{"id":"pic","media":{"kind":"image","url":"http://example.com/p.png"}}]}`)
+	code, resp := h.postSend("send-media-2", bad)
+	if code != http.StatusUnprocessableEntity || !strings.Contains(resp, "invalid_envelope") || !strings.Contains(resp, "messages[0].media.url") {
+		t.Fatalf("/send with an http media url: %d %s, want 422 invalid_envelope naming the member", code, resp)
+	}
+	got := h.waitDelivered(1, 60*time.Second)
+	h.quiesce(30 * time.Second)
+	if len(h.fake.Delivered()) != 1 || arg(got[0], faketelegram.ArgMethod) != "sendPhoto" || got[0].Text != "from cron" {
+		t.Fatalf("delivered %q, want the one photo", texts(h.fake.Delivered()))
+	}
+}

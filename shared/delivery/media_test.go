@@ -1,6 +1,7 @@
 package delivery_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/parleyhq/parley/shared/delivery"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 func mediaUnit(id string, m message.Media) intent.Unit {
@@ -75,5 +77,67 @@ func TestMediaUploadWithoutBucketFails(t *testing.T) {
 	}
 	if got.Units[1].State != message.UnitSent || len(s.sender.texts()) != 1 {
 		t.Fatalf("the next bubble = %+v, sent %q", got.Units[1], s.sender.texts())
+	}
+}
+
+// mediaSender is a sender with native media up to limit bytes of images.
+type mediaSender struct {
+	*sender
+	limit int64
+	files []platform.MediaFile
+}
+
+func (m *mediaSender) MediaLimit(k message.MediaKind) int64 {
+	if k == message.MediaImage {
+		return m.limit
+	}
+	return 0
+}
+
+func (m *mediaSender) SendMedia(_ context.Context, _ message.Outgoing, f platform.MediaFile) (message.Receipt, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.files = append(m.files, f)
+	return message.Receipt{MessageIDs: []string{"file-" + f.Name}}, nil
+}
+
+// uploads are Files whose uploads have a size and a presigned link.
+type uploads map[string]int64
+
+func (u uploads) Open(_ context.Context, m message.Media) (platform.MediaFile, error) {
+	size, ok := u[m.UploadID]
+	if !ok {
+		return platform.MediaFile{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "upload_not_found"}
+	}
+	return platform.MediaFile{Kind: m.Kind, Name: m.Name, Caption: m.Caption, URL: "https://bucket.example/out/" + m.UploadID, Upload: true, Size: size}, nil
+}
+
+// TestMediaNativeWithinTheSendersLimitsElseALink: a kind the sender sends,
+// at a size it takes, goes natively; over its size, or a kind it cannot
+// send, goes as a link to the upload.
+func TestMediaNativeWithinTheSendersLimitsElseALink(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{})
+	ms := &mediaSender{sender: s.sender, limit: 100}
+	small, big := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	s.p.Channels[message.Telegram] = delivery.Channel{Sender: ms, Capabilities: s.sender.caps, Files: uploads{small: 100, big: 101}}
+	in := s.create(thread,
+		mediaUnit("small#1", message.Media{Kind: message.MediaImage, UploadID: small, Name: "s.png"}),
+		mediaUnit("big#1", message.Media{Kind: message.MediaImage, UploadID: big, Name: "b.png"}),
+		mediaUnit("clip#1", message.Media{Kind: message.MediaVideo, UploadID: small, Caption: "clip"}))
+	for _, id := range []string{"small#1", "big#1", "clip#1"} {
+		if err := s.handle(in, id); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+	}
+	if len(ms.files) != 1 || ms.files[0].Name != "s.png" {
+		t.Fatalf("native sends %+v, want the small image alone", ms.files)
+	}
+	want := []string{"https://bucket.example/out/" + big, "clip\nhttps://bucket.example/out/" + small}
+	if got := s.sender.texts(); !slices.Equal(got, want) {
+		t.Fatalf("links %q, want %q", got, want)
+	}
+	if u := s.get(in).Units[0]; u.State != message.UnitSent || !slices.Equal(u.Receipt, []string{"file-s.png"}) {
+		t.Fatalf("native unit = %+v", u)
 	}
 }
