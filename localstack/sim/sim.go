@@ -533,25 +533,12 @@ func (w *world) platformDelivers() {
 // enqueue).
 func (w *world) forge(u *update) {
 	w.newInvocation(w.ingress, true)
-	body, pipeline := u.body, w.pipeline
+	body := u.body
 	badAuth := w.rng.IntN(2) == 0
 	if !badAuth {
 		body = body[:len(body)/2]
 	}
-	req := httptest.NewRequest(http.MethodPost, "/"+string(u.chat.platform), bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	switch {
-	case u.chat.platform == message.LINE && badAuth:
-		pipeline = w.linePipeline
-		req.Header.Set(line.SignatureHeader, fakeline.Sign("not-"+lineSecret, body))
-	case u.chat.platform == message.LINE:
-		pipeline = w.linePipeline
-		req.Header.Set(line.SignatureHeader, fakeline.Sign(lineSecret, body))
-	case badAuth:
-		req.Header.Set(telegram.SecretHeader, "not-"+secret)
-	default:
-		req.Header.Set(telegram.SecretHeader, secret)
-	}
+	req, pipeline := w.webhook(u.chat.platform, body, badAuth)
 	w.mu.Lock()
 	before := w.portCalls
 	w.mu.Unlock()
@@ -567,22 +554,35 @@ func (w *world) forge(u *update) {
 	}
 }
 
+// webhook is body as the platform posts it, with its secret token or
+// signature (a wrong one when forged), and the ingress pipeline it goes to.
+func (w *world) webhook(pl message.Platform, body []byte, forged bool) (*http.Request, *ingress.Pipeline) {
+	req := httptest.NewRequest(http.MethodPost, "/"+string(pl), bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	key := secret
+	if pl == message.LINE {
+		key = lineSecret
+	}
+	if forged {
+		key = "not-" + key
+	}
+	if pl == message.LINE {
+		req.Header.Set(line.SignatureHeader, fakeline.Sign(key, body))
+		return req, w.linePipeline
+	}
+	req.Header.Set(telegram.SecretHeader, key)
+	return req, w.pipeline
+}
+
 // post delivers u's webhook to ingress and reports whether it was acked.
 func (w *world) post(u *update) bool {
 	w.newInvocation(w.ingress, true)
-	body, pipeline := u.body, w.pipeline
+	body := u.body
 	if u.posted && u.again != nil {
 		body = u.again
 	}
 	u.posted = true
-	req := httptest.NewRequest(http.MethodPost, "/"+string(u.chat.platform), bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if u.chat.platform == message.LINE {
-		pipeline = w.linePipeline
-		req.Header.Set(line.SignatureHeader, fakeline.Sign(lineSecret, body))
-	} else {
-		req.Header.Set(telegram.SecretHeader, secret)
-	}
+	req, pipeline := w.webhook(u.chat.platform, body, false)
 	rec := httptest.NewRecorder()
 	pipeline.ServeHTTP(rec, req)
 	if w.ingress.cur.dead() {
