@@ -32,24 +32,10 @@ func attachments(files []GoogleChatAttachment) []message.Attachment {
 		if f.Source != GoogleChatUploadedContent || f.AttachmentDataRef == nil || f.AttachmentDataRef.ResourceName == "" || len(out) == maxAttachments {
 			continue
 		}
-		out = append(out, message.Attachment{Index: len(out), Kind: kind(f.ContentType), MIME: f.ContentType, Name: f.ContentName,
+		out = append(out, message.Attachment{Index: len(out), Kind: message.KindOfType(f.ContentType), MIME: f.ContentType, Name: f.ContentName,
 			PlatformID: f.AttachmentDataRef.ResourceName})
 	}
 	return out
-}
-
-// kind is what a file is, by its type (Chat has no voice notes).
-func kind(contentType string) message.AttachmentKind {
-	family, _, _ := strings.Cut(strings.ToLower(contentType), "/")
-	switch family {
-	case "image":
-		return message.AttachImage
-	case "audio":
-		return message.AttachAudio
-	case "video":
-		return message.AttachVideo
-	}
-	return message.AttachFile
 }
 
 // Download fetches a file uploaded to Chat (a.PlatformID is its resource

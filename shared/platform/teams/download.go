@@ -48,24 +48,10 @@ func attachments(in []TeamsAttachment) []message.Attachment {
 			}
 			mt := mime.TypeByExtension("." + strings.ToLower(cmp.Or(f.FileType, strings.TrimPrefix(path.Ext(t.Name), "."))))
 			mt, _, _ = strings.Cut(mt, ";")
-			out = append(out, message.Attachment{Index: len(out), Kind: kindOf(mt), MIME: mt, Name: t.Name, PlatformID: f.DownloadURL})
+			out = append(out, message.Attachment{Index: len(out), Kind: message.KindOfType(mt), MIME: mt, Name: t.Name, PlatformID: f.DownloadURL})
 		}
 	}
 	return out
-}
-
-// kindOf is what a file is, by its media type.
-func kindOf(mt string) message.AttachmentKind {
-	family, _, _ := strings.Cut(mt, "/")
-	switch family {
-	case "image":
-		return message.AttachImage
-	case "audio":
-		return message.AttachAudio
-	case "video":
-		return message.AttachVideo
-	}
-	return message.AttachFile
 }
 
 // Download fetches a person's file, at most max bytes (a.PlatformID is the
