@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 	"github.com/parleyhq/parley/shared/agent"
+	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/urlfetch"
 )
@@ -435,5 +436,42 @@ func TestMediaThroughSend(t *testing.T) {
 	h.quiesce(30 * time.Second)
 	if len(h.fake.Delivered()) != 1 || arg(got[0], faketelegram.ArgMethod) != "sendPhoto" || got[0].Text != "from cron" {
 		t.Fatalf("delivered %q, want the one photo", texts(h.fake.Delivered()))
+	}
+}
+
+// TestMediaThroughReply: an async agent's POST /reply takes a media bubble
+// as a synchronous reply's: it is refused 422 with the member's path when
+// invalid, changing nothing, and delivered natively, once, in its place
+// among the posted reply's bubbles when valid.
+func TestMediaThroughReply(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = later
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#5301")
+	if code, _ := h.postTelegram(telegramUpdate(5301, 53, "later, a picture")); code != http.StatusOK {
+		t.Fatalf("webhook: %d", code)
+	}
+	h.waitAwait(turnID)
+	post := func(env string) []byte {
+		b, _ := json.Marshal(map[string]any{"turn_id": turnID, "envelope": json.RawMessage(env)})
+		return b
+	}
+	bad := post(`{"schema":"openab.turn.v1","messages":[{"id":"pic","media":{"kind":"image","url":"http://example.com/p.png"}}]}`)
+	if code, resp := h.postReply("msg_media_bad", bad); code != http.StatusUnprocessableEntity || !strings.Contains(resp, "messages[0].media.url") {
+		t.Fatalf("/reply with an http media url: %d %s, want 422 naming the member", code, resp)
+	}
+	good := post(`{"schema":"openab.turn.v1","messages":[{"id":"a","text":"here it is"},{"id":"pic","media":{"kind":"image","url":"https://example.com/p.png","caption":"the chart"}},{"id":"b","text":"anything else?"}]}`)
+	for range 2 { // the agent's retry of the same post, same webhook-id
+		if code, resp := h.postReply("msg_media_good", good); code != http.StatusOK {
+			t.Fatalf("/reply: %d %s", code, resp)
+		}
+	}
+	got := h.waitDelivered(3, 60*time.Second)
+	h.quiesce(30 * time.Second)
+	if n := len(h.fake.Delivered()); n != 3 {
+		t.Fatalf("%d delivered (%q), want 3", n, texts(h.fake.Delivered()))
+	}
+	if got[0].Text != "here it is" || arg(got[1], faketelegram.ArgMethod) != "sendPhoto" || got[1].Text != "the chart" || got[2].Text != "anything else?" {
+		t.Fatalf("delivered %q (second by %s), want the text, the photo with its caption, the text", texts(got), arg(got[1], faketelegram.ArgMethod))
 	}
 }
