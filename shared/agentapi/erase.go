@@ -89,10 +89,7 @@ func threadKey(s string) bool {
 }
 
 func (h *EraseHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	log := h.Log
-	if log == nil {
-		log = slog.Default()
-	}
+	log := logOr(h.Log)
 	if r.URL.Path != "/history/erase" {
 		refuse(w, log, http.StatusNotFound, "not_found", "no such endpoint: POST /history/erase")
 		return
@@ -102,10 +99,7 @@ func (h *EraseHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
 		return
 	}
-	now := time.Now()
-	if h.Now != nil {
-		now = h.Now()
-	}
+	now := nowFrom(h.Now)
 	body, _, ok := signedBody(w, r, log, h.Verifier, MaxEraseBytes, fmt.Sprintf("the body is over %d bytes", MaxEraseBytes), now)
 	if !ok {
 		return

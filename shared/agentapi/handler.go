@@ -458,16 +458,22 @@ func respond(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
+func (h *Handler) now() time.Time { return nowFrom(h.Now) }
+
+func (h *Handler) log() *slog.Logger { return logOr(h.Log) }
+
+// nowFrom is a handler's clock: now when set, else the wall clock.
+func nowFrom(now func() time.Time) time.Time {
+	if now != nil {
+		return now()
 	}
 	return time.Now()
 }
 
-func (h *Handler) log() *slog.Logger {
-	if h.Log != nil {
-		return h.Log
+// logOr is a handler's logger: l when set, else slog's default.
+func logOr(l *slog.Logger) *slog.Logger {
+	if l != nil {
+		return l
 	}
 	return slog.Default()
 }

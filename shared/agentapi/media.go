@@ -30,20 +30,13 @@ type MediaHandler struct {
 }
 
 func (h *MediaHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	log := h.Log
-	if log == nil {
-		log = slog.Default()
-	}
-	log = log.With("endpoint", "media")
+	log := logOr(h.Log).With("endpoint", "media")
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
 		return
 	}
-	now := time.Now()
-	if h.Now != nil {
-		now = h.Now()
-	}
+	now := nowFrom(h.Now)
 	body, _, ok := signedBody(w, r, log, h.Verifier, maxMediaRequest, "the body describes the file: {\"type\": …, \"size\": …}; the bytes go to the upload URL", now)
 	if !ok {
 		return
