@@ -688,7 +688,7 @@ func permanent(err error) error {
 }
 
 func (p *Processor) settle(ctx context.Context, log *slog.Logger, key, owner string, st store.ClaimState, reason string, cfg Config) {
-	if err := p.Claims.Settle(context.WithoutCancel(ctx), key, owner, st, reason, p.now(), cfg.ClaimTTL); err != nil {
+	if err := p.settleOutcome(ctx, key, owner, st, reason, cfg); err != nil {
 		// The work is done and durable; a redelivery would find the intent.
 		log.Warn("settle turn claim failed", "error", err)
 	}
