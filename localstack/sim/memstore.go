@@ -597,6 +597,7 @@ func (s *MemStore) Attention(ctx context.Context, limit int) ([]store.AttentionE
 
 func normAwait(a store.Await) store.Await {
 	a.Deadline, a.CreatedAt = ms(a.Deadline), ms(a.CreatedAt)
+	a.PreviewNext, a.PreviewBusy = ms(a.PreviewNext), ms(a.PreviewBusy)
 	a.ExpiresAt = sec(a.ExpiresAt)
 	a.Post.At = ms(a.Post.At)
 	a.Post.Body = bytes.Clone(a.Post.Body)
@@ -674,8 +675,19 @@ func (s *MemStore) SetAwaitHandle(ctx context.Context, turnID, handle string) er
 }
 
 // AdoptAwait makes an open await record the waiting turn's.
-func (s *MemStore) AdoptAwait(ctx context.Context, turnID, owner, handle string) (store.Await, error) {
-	return s.awaitUpdate("adopt_await", turnID, nil, func(a *store.Await) { a.ClaimOwner, a.Handle = owner, handle })
+func (s *MemStore) AdoptAwait(ctx context.Context, turnID, owner, handle string, preview message.Preview) (store.Await, error) {
+	return s.awaitUpdate("adopt_await", turnID, nil, func(a *store.Await) { a.ClaimOwner, a.Handle, a.Preview = owner, handle, preview })
+}
+
+// TakeAwaitPreview takes one preview update of an open record.
+func (s *MemStore) TakeAwaitPreview(ctx context.Context, turnID string, t store.PreviewTake) (store.Await, error) {
+	return s.awaitUpdate("take_await_preview", turnID,
+		func(a *store.Await) bool {
+			return a.Deadline.UnixMilli() > t.Now.UnixMilli() && a.PreviewNext.UnixMilli() <= t.Now.UnixMilli() && a.PreviewUpdates < t.Max
+		},
+		func(a *store.Await) {
+			a.PreviewUpdates, a.PreviewNext, a.PreviewBusy = a.PreviewUpdates+1, ms(t.Next), ms(t.Busy)
+		})
 }
 
 // FinishAwait records the agent's final post.

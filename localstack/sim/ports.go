@@ -352,8 +352,8 @@ func (s *storePorts) SetAwaitHandle(ctx context.Context, turnID, handle string) 
 	return s.do("set_await_handle", func() error { return s.m.SetAwaitHandle(ctx, turnID, handle) })
 }
 
-func (s *storePorts) AdoptAwait(ctx context.Context, turnID, owner, handle string) (store.Await, error) {
-	return s.await("adopt_await", func() (store.Await, error) { return s.m.AdoptAwait(ctx, turnID, owner, handle) })
+func (s *storePorts) AdoptAwait(ctx context.Context, turnID, owner, handle string, preview message.Preview) (store.Await, error) {
+	return s.await("adopt_await", func() (store.Await, error) { return s.m.AdoptAwait(ctx, turnID, owner, handle, preview) })
 }
 
 func (s *storePorts) FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error) {

@@ -156,17 +156,26 @@ func (p *Pump) Updates() int {
 	return p.updates
 }
 
-// render is the preview's text: what the deltas wrote, and the status line
-// under it ("…" before it marks it as the agent's status, not the reply).
+// render is the preview's text (Render), the status line left out where
+// the platform shows it on its own.
 func (p *Pump) render() string {
-	text := strings.TrimSpace(p.text.String())
-	if p.status == "" || p.showStat != nil {
+	if p.showStat != nil {
+		return Render(p.text.String(), "")
+	}
+	return Render(p.text.String(), p.status)
+}
+
+// Render is a preview's text: the reply written so far, and the status line
+// under it ("…" before it marks it as the agent's status, not the reply).
+func Render(text, status string) string {
+	text, status = strings.TrimSpace(text), strings.TrimSpace(status)
+	switch {
+	case status == "":
 		return text
+	case text == "":
+		return "… " + status
 	}
-	if text == "" {
-		return "… " + p.status
-	}
-	return text + "\n\n… " + p.status
+	return text + "\n\n… " + status
 }
 
 func (p *Pump) run(ctx context.Context) {

@@ -57,6 +57,26 @@ type Await struct {
 	// CreatedAt and ExpiresAt: when the wait began, and when the store may
 	// forget it.
 	CreatedAt, ExpiresAt time.Time
+	// Preview is where the agent's previews (POST /reply/preview) show:
+	// the turn's thread, key and the person's message, as the turn would
+	// preview a streamed reply. Zero when the turn's platform shows none.
+	Preview message.Preview
+	// PreviewUpdates counts the preview updates taken (TakeAwaitPreview);
+	// none starts before PreviewNext, and the last one taken is over by
+	// PreviewBusy, which the turn waits for before it settles the preview.
+	PreviewUpdates           int
+	PreviewNext, PreviewBusy time.Time
+}
+
+// PreviewTake is one preview update asked of an open await record: taken
+// at Now when the record is open, its deadline after Now, PreviewNext not
+// after Now and fewer than Max updates taken.
+type PreviewTake struct {
+	Now time.Time
+	// Next is when the update after it may start (Now + the interval); Busy
+	// when this one is over at the latest.
+	Next, Busy time.Time
+	Max        int
 }
 
 // AwaitPost is an agent's post of a turn's reply.

@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/store"
+	"github.com/parleyhq/parley/shared/wait"
 )
 
 // Awaits is the await store as the turn uses it: a turn whose agent
@@ -23,7 +24,7 @@ type Awaits interface {
 	OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error)
 	GetAwait(ctx context.Context, turnID string) (store.Await, error)
 	SetAwaitHandle(ctx context.Context, turnID, handle string) error
-	AdoptAwait(ctx context.Context, turnID, owner, handle string) (store.Await, error)
+	AdoptAwait(ctx context.Context, turnID, owner, handle string, preview message.Preview) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 }
 
@@ -44,15 +45,21 @@ var errAwaiting = errors.New("waiting for the agent's posted reply")
 // or plans the post at once when it was final.
 func (p *Processor) await(ctx context.Context, log *slog.Logger, cfg Config, rec consumer.Record, ev message.Event, ch Channel, key, owner, intentID string) error {
 	now := p.now()
+	// The agent's previews (POST /reply/preview) go where a streamed
+	// reply's would.
+	var base message.Preview
+	if _, on := p.previews(ctx, ch); on {
+		base = previewBase(ev, intentID)
+	}
 	a, created, err := p.Awaits.OpenAwait(ctx, store.Await{
 		TurnID: intentID, Thread: ev.Thread, EventKey: ev.Key(), ClaimKey: key, ClaimOwner: owner,
 		Deadline: now.Add(cfg.AsyncTimeout), Handle: rec.ReceiptHandle, CreatedAt: now,
-		ExpiresAt: now.Add(cfg.AsyncTimeout + cfg.ClaimTTL),
+		ExpiresAt: now.Add(cfg.AsyncTimeout + cfg.ClaimTTL), Preview: base,
 	})
 	if err == nil && !created && a.State == store.AwaitOpen {
 		// Opened by an early post, or by an earlier run of this turn:
 		// this run's claim and message wait on it now.
-		a, err = p.Awaits.AdoptAwait(ctx, intentID, owner, rec.ReceiptHandle)
+		a, err = p.Awaits.AdoptAwait(ctx, intentID, owner, rec.ReceiptHandle, base)
 		var conflict *store.AwaitConflictError
 		if errors.As(err, &conflict) {
 			a, err = conflict.Current, nil // a post finished it meanwhile
@@ -133,6 +140,7 @@ func (p *Processor) park(ctx context.Context, log *slog.Logger, cfg Config, rec 
 // is planned; an expired record (only a bubble that failed for good expires
 // it early) settles the turn.
 func (p *Processor) closedWait(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, a store.Await) error {
+	ctx = p.previewed(ctx, log, a)
 	if a.State == store.AwaitFinal {
 		return p.awaited(ctx, log, cfg, ev, ch, a, a.ClaimKey, a.ClaimOwner)
 	}
@@ -156,12 +164,34 @@ func (p *Processor) awaitDue(ctx context.Context, log *slog.Logger, cfg Config, 
 		p.release(ctx, log, key, owner, time.Time{})
 		return fmt.Errorf("end the wait: %w", err)
 	}
+	ctx = p.previewed(ctx, log, a)
 	if a.State == store.AwaitFinal {
 		return p.awaited(ctx, log, cfg, ev, ch, a, key, owner)
 	}
 	log.Warn("turn done: the agent's reply did not arrive in time", "outcome", "async_timeout")
 	return p.fail(ctx, log, cfg, ev, key, owner, intentID, "async_timeout")
 }
+
+// previewed readies a closed wait's turn to settle the previews its agent
+// posted (POST /reply/preview): the preview update taken last is let finish
+// (it is bounded: PreviewBusy is at most a few seconds after it was taken),
+// so that no update lands after the final, and the turn reads the preview's
+// record, which the reply function wrote, as a retried turn does. A turn
+// whose agent posted no preview reads nothing.
+func (p *Processor) previewed(ctx context.Context, log *slog.Logger, a store.Await) context.Context {
+	if a.PreviewUpdates == 0 {
+		return ctx
+	}
+	if d := a.PreviewBusy.Sub(p.now()); d > 0 {
+		log.Info("waiting for the agent's last preview update to end", "wait_ms", min(d, maxPreviewBusy).Milliseconds())
+		_ = wait.For(ctx, min(d, maxPreviewBusy))
+	}
+	return withLive(ctx, true)
+}
+
+// maxPreviewBusy bounds the wait for a preview update in flight, whatever
+// the record says (a clock apart).
+const maxPreviewBusy = 10 * time.Second
 
 // awaited plans the agent's post exactly like a reply given in the turn,
 // and persists and enqueues it under the turn's claim.

@@ -89,6 +89,16 @@ func (lv *live) set(pv message.Preview) {
 	lv.mu.Unlock()
 }
 
+// previewBase is where the turn of ev shows its preview: its thread, and in
+// a group the person's message it quotes, as the reply's first bubble would.
+func previewBase(ev message.Event, turnID string) message.Preview {
+	base := message.Preview{Thread: ev.Thread, Key: turnID, ReplyContext: ev.ReplyContext, Recipient: ev.Sender.ID}
+	if ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
+		base.ReplyTo = cmp.Or(ev.QuoteToken, ev.MessageID)
+	}
+	return base
+}
+
 // previews reports whether the turn can show previews on ch.
 func (p *Processor) previews(ctx context.Context, ch Channel) (*live, bool) {
 	lv := liveOf(ctx)
@@ -103,10 +113,7 @@ func (p *Processor) call(ctx context.Context, log *slog.Logger, cfg Config, ch C
 	if !ok || !on {
 		return p.Agent.Call(ctx, req)
 	}
-	base := message.Preview{Thread: ev.Thread, Key: req.TurnID, ReplyContext: ev.ReplyContext, Recipient: ev.Sender.ID}
-	if ev.ChatType == message.ChatGroup && ev.Kind != message.KindAnswer {
-		base.ReplyTo = cmp.Or(ev.QuoteToken, ev.MessageID)
-	}
+	base := previewBase(ev, req.TurnID)
 	show := func(sctx context.Context, text string) error {
 		cur, err := lv.current(sctx, p, base.Key)
 		if err != nil {
@@ -120,30 +127,21 @@ func (p *Processor) call(ctx context.Context, log *slog.Logger, cfg Config, ch C
 		if broken {
 			return nil
 		}
-		if cur.MessageID == "" {
-			cur = base
-		}
-		next, err := ch.Previewer.Preview(sctx, cur, text)
-		if next.MessageID == "" || next.MessageID == cur.MessageID {
-			if err == nil && next.MessageID != "" {
-				lv.set(next) // what a stream shows so far
-			}
-			return err
-		}
-		// A new preview message: recorded before anything else, so that
-		// however the turn ends it is finalized or cleared.
-		wctx := context.WithoutCancel(sctx)
-		if rerr := p.Previews.RecordPreview(wctx, next, p.now(), cfg.IntentTTL); rerr != nil {
+		next, err := preview.Show(sctx, ch.Previewer, p.Previews, base, cur, text, p.now(), cfg.IntentTTL)
+		var unrec *preview.UnrecordedError
+		if errors.As(err, &unrec) {
 			lv.mu.Lock()
 			lv.broken = true
 			lv.mu.Unlock()
-			if cerr := ch.Previewer.ClearPreview(wctx, next); cerr != nil {
-				log.Error("a preview message could not be recorded nor cleared", "message_id", next.MessageID, "error", errors.Join(rerr, cerr))
+			if !unrec.Cleared {
+				log.Error("a preview message could not be recorded nor cleared", "message_id", unrec.MessageID, "error", err)
 			}
-			return rerr
+			return err
+		}
+		if next.MessageID != "" && next.MessageID != cur.MessageID {
+			log.Info("preview shown", "message_id", next.MessageID)
 		}
 		lv.set(next)
-		log.Info("preview shown", "message_id", next.MessageID)
 		return err
 	}
 	var status preview.ShowFunc

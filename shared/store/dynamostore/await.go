@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -34,8 +35,24 @@ type awaitItem struct {
 	Bubbles    int            `dynamodbav:"bubbles"`
 	CreatedAt  int64          `dynamodbav:"created_at"`
 	ExpiresAt  int64          `dynamodbav:"expires_at"`
+	// The preview's base (message.Preview as JSON) and throttle.
+	PvBase string `dynamodbav:"pv_base,omitempty"`
+	PvN    int    `dynamodbav:"pv_n,omitempty"`
+	PvNext int64  `dynamodbav:"pv_next,omitempty"`
+	PvBusy int64  `dynamodbav:"pv_busy,omitempty"`
 	// Token is the write token of the record's last write.
 	Token string `dynamodbav:"wt,omitempty"`
+}
+
+func previewBase(p message.Preview) (string, error) {
+	if p.Thread.Platform == "" {
+		return "", nil
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("encode preview base: %w", err)
+	}
+	return string(b), nil
 }
 
 func awaitFrom(item attrs) (store.Await, error) {
@@ -43,7 +60,18 @@ func awaitFrom(item attrs) (store.Await, error) {
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return store.Await{}, fmt.Errorf("decode await item: %w", err)
 	}
+	var base message.Preview
+	if it.PvBase != "" {
+		if err := json.Unmarshal([]byte(it.PvBase), &base); err != nil {
+			return store.Await{}, fmt.Errorf("decode await preview base: %w", err)
+		}
+	}
+	var next, busy time.Time
+	if it.PvNext != 0 {
+		next, busy = fromMillis(it.PvNext), fromMillis(it.PvBusy)
+	}
 	return store.Await{
+		Preview: base, PreviewUpdates: it.PvN, PreviewNext: next, PreviewBusy: busy,
 		TurnID: it.TurnID, Thread: it.Thread, EventKey: it.EventKey, ClaimKey: it.ClaimKey, ClaimOwner: it.ClaimOwner,
 		Deadline: fromMillis(it.Deadline), State: store.AwaitState(it.State), Handle: it.Handle,
 		Post:  store.AwaitPost{ID: it.PostID, ContentType: it.PostType, Body: it.PostBody, At: fromMillis(it.PostAt), Replaces: it.PostEdit},
@@ -59,8 +87,13 @@ func (s *Store) OpenAwait(ctx context.Context, a store.Await) (store.Await, bool
 	a.State = store.AwaitOpen
 	a.Post = store.AwaitPost{}
 	tok := newToken()
+	base, err := previewBase(a.Preview)
+	if err != nil {
+		return store.Await{}, false, err
+	}
 	item, err := attributevalue.MarshalMap(awaitItem{
-		PK: store.AwaitKey(a.TurnID), Kind: "await", TurnID: a.TurnID, Thread: a.Thread, EventKey: a.EventKey,
+		PvBase: base,
+		PK:     store.AwaitKey(a.TurnID), Kind: "await", TurnID: a.TurnID, Thread: a.Thread, EventKey: a.EventKey,
 		ClaimKey: a.ClaimKey, ClaimOwner: a.ClaimOwner, Deadline: millis(a.Deadline), State: string(a.State), Handle: a.Handle,
 		CreatedAt: millis(a.CreatedAt), ExpiresAt: a.ExpiresAt.Unix(),
 		// An empty map, so a post's entry can be set by its path.
@@ -132,6 +165,22 @@ func (s *Store) AddAwaitPost(ctx context.Context, turnID, postID string, bubbles
 		map[string]string{"#bubbles": "bubbles", "#posts": "posts", "#post": postID, "#deadline": "deadline"},
 		attrs{
 			":bubbles": num(int64(prevBubbles + bubbles)), ":n": num(int64(bubbles)), ":prev": num(int64(prevBubbles)), ":now": num(millis(now)),
+		})
+}
+
+// TakeAwaitPreview takes one preview update (store.PreviewTake) with one
+// conditional write, so that previews posted to any number of invocations
+// keep the interval and the cap between them. Otherwise a
+// *store.AwaitConflictError holds the record as it is: closed, throttled
+// (PreviewNext after Now) or at the cap.
+func (s *Store) TakeAwaitPreview(ctx context.Context, turnID string, t store.PreviewTake) (store.Await, error) {
+	return s.awaitUpdate(ctx, turnID,
+		"SET #pvn = if_not_exists(#pvn, :zero) + :one, #pvnext = :next, #pvbusy = :busy",
+		"#deadline > :now AND (attribute_not_exists(#pvnext) OR #pvnext <= :now) AND (attribute_not_exists(#pvn) OR #pvn < :max)",
+		map[string]string{"#pvn": "pv_n", "#pvnext": "pv_next", "#pvbusy": "pv_busy", "#deadline": "deadline"},
+		attrs{
+			":zero": num(0), ":one": num(1), ":next": num(millis(t.Next)), ":busy": num(millis(t.Busy)),
+			":now": num(millis(t.Now)), ":max": num(int64(t.Max)),
 		})
 }
 

@@ -35,7 +35,7 @@ func awaits(t *testing.T, s Store) {
 		t.Fatalf("re-open: %+v, %v, %v; want the first record", got, created, err)
 	}
 	// The turn that holds it now adopts it: its owner, its handle.
-	if got, err := s.AdoptAwait(ctx, "turn1", "o3", "h0"); err != nil || got.ClaimOwner != "o3" || got.Handle != "h0" || got.State != store.AwaitOpen {
+	if got, err := s.AdoptAwait(ctx, "turn1", "o3", "h0", message.Preview{}); err != nil || got.ClaimOwner != "o3" || got.Handle != "h0" || got.State != store.AwaitOpen {
 		t.Fatalf("adopt: %+v, %v", got, err)
 	}
 	if err := s.SetAwaitHandle(ctx, "turn1", "h2"); err != nil {
@@ -106,7 +106,7 @@ func awaits(t *testing.T, s Store) {
 	if err := s.SetAwaitHandle(ctx, "turn1", "h3"); !errors.As(err, &conflict) {
 		t.Fatalf("set the handle of a final record: %v", err)
 	}
-	if _, err := s.AdoptAwait(ctx, "turn1", "o4", "h3"); !errors.As(err, &conflict) || conflict.Current.State != store.AwaitFinal {
+	if _, err := s.AdoptAwait(ctx, "turn1", "o4", "h3", message.Preview{}); !errors.As(err, &conflict) || conflict.Current.State != store.AwaitFinal {
 		t.Fatalf("adopt a final record: %v, want a conflict holding it", err)
 	}
 
@@ -121,5 +121,70 @@ func awaits(t *testing.T, s Store) {
 	}
 	if _, err := s.FinishAwait(ctx, "turn2", post, t0); !errors.As(err, &conflict) || conflict.Current.State != store.AwaitExpired {
 		t.Fatalf("post after expiry: %v", err)
+	}
+	if _, err := s.TakeAwaitPreview(ctx, "turn2", store.PreviewTake{Now: t0, Next: t0.Add(time.Second), Busy: t0.Add(time.Second), Max: 5}); !errors.As(err, &conflict) {
+		t.Fatalf("a preview after expiry: %v, want a conflict", err)
+	}
+}
+
+// awaitPreviews: the preview throttle on an await record holds across
+// callers (each a Lambda invocation): one update per interval, at most Max,
+// only while the record is open; the base set by the turn that adopts it.
+func awaitPreviews(t *testing.T, s Store) {
+	ctx := t.Context()
+	th := message.Thread{Platform: message.Telegram, Account: "1", Chat: "-2"}
+	base := message.Preview{Thread: th, Key: "turnp", ReplyTo: "9"}
+	a := store.Await{
+		TurnID: "turnp", Thread: th, EventKey: "telegram:1:9", ClaimKey: "turn#x", ClaimOwner: "o1",
+		Deadline: t0.Add(15 * time.Minute), CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour),
+	}
+	if _, _, err := s.OpenAwait(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetAwait(ctx, "turnp")
+	if err != nil || got.Preview.Thread.Platform != "" || got.PreviewUpdates != 0 || !got.PreviewNext.IsZero() {
+		t.Fatalf("a record opened with no base: %+v, %v", got, err)
+	}
+	if got, err = s.AdoptAwait(ctx, "turnp", "o2", "h", base); err != nil || got.Preview != base {
+		t.Fatalf("adopt with the base: %+v, %v", got, err)
+	}
+	take := func(at time.Duration) store.PreviewTake {
+		now := t0.Add(at)
+		return store.PreviewTake{Now: now, Next: now.Add(time.Second), Busy: now.Add(3 * time.Second), Max: 2}
+	}
+	got, err = s.TakeAwaitPreview(ctx, "turnp", take(0))
+	if err != nil || got.PreviewUpdates != 1 || !got.PreviewNext.Equal(t0.Add(time.Second)) || !got.PreviewBusy.Equal(t0.Add(3*time.Second)) {
+		t.Fatalf("first take: %+v, %v", got, err)
+	}
+	var conflict *store.AwaitConflictError
+	if _, err := s.TakeAwaitPreview(ctx, "turnp", take(500*time.Millisecond)); !errors.As(err, &conflict) || conflict.Current.PreviewUpdates != 1 {
+		t.Fatalf("a take inside the interval: %v, want a conflict at one update", err)
+	}
+	// Two racing takes once the interval passed: exactly one wins.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for range 2 {
+		wg.Go(func() {
+			_, err := s.TakeAwaitPreview(ctx, "turnp", take(time.Second))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				wins++
+			case !errors.As(err, new(*store.AwaitConflictError)):
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Fatalf("racing takes: %d won, want 1", wins)
+	}
+	if _, err := s.TakeAwaitPreview(ctx, "turnp", take(time.Hour/60)); !errors.As(err, &conflict) || conflict.Current.PreviewUpdates != 2 {
+		t.Fatalf("a take past the cap: %v, want a conflict at two updates", err)
+	}
+	if got, err = s.GetAwait(ctx, "turnp"); err != nil || got.PreviewUpdates != 2 || got.Preview != base {
+		t.Fatalf("after the takes: %+v, %v", got, err)
 	}
 }

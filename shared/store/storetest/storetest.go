@@ -41,7 +41,8 @@ type Store interface {
 	OpenAwait(ctx context.Context, a store.Await) (store.Await, bool, error)
 	GetAwait(ctx context.Context, turnID string) (store.Await, error)
 	SetAwaitHandle(ctx context.Context, turnID, handle string) error
-	AdoptAwait(ctx context.Context, turnID, owner, handle string) (store.Await, error)
+	AdoptAwait(ctx context.Context, turnID, owner, handle string, preview message.Preview) (store.Await, error)
+	TakeAwaitPreview(ctx context.Context, turnID string, t store.PreviewTake) (store.Await, error)
 	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
@@ -67,6 +68,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); triageSuite(t, newStore) })
 	t.Run("Questions", func(t *testing.T) { t.Parallel(); questions(t, newStore(t)) })
 	t.Run("Awaits", func(t *testing.T) { t.Parallel(); awaits(t, newStore(t)) })
+	t.Run("AwaitPreviews", func(t *testing.T) { t.Parallel(); awaitPreviews(t, newStore(t)) })
 	t.Run("OperatorDecisions", func(t *testing.T) { t.Parallel(); operatorDecisions(t, newStore(t)) })
 	t.Run("Previews", func(t *testing.T) { t.Parallel(); previews(t, newStore(t)) })
 }
