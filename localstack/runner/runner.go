@@ -76,6 +76,7 @@ func New(d app.Deps) (*Local, error) {
 	// One function serves both paths, as its Function URL does.
 	replyURL := FunctionURL(functionurl.Handler(reply), urlLimit)
 	l.Mux.Handle("/reply", replyURL)
+	l.Mux.Handle("/reply/preview", replyURL)
 	l.Mux.Handle("/send", replyURL)
 	l.Mux.Handle("/media", replyURL)
 	l.Mux.Handle("/history/erase", replyURL)

@@ -71,6 +71,20 @@ func Reply(d Deps) (http.Handler, error) {
 		Claims: d.store(), AsyncTimeout: d.Config.AsyncTimeout,
 		Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now, Log: log,
 	})
+	senders, err := d.senders()
+	if err != nil {
+		return nil, err
+	}
+	previewers := map[message.Platform]agentapi.Previewer{}
+	for p, s := range senders {
+		if pr, ok := s.(platform.Previewer); ok {
+			previewers[p] = pr
+		}
+	}
+	mux.Handle("/reply/preview", &agentapi.PreviewHandler{
+		Verifier: verifier, Awaits: d.store(), Previews: d.store(), Previewers: previewers, Claims: d.store(),
+		Config: d.Config.Preview, TTL: d.turnConfig().WithDefaults().IntentTTL, Now: d.Now, Log: log,
+	})
 	mux.Handle("/send", sends)
 	mux.Handle("/media", &agentapi.MediaHandler{
 		Verifier: verifier, Objects: d.uploads(), Config: d.Config.Media, Now: d.Now, Log: log,

@@ -310,20 +310,23 @@ func IngressFor(p PlatformSpec) FunctionSpec {
 
 // FunctionsWith lists every function for the chat platforms ps, in order:
 // one ingress per platform, then the events ingress, turn, delivery and the
-// sweeper. Turn, delivery and the sweeper (which clears the live previews
-// turns left behind) read every platform's send secrets (turn also the
+// sweeper. Turn, delivery, the sweeper (which clears the live previews
+// turns left behind) and the reply function (which shows an async agent's
+// previews) read every platform's send secrets (turn and reply also the
 // agent secret).
 func FunctionsWith(ps []PlatformSpec) []FunctionSpec {
 	var fns []FunctionSpec
-	turn, deliver, sweep := Turn, Delivery, Sweeper
-	turn.Secrets, deliver.Secrets, sweep.Secrets = slices.Clone(Turn.Secrets), slices.Clone(Delivery.Secrets), slices.Clone(Sweeper.Secrets)
+	reply, turn, deliver, sweep := Reply, Turn, Delivery, Sweeper
+	reply.Secrets, turn.Secrets = slices.Clone(Reply.Secrets), slices.Clone(Turn.Secrets)
+	deliver.Secrets, sweep.Secrets = slices.Clone(Delivery.Secrets), slices.Clone(Sweeper.Secrets)
 	for _, p := range ps {
 		fns = append(fns, IngressFor(p))
+		reply.Secrets = append(reply.Secrets, p.SendSecrets...)
 		turn.Secrets = append(turn.Secrets, p.SendSecrets...)
 		deliver.Secrets = append(deliver.Secrets, p.SendSecrets...)
 		sweep.Secrets = append(sweep.Secrets, p.SendSecrets...)
 	}
-	return append(fns, Events, Reply, turn, deliver, sweep)
+	return append(fns, Events, reply, turn, deliver, sweep)
 }
 
 // The consumers' default timeouts; Timing sizes them from the settings.
@@ -460,7 +463,9 @@ var (
 	// records a post on the waiting turn's await record and wakes the
 	// turn, or delivers a sequential one's bubbles on outbound.fifo; POST
 	// /send enqueues the agent's own message on inbound.fifo, in its
-	// thread's group. It sends nothing to a platform itself.
+	// thread's group. Its one platform call is POST /reply/preview's: an
+	// async agent's live preview, shown while its turn waits (so it reads
+	// the platforms' send secrets, FunctionsWith).
 	Reply = FunctionSpec{
 		Name: "reply", Kind: Ingress, Timeout: 10 * time.Second, MemoryMB: 256,
 		SendsTo: []*QueueSpec{&Inbound, &Outbound}, Wakes: &Inbound, Secrets: []string{SecretAgentSecret},

@@ -34,7 +34,7 @@ func TestFunctionsWithPlatforms(t *testing.T) {
 	checks := map[string][]string{
 		"chat": {"CHAT_SIGNING"}, "other": {"OTHER_TOKEN"},
 		"events":   {resources.SecretEventsSecrets, resources.SecretGitHubWebhookSecret},
-		"reply":    {resources.SecretAgentSecret},
+		"reply":    {resources.SecretAgentSecret, "CHAT_TOKEN", "OTHER_TOKEN"},
 		"turn":     {resources.SecretAgentSecret, "CHAT_TOKEN", "OTHER_TOKEN"},
 		"delivery": {"CHAT_TOKEN", "OTHER_TOKEN"},
 		"sweeper":  {"CHAT_TOKEN", "OTHER_TOKEN"},
