@@ -238,6 +238,7 @@ func Turn(d Deps) (*consumer.Consumer, error) {
 		ch := turn.Channel{Capabilities: a.Capabilities(), Private: registry.Private}
 		s := senders[a.Platform()]
 		ch.Typer, _ = s.(platform.Typer)
+		ch.MessageTyper, _ = s.(platform.MessageTyper)
 		ch.Editor, _ = s.(platform.Editor)
 		ch.Acknowledger, _ = s.(platform.Acknowledger)
 		ch.Reactor, _ = s.(platform.Reactor)

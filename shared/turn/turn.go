@@ -51,6 +51,9 @@ type Channel struct {
 	// Typer shows "typing…" while the agent thinks; nil when the platform
 	// has none, or sends nothing here.
 	Typer Typer
+	// MessageTyper shows it for the person's message (WhatsApp's); the
+	// turn prefers it to Typer when its event names that message.
+	MessageTyper MessageTyper
 	// Editor changes a question message as it is answered; nil when the
 	// platform cannot edit (the next field goes as a new message).
 	Editor Editor
@@ -499,7 +502,7 @@ func (p *Processor) plan(ctx context.Context, log *slog.Logger, cfg Config, hear
 	wg.Go(func() { p.received(ctx, log, cfg, ch, ev) })
 	// Typing lasts while the attempt works on the reply, and ends with it
 	// whatever its outcome.
-	ty := p.startTyping(ctx, log, cfg, ch, ev.Thread)
+	ty := p.startTyping(ctx, log, cfg, ch, ev)
 	defer ty.stop()
 	start := p.now()
 	reply, err := p.call(ctx, log, cfg, ch, ev, req)

@@ -21,6 +21,12 @@ type TypingStopper interface {
 	StopTyping(ctx context.Context, t message.Thread) error
 }
 
+// MessageTyper is a typing indicator shown for one of the person's
+// messages, which a thread does not name (platform.MessageTyper).
+type MessageTyper interface {
+	TypingFor(ctx context.Context, t message.Thread, messageID string) error
+}
+
 // minTypingLife bounds how often an indicator is renewed, whatever a
 // platform says.
 const minTypingLife = 250 * time.Millisecond
@@ -39,19 +45,30 @@ type typing struct {
 	end      func()
 }
 
-// startTyping shows ch's typing indicator in t until the returned typing is
-// stopped. Every call is best effort, bounded by cfg.TypingTimeout.
-func (p *Processor) startTyping(ctx context.Context, log *slog.Logger, cfg Config, ch Channel, t message.Thread) *typing {
+// startTyping shows ch's typing indicator in ev's thread until the
+// returned typing is stopped: for ev's message where the platform's
+// indicator is a message's (MessageTyper) and ev names one, else the
+// thread's (Typer). Every call is best effort, bounded by cfg.TypingTimeout.
+func (p *Processor) startTyping(ctx context.Context, log *slog.Logger, cfg Config, ch Channel, ev message.Event) *typing {
 	ty := &typing{quit: make(chan struct{}), done: make(chan struct{}), end: func() {}}
-	tp := ch.Typer
-	if tp == nil {
+	t := ev.Thread
+	var tp any
+	var typeOnce func(context.Context) error
+	switch {
+	case ch.MessageTyper != nil && ev.MessageID != "":
+		tp = ch.MessageTyper
+		typeOnce = func(c context.Context) error { return ch.MessageTyper.TypingFor(c, t, ev.MessageID) }
+	case ch.Typer != nil:
+		tp = ch.Typer
+		typeOnce = func(c context.Context) error { return ch.Typer.Typing(c, t) }
+	default:
 		close(ty.done)
 		return ty
 	}
 	show := func() {
 		tctx, cancel := context.WithTimeout(ctx, cfg.TypingTimeout)
 		defer cancel()
-		if err := tp.Typing(tctx, t); err != nil {
+		if err := typeOnce(tctx); err != nil {
 			log.Debug("typing indicator failed", "error", err)
 		}
 	}

@@ -64,7 +64,10 @@ type Action struct {
 	Platform     message.Platform
 	Chat, Thread string
 	Action       string
-	At           time.Time
+	// MessageID is the person's message an action is for (WhatsApp's
+	// typing indicator names no chat, only the message).
+	MessageID string
+	At        time.Time
 }
 
 // Fault is a failure queued for the next matching send. Each fake answers

@@ -283,6 +283,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		invalid(w, 100, "the body is not a JSON object")
 		return
 	}
+	if _, ok := args["status"]; ok {
+		a.read(w, phone, args)
+		return
+	}
 	to := fakeapi.Str(args, "to")
 	if fakeapi.Str(args, "type") == "reaction" {
 		a.react(w, phone, to, args)

@@ -43,8 +43,8 @@ var (
 //
 // WhatsApp cannot edit a sent message, has no idempotency key, and no way to
 // look a message up: an unknown outcome is held or resent by the delivery
-// policy (ADR 0003). Its typing indicator needs the id of the message being
-// answered, which a thread does not carry: there is no Typer either.
+// policy (ADR 0003). Its typing indicator is shown for the message being
+// answered, which a thread does not name: it is a MessageTyper, no Typer.
 type Client struct {
 	// Token is a system user's access token with whatsapp_business_messaging
 	// for the number. Required. It travels in the Authorization header,
@@ -224,14 +224,9 @@ func (c *Client) send(ctx context.Context, m message.Outgoing, fill func(*WhatsA
 		// no unit, and the send itself is unharmed.
 		msg.BizOpaqueCallbackData = m.IdempotencyKey
 	}
-	api := platform.API{Name: "Graph API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
-	header := http.Header{"Authorization": {"Bearer " + c.Token}}
-	resp, err := api.PostJSON(ctx, "/"+m.Thread.Account+"/messages", header, msg)
+	api, resp, err := c.post(ctx, m.Thread, msg)
 	if err != nil {
 		return message.Receipt{}, err
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return message.Receipt{}, classify(resp)
 	}
 	var r WhatsAppSendResponse
 	if err := api.Decode(resp, &r); err != nil {
@@ -242,6 +237,21 @@ func (c *Client) send(ctx context.Context, m message.Outgoing, fill func(*WhatsA
 		return message.Receipt{}, &message.SendError{Class: message.FailUnknown, Status: resp.Status, Reason: "answer has no messages[0].id"}
 	}
 	return message.Receipt{MessageIDs: []string{r.Messages[0].ID}}, nil
+}
+
+// post posts body to t's number's messages edge, and classifies an answer
+// that is no success.
+func (c *Client) post(ctx context.Context, t message.Thread, body any) (platform.API, *platform.Response, error) {
+	api := platform.API{Name: "Graph API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
+	header := http.Header{"Authorization": {"Bearer " + c.Token}}
+	resp, err := api.PostJSON(ctx, "/"+t.Account+"/messages", header, body)
+	if err != nil {
+		return api, nil, err
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return api, nil, classify(resp)
+	}
+	return api, resp, nil
 }
 
 func invalid(reason string) *message.SendError {
