@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/shared/agentapi"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/standardwebhooks"
 )
 
 // Async previews (POST /reply/preview): an agent that answered 202 shows
@@ -91,6 +93,31 @@ func TestLiveAsyncTelegramGroup(t *testing.T) {
 	}
 	h.waitAwait(turnID)
 
+	// Bad previews are refused and change nothing, shown nowhere.
+	writes, calls := h.calls.Total(callcount.Writes), h.platformCalls()
+	forged := http.Header{}
+	other, _ := standardwebhooks.ParseSecret("another-secret")
+	standardwebhooks.SetHeaders(forged, other, "msg_pv_forged", h.clock.Now(), previewBody(turnID, "forged", ""))
+	for name, tc := range map[string]struct {
+		code int
+		hdr  http.Header
+		body []byte
+	}{
+		"unsigned":       {code: http.StatusUnauthorized, hdr: http.Header{}, body: previewBody(turnID, "x", "")},
+		"forged":         {code: http.StatusUnauthorized, hdr: forged, body: previewBody(turnID, "forged", "")},
+		"malformed":      {code: http.StatusBadRequest, body: []byte(`{"turn_id":`)},
+		"no content":     {code: http.StatusBadRequest, body: previewBody(turnID, "", "")},
+		"two-line state": {code: http.StatusBadRequest, body: previewBody(turnID, "", "a\nb")},
+		"unknown field":  {code: http.StatusBadRequest, body: []byte(`{"turn_id":"` + turnID + `","text":"x","final":true}`)},
+		"unknown turn":   {code: http.StatusNotFound, body: previewBody(strings.Repeat("0", 32), "x", "")},
+		"oversized":      {code: http.StatusRequestEntityTooLarge, body: previewBody(turnID, strings.Repeat("x", 70<<10), "")},
+	} {
+		h.refused("/reply/preview", name, tc.code, tc.hdr, tc.body)
+	}
+	if w, c := h.calls.Total(callcount.Writes), h.platformCalls(); w != writes || c != calls {
+		t.Fatalf("refused previews wrote %d times and made %d platform calls", w-writes, c-calls)
+	}
+
 	first := h.shownPreview("msg_pv_1", previewBody(turnID, "", "looking it up"))
 	if first.Updates != 1 {
 		t.Fatalf("first preview: %+v", first)
@@ -131,7 +158,7 @@ func TestLiveAsyncTelegramGroup(t *testing.T) {
 	}
 
 	// After the final: refused, nothing written, nothing shown.
-	writes, calls := h.calls.Total(callcount.Writes), h.platformCalls()
+	writes, calls = h.calls.Total(callcount.Writes), h.platformCalls()
 	if code, body := h.post("/reply/preview", h.agentSigned("msg_pv_late", previewBody(turnID, "late", "")), previewBody(turnID, "late", "")); code != http.StatusConflict {
 		t.Fatalf("a preview after the final: %d %s, want 409", code, body)
 	}
