@@ -396,6 +396,7 @@ func TestSchemaDocExamples(t *testing.T) {
 	req := compileSchema(t, requestSchema)
 	problem := compileSchema(t, schemaDir+"/parley.error.v1.json")
 	upload := compileSchema(t, schemaDir+"/parley.media.v1.json")
+	preview := compileSchema(t, schemaDir+"/parley.preview.v1.json")
 	blocks := jsonBlocks(t, "../../docs/agent-protocol.md", "../../docs/envelope.md")
 	var checked int
 	for _, b := range blocks {
@@ -437,6 +438,12 @@ func TestSchemaDocExamples(t *testing.T) {
 					if _, err := envelope.Parse(inner); err != nil {
 						t.Errorf("the parser rejects the example's envelope: %v", err)
 					}
+				case obj["turn_id"] != nil && obj["status"] != nil:
+					// A POST /reply/preview body.
+					if _, err := agentapi.ParsePreview([]byte(raw)); err != nil {
+						t.Errorf("POST /reply/preview refuses the example: %v", err)
+					}
+					verr = preview.Validate(v)
 				case obj["thread_key"] != nil && obj["idempotency_key"] != nil:
 					// A POST /send body: the agent API accepts it, and its
 					// envelope, if any, is an envelope.
