@@ -29,7 +29,7 @@ func (c Channel) sendMedia(ctx context.Context, m message.Outgoing, md message.M
 			return message.Receipt{}, err
 		}
 	case md.URL != "":
-		f = platform.MediaFile{Kind: md.Kind, Name: md.Name, Caption: md.Caption, URL: md.URL}
+		f = platform.FileOf(md)
 	default:
 		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "media_off: an upload_id needs the media bucket (PARLEY_MEDIA_BUCKET)"}
 	}
