@@ -362,29 +362,36 @@ func TestLINEFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 		lineFile("01KCMEDIA00000000000000004", map[string]any{"type": "image", "id": "700000000000000004", "quoteToken": "q4", "contentProvider": map[string]any{"type": "line"}}, now),
 		lineFile("01KCMEDIA00000000000000005", map[string]any{"type": "audio", "id": "700000000000000005", "duration": 1000, "contentProvider": map[string]any{"type": "line"}}, now),
 		lineFile("01KCMEDIA00000000000000006", map[string]any{"type": "video", "id": "700000000000000006", "duration": 9000, "contentProvider": map[string]any{"type": "line"}}, now),
+		// A sticker: described to the agent, never fetched.
+		lineFile("01KCMEDIA00000000000000007", map[string]any{"type": "sticker", "id": "700000000000000007", "quoteToken": "q7", "packageId": "11537", "stickerId": "52002734",
+			"stickerResourceType": "STATIC", "keywords": []string{"Hello"}}, now),
 	}
 	for i, b := range hooks {
 		if code, body := h.postLine(b); code != http.StatusOK {
 			t.Fatalf("webhook %d: %d %s", i, code, body)
 		}
 	}
-	h.waitDelivered(6, 60*time.Second)
+	h.waitDelivered(7, 60*time.Second)
 	if code, _ := h.postLine(hooks[0]); code != http.StatusOK { // LINE redelivers
 		t.Fatalf("redelivery: %d", code)
 	}
 	h.quiesce(30 * time.Second)
 	bubblesStart(t, h.fake.Delivered(), []string{"image 0: image/jpeg", "file 0: application/pdf", "voice 0: audio/mp4",
-		"image 0: application/pdf", "voice 0: not stored (unavailable)", "video 0: not stored (unavailable)"})
+		"image 0: application/pdf", "voice 0: not stored (unavailable)", "video 0: not stored (unavailable)", "sticker 0: not stored (not_served)"})
 	reasons := h.staged("line:"+lineBot+":"+lineAda, map[string][]byte{
 		"700000000000000001": photo.Body, "700000000000000002": pdf.Body, "700000000000000003": voice.Body, "700000000000000004": pdf.Body,
 	})
-	if reasons["700000000000000005"] != message.ReasonUnavailable || reasons["700000000000000006"] != message.ReasonUnavailable || !failed.Load() {
+	if reasons["700000000000000005"] != message.ReasonUnavailable || reasons["700000000000000006"] != message.ReasonUnavailable ||
+		reasons["11537/52002734"] != message.ReasonNotServed || !failed.Load() {
 		t.Fatalf("reasons %v (the document's first call failed: %v)", reasons, failed.Load())
 	}
 	for _, id := range []string{"700000000000000001", "700000000000000002", "700000000000000003"} {
 		if n := api.ContentDownloads(id); n != 1 {
 			t.Errorf("%s downloaded %d times, want once", id, n)
 		}
+	}
+	if n := api.ContentDownloads("700000000000000007"); n != 0 {
+		t.Errorf("the sticker's content was asked for %d times", n)
 	}
 }
 
@@ -472,11 +479,25 @@ func gcFile(id, text, resource, typ, name string, at time.Time) []byte {
 	return b
 }
 
+// gcDriveFile is Ada's message id sharing the Drive file driveID, with no
+// text.
+func gcDriveFile(id, driveID, typ, name string, at time.Time) []byte {
+	var ev map[string]any
+	_ = json.Unmarshal(fakegooglechat.Message(gcDM, "", fakegooglechat.Ada, id, "", at), &ev)
+	ev["message"].(map[string]any)["attachment"] = []any{map[string]any{
+		"name": gcDM + "/messages/" + id + "/attachments/A1", "contentName": name, "contentType": typ,
+		"driveDataRef": map[string]any{"driveFileId": driveID}, "source": "DRIVE_FILE",
+	}}
+	b, _ := json.Marshal(ev)
+	return b
+}
+
 // TestGoogleChatFilesReachTheAgentAsURLsOfTheirBytes: a photo with a
 // question, a document and a recording uploaded in Google Chat reach the
 // agent as URLs of their exact bytes, fetched with media.download once
 // each, also when a turn is retried and the event redelivered; a file Chat
-// no longer serves and one whose bytes lie reach it as reasons.
+// no longer serves, one whose bytes lie and a Drive file (which the app
+// cannot read) reach it as reasons.
 func TestGoogleChatFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 	t.Parallel()
 	h := start(t, options{})
@@ -500,21 +521,22 @@ func TestGoogleChatFilesReachTheAgentAsURLsOfTheirBytes(t *testing.T) {
 		gcFile("Med03.Med03", "", "Cgc3", "audio/ogg", "note.ogg", now.Add(2*time.Millisecond)),
 		gcFile("Med04.Med04", "", "Cgc4", "image/png", "photo.png", now.Add(3*time.Millisecond)),
 		gcFile("Med05.Med05", "", "Cgc5", "image/jpeg", "gone.jpg", now.Add(4*time.Millisecond)),
+		gcDriveFile("Med06.Med06", "1DriveFileOfAda", "application/vnd.google-apps.document", "itinerary", now.Add(5*time.Millisecond)),
 	}
 	for i, b := range events {
 		if code, body := h.postGoogleChat(b); code != http.StatusOK {
 			t.Fatalf("event %d: %d %s", i, code, body)
 		}
 	}
-	h.waitDelivered(6, 60*time.Second)
+	h.waitDelivered(7, 60*time.Second)
 	if code, _ := h.postGoogleChat(events[0]); code != http.StatusOK {
 		t.Fatalf("redelivery: %d", code)
 	}
 	h.quiesce(30 * time.Second)
 	bubblesStart(t, h.fake.Delivered(), []string{"image 0: image/jpeg", "echo: what plant is this?", "file 0: application/pdf", "audio 0: audio/ogg",
-		"image 0: not stored (type_mismatch)", "image 0: not stored (unavailable)"})
+		"image 0: not stored (type_mismatch)", "image 0: not stored (unavailable)", "file 0: not stored (not_served)"})
 	reasons := h.staged("googlechat:"+fakegooglechat.ProjectNumber+":"+gcDM, map[string][]byte{"Cgc1": photo.Body, "Cgc2": pdf.Body, "Cgc3": voice.Body})
-	if reasons["Cgc4"] != message.ReasonTypeMismatch || reasons["Cgc5"] != message.ReasonUnavailable || !failed.Load() {
+	if reasons["Cgc4"] != message.ReasonTypeMismatch || reasons["Cgc5"] != message.ReasonUnavailable || reasons["1DriveFileOfAda"] != message.ReasonNotServed || !failed.Load() {
 		t.Fatalf("reasons %v (the document's first call failed: %v)", reasons, failed.Load())
 	}
 	for _, id := range []string{"Cgc1", "Cgc2", "Cgc3"} {

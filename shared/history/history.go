@@ -63,10 +63,40 @@ type Entry struct {
 	Answer *Answer `json:"answer,omitempty"`
 	// Reaction is what a reaction entry reported.
 	Reaction *message.Reaction `json:"reaction,omitempty"`
+	// Files are the files the entry carried: a person's attachments, a
+	// media bubble's file (its caption is Text). Described only: a URL
+	// given to an agent expires long before the transcript does.
+	Files []File `json:"files,omitempty"`
 	// Edited is true when the person edited the message since.
 	Edited bool `json:"edited,omitempty"`
 	// Truncated is true when Text was cut to fit the transcript's bound.
 	Truncated bool `json:"truncated,omitempty"`
+}
+
+// File describes a file in the transcript.
+type File struct {
+	// Kind is an attachment's kind (message.AttachmentKind) or a media
+	// bubble's (message.MediaKind).
+	Kind string `json:"kind"`
+	// Name is the file's name, at most MaxFileName bytes.
+	Name string `json:"name,omitempty"`
+	MIME string `json:"mime_type,omitempty"`
+}
+
+// MaxFileName bounds a File's name: the rest is cut, at a character
+// boundary.
+const MaxFileName = 255
+
+// NewFile is a File of kind, name and type, its name bounded.
+func NewFile(kind, name, mime string) File {
+	if len(name) > MaxFileName {
+		n := MaxFileName
+		for n > 0 && !utf8.RuneStart(name[n]) {
+			n--
+		}
+		name = name[:n]
+	}
+	return File{Kind: kind, Name: name, MIME: mime}
 }
 
 // Answer is an answer to one of the agent's questions, as the agent got it

@@ -160,3 +160,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestNewFileBoundsItsNameAtACharacter(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", history.MaxFileName-1) + "é.pdf" // é straddles the bound
+	f := history.NewFile("file", long, "application/pdf")
+	if len(f.Name) != history.MaxFileName-1 || !utf8.ValidString(f.Name) {
+		t.Fatalf("name of %d bytes (valid %v), want %d", len(f.Name), utf8.ValidString(f.Name), history.MaxFileName-1)
+	}
+	if short := history.NewFile("image", "a.png", ""); short.Name != "a.png" || short.Kind != "image" {
+		t.Fatalf("a short name changed: %+v", short)
+	}
+}

@@ -138,7 +138,15 @@ type Stager struct {
 func (s *Stager) Stage(ctx context.Context, ev message.Event, d platform.Downloader) ([]message.Attachment, error) {
 	out := make([]message.Attachment, len(ev.Attachments))
 	for i, a := range ev.Attachments {
+		notServed := a.Reason == message.ReasonNotServed
 		a.Index, a.URL, a.URLExpires, a.SHA256, a.Reason = i, "", nil, "", ""
+		if notServed {
+			// The adapter said at the webhook that nothing serves its bytes:
+			// no download is tried, whatever the deployment's settings.
+			a.Reason = message.ReasonNotServed
+			out[i] = a
+			continue
+		}
 		if s == nil || !s.Config.On() || s.Objects == nil {
 			a.Reason = message.ReasonMediaOff
 			out[i] = a

@@ -167,6 +167,24 @@ func TestStageWithoutMediaOrADownloaderDescribesTheFiles(t *testing.T) {
 	}
 }
 
+// A file the adapter marked as served by nobody is described, never
+// downloaded, stored or given a URL, media on or off.
+func TestStageLeavesAFileNobodyServes(t *testing.T) {
+	t.Parallel()
+	drive := message.Attachment{Kind: message.AttachFile, PlatformID: "drive-1", MIME: "application/pdf", Name: "plan.pdf", Reason: message.ReasonNotServed}
+	d := &files{byID: map[string][]byte{"drive-1": []byte("%PDF-1.4")}}
+	var off *media.Stager
+	for name, s := range map[string]*media.Stager{"on": stager(t, media.Config{}), "off": off} {
+		got, err := s.Stage(t.Context(), event(drive), d)
+		if err != nil || got[0].Reason != message.ReasonNotServed || got[0].URL != "" || got[0].Name != "plan.pdf" || got[0].PlatformID != "drive-1" {
+			t.Fatalf("media %s: %+v, %v", name, got, err)
+		}
+	}
+	if n := d.calls.Load(); n != 0 {
+		t.Fatalf("a file nobody serves was downloaded %d times", n)
+	}
+}
+
 // The store failing is the turn's to retry: no reason is made up.
 func TestStageFailsWhenTheBucketDoesNot(t *testing.T) {
 	t.Parallel()

@@ -85,4 +85,10 @@ const (
 	ReasonUnavailable AttachmentReason = "unavailable"
 	// ReasonNoDownload: the platform's adapter cannot download files yet.
 	ReasonNoDownload AttachmentReason = "not_downloadable"
+	// ReasonNotServed: the platform serves the app no bytes for it — a
+	// file another service holds (a Google Drive file, a Slack external
+	// file, a LINE file from an external provider) or a LINE sticker. Its
+	// adapter says so at the webhook; its kind, name, type and platform id
+	// still tell the agent what the person sent.
+	ReasonNotServed AttachmentReason = "not_served"
 )

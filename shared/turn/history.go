@@ -143,11 +143,15 @@ func bubbles(in intent.Intent) []history.Entry {
 			continue
 		}
 		text := u.Content.Text
+		var files []history.File
 		switch {
 		case u.Content.Prompt != nil:
 			text = u.Content.Prompt.Text
 		case u.Content.React != nil:
 			continue // a reaction is no bubble
+		case u.Content.Media != nil:
+			m := u.Content.Media
+			text, files = m.Caption, []history.File{history.NewFile(string(m.Kind), m.Name, "")}
 		}
 		role := history.RoleAgent
 		if u.Parley {
@@ -155,7 +159,7 @@ func bubbles(in intent.Intent) []history.Entry {
 		}
 		out = append(out, history.Entry{
 			ID: intent.UnitKey(in.ID, u.ID), Role: role, Kind: history.KindBubble, Text: text,
-			MessageIDs: slices.Clone(u.Receipt), TurnID: in.ID, Time: u.SentAt,
+			MessageIDs: slices.Clone(u.Receipt), TurnID: in.ID, Time: u.SentAt, Files: files,
 		})
 	}
 	return out
@@ -175,6 +179,9 @@ func record(hc history.Config, entries []history.Entry, ev message.Event, at tim
 	}
 	if ev.MessageID != "" {
 		e.MessageIDs = []string{ev.MessageID}
+	}
+	for _, a := range ev.Attachments {
+		e.Files = append(e.Files, history.NewFile(string(a.Kind), a.Name, a.MIME))
 	}
 	if answer != nil && ev.Kind != message.KindReaction {
 		e.Answer = &history.Answer{QuestionID: answer.QuestionID, Action: answer.Action, Content: answer.Content}

@@ -121,13 +121,14 @@ func sampleExpectations() map[string]platform.Parsed {
 	return map[string]platform.Parsed{
 		"message-dm.json": one(dmMsg),
 		// Ada uploads a PDF and shares a Drive document, with a question:
-		// the Drive file, which the app cannot read, is left out.
+		// the Drive file, which the app cannot read, is described as such.
 		"file-dm.json": one(message.Event{
 			Platform: message.GoogleChat, Account: testProject, EventID: dmSpace + "/messages/Pdf000000001.Pdf000000001", Kind: message.KindMessage,
 			Thread: dm, Sender: message.Sender{ID: ada, Name: "Ada Lovelace"}, Text: "is this my gate?",
 			MessageID: dmSpace + "/messages/Pdf000000001.Pdf000000001", ChatType: message.ChatPrivate, Time: at("2025-11-29T16:04:00.25Z"),
 			Attachments: []message.Attachment{
 				{Kind: message.AttachFile, MIME: "application/pdf", Name: "boarding-pass.pdf", PlatformID: "ClxzcGFjZXMvZG1BZGEwMDAwMDAxL21lc3NhZ2VzL1BkZjAwMDAwMDAwMS5QZGYwMDAwMDAwMDE"},
+				{Index: 1, Kind: message.AttachFile, MIME: "application/vnd.google-apps.document", Name: "itinerary", PlatformID: "1FakeDriveFileIdForParleyTests0000", Reason: message.ReasonNotServed},
 			},
 		}),
 		"message-space.json":       one(spaceMsg),

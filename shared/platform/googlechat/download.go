@@ -22,18 +22,26 @@ const maxAttachments = 10
 // in a URL's path.
 const maxResourceName = 1024
 
-// attachments describes a message's files uploaded to Chat, each by its
-// resource name (media.download's). A Drive file is left out, as Slack's
-// external files are: the app's token cannot read a person's Drive, and
-// the message's text names it.
+// attachments describes a message's files: one uploaded to Chat by its
+// resource name (media.download's), a Drive file by its Drive id with
+// message.ReasonNotServed, since the app's token cannot read a person's
+// Drive. Anything else (no name to fetch or describe it by) is left out.
 func attachments(files []GoogleChatAttachment) []message.Attachment {
 	var out []message.Attachment
 	for _, f := range files {
-		if f.Source != GoogleChatUploadedContent || f.AttachmentDataRef == nil || f.AttachmentDataRef.ResourceName == "" || len(out) == maxAttachments {
+		if len(out) == maxAttachments {
+			break
+		}
+		a := message.Attachment{Index: len(out), Kind: message.KindOfType(f.ContentType), MIME: f.ContentType, Name: f.ContentName}
+		switch {
+		case f.Source == GoogleChatUploadedContent && f.AttachmentDataRef != nil && f.AttachmentDataRef.ResourceName != "":
+			a.PlatformID = f.AttachmentDataRef.ResourceName
+		case f.Source == GoogleChatDriveFile && f.DriveDataRef != nil && f.DriveDataRef.DriveFileID != "":
+			a.PlatformID, a.Reason = f.DriveDataRef.DriveFileID, message.ReasonNotServed
+		default:
 			continue
 		}
-		out = append(out, message.Attachment{Index: len(out), Kind: message.KindOfType(f.ContentType), MIME: f.ContentType, Name: f.ContentName,
-			PlatformID: f.AttachmentDataRef.ResourceName})
+		out = append(out, a)
 	}
 	return out
 }

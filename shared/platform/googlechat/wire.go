@@ -72,7 +72,13 @@ type GoogleChatAttachment struct {
 	ContentName       string                   `json:"contentName,omitempty"`
 	ContentType       string                   `json:"contentType,omitempty"`
 	AttachmentDataRef *GoogleChatAttachmentRef `json:"attachmentDataRef,omitempty"`
+	DriveDataRef      *GoogleChatDriveRef      `json:"driveDataRef,omitempty"`
 	Source            string                   `json:"source,omitempty"`
+}
+
+// GoogleChatDriveRef names a Drive file shared on a message.
+type GoogleChatDriveRef struct {
+	DriveFileID string `json:"driveFileId,omitempty"`
 }
 
 // GoogleChatAttachmentRef names an uploaded file's bytes for
@@ -81,8 +87,11 @@ type GoogleChatAttachmentRef struct {
 	ResourceName string `json:"resourceName,omitempty"`
 }
 
-// GoogleChatUploadedContent is the source of a file uploaded to Chat.
-const GoogleChatUploadedContent = "UPLOADED_CONTENT"
+// The sources of an attachment: a file uploaded to Chat, a Drive file.
+const (
+	GoogleChatUploadedContent = "UPLOADED_CONTENT"
+	GoogleChatDriveFile       = "DRIVE_FILE"
+)
 
 // GoogleChatCardV2 is a card of a message.
 type GoogleChatCardV2 struct {

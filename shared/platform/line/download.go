@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
@@ -36,14 +38,34 @@ func attachment(m LineMessageContent) message.Attachment {
 	default:
 		a.Kind, a.Name, a.Size = message.AttachFile, m.FileName, max(m.FileSize, 0)
 	}
+	if m.ContentProvider != nil && m.ContentProvider.Type != "" && m.ContentProvider.Type != "line" {
+		// Another service's content (contentProvider "external"): LINE's
+		// content API does not serve it.
+		a.Reason = message.ReasonNotServed
+	}
 	return a
 }
 
-// external reports whether m's content is another service's
-// (contentProvider "external"): LINE does not serve it, and the message
-// carries no file Parley can fetch.
-func external(m LineMessageContent) bool {
-	return m.ContentProvider != nil && m.ContentProvider.Type != "" && m.ContentProvider.Type != "line"
+// maxKeywords and maxKeyword bound the keywords of a sticker kept as its
+// name: at most 10, each at most 100 bytes of valid UTF-8 (others are
+// left out).
+const (
+	maxKeywords = 10
+	maxKeyword  = 100
+)
+
+// sticker describes a sticker: PlatformID "<package id>/<sticker id>", its
+// keywords (LINE's words for what it shows) as its name. LINE serves no
+// sticker's image to a bot, so nothing is fetched.
+func sticker(m LineMessageContent) message.Attachment {
+	var kw []string
+	for _, k := range m.Keywords {
+		if k = strings.TrimSpace(k); k != "" && len(k) <= maxKeyword && utf8.ValidString(k) && len(kw) < maxKeywords {
+			kw = append(kw, k)
+		}
+	}
+	return message.Attachment{Kind: message.AttachSticker, PlatformID: m.PackageID + "/" + m.StickerID,
+		Name: strings.Join(kw, ", "), Reason: message.ReasonNotServed}
 }
 
 // seconds rounds LINE's milliseconds to seconds; 0 for what is no

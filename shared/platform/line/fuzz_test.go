@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeline"
 	"github.com/parleyhq/parley/shared/message"
@@ -78,11 +79,21 @@ func FuzzReceiverParse(f *testing.F) {
 			}
 			switch ev.Kind {
 			case message.KindMessage:
-				if (strings.TrimSpace(ev.Text) == "") == (len(ev.Attachments) == 0) || ev.Press != nil {
+				// Text, or one file; both only for a message sticker.
+				sticker := len(ev.Attachments) == 1 && ev.Attachments[0].Kind == message.AttachSticker
+				if (strings.TrimSpace(ev.Text) == "" && len(ev.Attachments) == 0) || (ev.Text != "" && len(ev.Attachments) > 0 && !sticker) || ev.Press != nil {
 					t.Fatalf("bad message %+v", ev)
 				}
 				for _, a := range ev.Attachments {
-					if !chatID(a.PlatformID) || a.Size < 0 || a.Duration < 0 || a.Index != 0 || a.Kind == "" {
+					id := a.PlatformID
+					if sticker {
+						pkg, st, ok := strings.Cut(id, "/")
+						if !ok || !chatID(pkg) || !chatID(st) || a.Reason != message.ReasonNotServed || len(a.Name) > 10*(maxKeyword+2) || !utf8.ValidString(a.Name) {
+							t.Fatalf("bad sticker %+v", a)
+						}
+						continue
+					}
+					if !chatID(id) || a.Size < 0 || a.Duration < 0 || a.Index != 0 || a.Kind == "" {
 						t.Fatalf("bad attachment %+v", a)
 					}
 				}

@@ -66,19 +66,28 @@ var _ platform.Receiver = (*Receiver)(nil)
 //     (what a reply needs to quote it: LINE quotes by token, not by
 //     message id) and ReplyTo = the quotedMessageId of the message it
 //     quotes, if any.
+//
 //   - An image, video, audio or file message is a KindMessage without text
 //     and with one attachment (attachment): its content the turn fetches
 //     from the content API (Client.Download).
+//
 //   - An unsend is a KindDelete of the message it names (unsend.messageId),
 //     taken only when the deployment asks for edits (PARLEY_EDITS).
+//
 //   - A postback is a KindAnswer with Press{Data: postback.data}; no
 //     MessageID (a quick reply names no message, and is gone once used).
+//
 //   - Each message and postback carries its replyToken in ReplyContext, with
 //     Until = the event's time + ReplyTokenValidity.
 //
-// Dropped with a stable reason: other message types (stickers, locations:
-// "no_text"), a file another service holds (contentProvider "external",
-// which LINE does not serve: "no_text"), a text left empty ("no_text"), a postback without data
+//   - A sticker is a KindMessage with one sticker attachment, described
+//     (its package and sticker ids, its keywords) with
+//     message.ReasonNotServed: LINE serves no sticker's image to a bot. A
+//     file another service holds (contentProvider "external") is
+//     described the same way.
+//
+// Dropped with a stable reason: other message types (locations:
+// "no_text"), a text left empty ("no_text"), a postback without data
 // ("unsupported"), events in standby mode ("standby"),
 // group messages without a user id ("no_sender") and every other event type
 // (follow, unfollow, join, leave, member events, beacons …: "unsupported").
@@ -268,10 +277,14 @@ func (r *Receiver) event(req *platform.Request, bot string, raw json.RawMessage)
 		if !chatID(m.ID) {
 			return message.Event{}, nil, fmt.Errorf("%w: line %s message without its id", platform.ErrMalformed, m.Type)
 		}
-		if external(m) {
-			return ignore(platform.IgnoredNoText)
-		}
 		out.Attachments = []message.Attachment{attachment(m)}
+	case LineMessageSticker:
+		if !chatID(m.ID) || !chatID(m.PackageID) || !chatID(m.StickerID) {
+			return message.Event{}, nil, fmt.Errorf("%w: line sticker message without its ids", platform.ErrMalformed)
+		}
+		// A message sticker's text is what the person wrote on it.
+		text = m.Text
+		out.Attachments = []message.Attachment{sticker(m)}
 	default:
 		return ignore(platform.IgnoredNoText)
 	}

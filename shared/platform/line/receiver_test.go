@@ -122,8 +122,13 @@ func sampleExpectations() map[string]platform.Parsed {
 			adaFile("01KB7ZM1A2B3C4D5E6F7G8H9J2", "583011267045678103", "", "7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f", 1764432252000,
 				message.Attachment{Kind: message.AttachVoice, MIME: "audio/mp4", PlatformID: "583011267045678103", Duration: 4}),
 		}},
-		"sticker.json": {Ignored: []platform.Ignored{{Reason: platform.IgnoredNoText, ID: "01KB7ZG7C8D9E0F1G2H3J4K5M6"}}},
-		"follow.json":  {Ignored: []platform.Ignored{{Reason: platform.IgnoredUnsupported, ID: "01KB7ZH8N9P0Q1R2S3T4V5W6X7"}}},
+		// A sticker: described, never fetched (LINE serves bots no
+		// sticker image).
+		"sticker.json": {Events: []message.Event{
+			adaFile("01KB7ZG7C8D9E0F1G2H3J4K5M6", "583011267045678006", "Tb4dE5fG6hI7jK8lM9nO0pQ1-Ada4", "4e5f60718293a4b5c6d7e8f90a1b2c3d", 1764432240000,
+				message.Attachment{Kind: message.AttachSticker, PlatformID: "11537/52002734", Name: "Hello, greeting", Reason: message.ReasonNotServed}),
+		}},
+		"follow.json": {Ignored: []platform.Ignored{{Reason: platform.IgnoredUnsupported, ID: "01KB7ZH8N9P0Q1R2S3T4V5W6X7"}}},
 	}
 }
 
@@ -220,6 +225,7 @@ func TestParse(t *testing.T) {
 		}}}
 	}
 	noQuote := func(p platform.Parsed) platform.Parsed { p.Events[0].QuoteToken = ""; return p }
+	withText := func(p platform.Parsed, text string) platform.Parsed { p.Events[0].Text = text; return p }
 	room := `{"type":"room","roomId":"R200000000000000000000000000000f1","userId":"` + grace + `"}`
 	cases := []struct {
 		name string
@@ -228,7 +234,10 @@ func TestParse(t *testing.T) {
 		err  error
 	}{
 		{"Image", text(adaSrc, `{"type":"image","id":"1","quoteToken":"q","contentProvider":{"type":"line"},"imageSet":{"id":"s","index":1,"total":2}}`), file(message.Attachment{Kind: message.AttachImage, PlatformID: "1"}), nil},
-		{"ImageElsewhere", text(adaSrc, `{"type":"image","id":"1","quoteToken":"q","contentProvider":{"type":"external","originalContentUrl":"https://example.com/a.jpg"}}`), ignored(platform.IgnoredNoText), nil},
+		{"ImageElsewhere", text(adaSrc, `{"type":"image","id":"1","quoteToken":"q","contentProvider":{"type":"external","originalContentUrl":"https://example.com/a.jpg"}}`), file(message.Attachment{Kind: message.AttachImage, PlatformID: "1", Reason: message.ReasonNotServed}), nil},
+		{"MessageSticker", text(adaSrc, `{"type":"sticker","id":"1","quoteToken":"q","packageId":"789","stickerId":"10855","stickerResourceType":"MESSAGE","keywords":["hi"],"text":"see you at 8"}`),
+			withText(file(message.Attachment{Kind: message.AttachSticker, PlatformID: "789/10855", Name: "hi", Reason: message.ReasonNotServed}), "see you at 8"), nil},
+		{"StickerWithoutIDs", text(adaSrc, `{"type":"sticker","id":"1","quoteToken":"q","packageId":"789"}`), platform.Parsed{}, platform.ErrMalformed},
 		{"Video", text(adaSrc, `{"type":"video","id":"1","quoteToken":"q","duration":60499,"contentProvider":{"type":"line"}}`), file(message.Attachment{Kind: message.AttachVideo, PlatformID: "1", Duration: 60}), nil},
 		{"VoiceNote", text(adaSrc, `{"type":"audio","id":"1","duration":4500,"contentProvider":{"type":"line"}}`), noQuote(file(message.Attachment{Kind: message.AttachVoice, MIME: "audio/mp4", PlatformID: "1", Duration: 5})), nil},
 		{"File", text(adaSrc, `{"type":"file","id":"1","fileName":"pass.pdf","fileSize":48213}`), noQuote(file(message.Attachment{Kind: message.AttachFile, PlatformID: "1", Name: "pass.pdf", Size: 48213})), nil},

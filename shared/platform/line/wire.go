@@ -71,7 +71,8 @@ type LineDeliveryContext struct {
 }
 
 // LineMessageContent is a message event's message. Only text messages carry
-// Text and Mention; a file message FileName and FileSize; a video or an
+// Text and Mention (a message sticker Text too); a sticker its ids and
+// Keywords; a file message FileName and FileSize; a video or an
 // audio Duration (milliseconds); an image, a video or an audio its
 // ContentProvider.
 type LineMessageContent struct {
@@ -85,15 +86,20 @@ type LineMessageContent struct {
 	FileSize        int64                `json:"fileSize"`
 	Duration        int64                `json:"duration"`
 	ContentProvider *LineContentProvider `json:"contentProvider"`
+	// PackageID, StickerID and Keywords name a sticker.
+	PackageID string   `json:"packageId"`
+	StickerID string   `json:"stickerId"`
+	Keywords  []string `json:"keywords"`
 }
 
 // Message types (LineMessageContent.Type) Parley reads.
 const (
-	LineMessageText  = "text"
-	LineMessageImage = "image"
-	LineMessageVideo = "video"
-	LineMessageAudio = "audio"
-	LineMessageFile  = "file"
+	LineMessageText    = "text"
+	LineMessageImage   = "image"
+	LineMessageVideo   = "video"
+	LineMessageAudio   = "audio"
+	LineMessageFile    = "file"
+	LineMessageSticker = "sticker"
 )
 
 // LineContentProvider says where a message's content is: "line" (the

@@ -539,17 +539,27 @@ func (r *Receiver) Validate() error {
 	return nil
 }
 
-// attachments are the files a message shares that Slack hosts: a file
-// deleted (tombstone), external (a link to elsewhere) or hidden by the
-// workspace's plan has no bytes to fetch, and is left out.
+// attachments are the files a message shares: those Slack hosts, and
+// external ones (a link to a file another service holds, which Slack
+// serves no bytes for) described with message.ReasonNotServed. A file
+// deleted (tombstone) or hidden by the workspace's plan is left out: there
+// is nothing to fetch or to describe.
 func attachments(files []SlackFile) []message.Attachment {
 	var out []message.Attachment
 	for _, f := range files {
-		if f.ID == "" || (f.Mode != "" && f.Mode != "hosted" && f.Mode != "snippet" && f.Mode != "post") {
+		var reason message.AttachmentReason
+		switch f.Mode {
+		case "", "hosted", "snippet", "post":
+		case "external":
+			reason = message.ReasonNotServed
+		default:
+			continue
+		}
+		if f.ID == "" {
 			continue
 		}
 		a := message.Attachment{Index: len(out), Kind: fileKind(f), MIME: f.Mimetype, Size: f.Size, Name: f.Name, PlatformID: f.ID,
-			Width: max(f.OriginalW, 0), Height: max(f.OriginalH, 0), Duration: max(f.DurationMS/1000, 0)}
+			Width: max(f.OriginalW, 0), Height: max(f.OriginalH, 0), Duration: max(f.DurationMS/1000, 0), Reason: reason}
 		out = append(out, a)
 	}
 	return out
