@@ -52,7 +52,7 @@ func (c Channel) sendLink(ctx context.Context, m message.Outgoing, f platform.Me
 	caps := c.Capabilities
 	texts := []string{f.URL}
 	if f.Caption != "" {
-		texts = []string{f.Caption + "\n" + f.URL}
+		texts = []string{f.LinkText()}
 		if caps.TextLimit > 0 && caps.Counting.Len(texts[0]) > caps.TextLimit {
 			texts = append(split.Text(f.Caption, caps), f.URL)
 		}

@@ -46,6 +46,15 @@ type MediaFile struct {
 	Fetch func(ctx context.Context, max int64) (Fetched, error)
 }
 
+// LinkText is f as one text message where a platform cannot send it
+// natively: its caption, then its link, or the link alone.
+func (f MediaFile) LinkText() string {
+	if f.Caption == "" {
+		return f.URL
+	}
+	return f.Caption + "\n" + f.URL
+}
+
 // FileOf is m's file as far as the bubble says it: its kind, name,
 // caption, the agent's own URL (none for an upload) and what the agent
 // stated of it. The caller adds where an upload is and how to read it.

@@ -60,11 +60,7 @@ func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.M
 	}
 	media, ok := mediaMessage(f)
 	if !ok {
-		text := f.URL
-		if f.Caption != "" {
-			text = f.Caption + "\n" + f.URL
-		}
-		m.Content = message.Text(text)
+		m.Content = message.Text(f.LinkText())
 		return c.Send(ctx, m)
 	}
 	msgs := []LineTextMessage{media}

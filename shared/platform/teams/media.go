@@ -53,11 +53,7 @@ func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.M
 	}
 	typ := imageType(f)
 	if f.Kind != message.MediaImage || typ == "" {
-		text := f.URL
-		if f.Caption != "" {
-			text = f.Caption + "\n" + f.URL
-		}
-		m.Content = message.Text(text)
+		m.Content = message.Text(f.LinkText())
 		return c.Send(ctx, m)
 	}
 	act := TeamsActivity{Type: TeamsActivityMessage, Attachments: []TeamsAttachment{{ContentType: typ, ContentURL: f.URL, Name: f.Name}}}
