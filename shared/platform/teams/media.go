@@ -17,10 +17,6 @@ import (
 // (https://learn.microsoft.com/microsoftteams/platform/bots/build-conversational-capability).
 const MaxImage = 1 << 20
 
-// imageTypes are the picture types Teams shows, by a URL's extension where
-// Parley does not know the type (an agent's own URL).
-var imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif"}
-
 var _ platform.MediaSender = (*Client)(nil)
 
 // MediaLimit: Teams shows an image sent as an attachment by URL. Every
@@ -88,5 +84,15 @@ func imageType(f platform.MediaFile) string {
 	if err != nil {
 		return ""
 	}
-	return imageTypes[strings.ToLower(path.Ext(u.Path))]
+	// The picture types Teams shows, by the extension, where Parley does
+	// not know the type (an agent's own URL).
+	switch strings.ToLower(path.Ext(u.Path)) {
+	case ".png":
+		return "image/png"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".gif":
+		return "image/gif"
+	}
+	return ""
 }
