@@ -29,7 +29,7 @@ func (c Channel) sendMedia(ctx context.Context, m message.Outgoing, md message.M
 			return message.Receipt{}, err
 		}
 	case md.URL != "":
-		f = platform.MediaFile{Kind: md.Kind, Name: md.Name, Caption: md.Caption, URL: md.URL}
+		f = platform.FileOf(md)
 	default:
 		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "media_off: an upload_id needs the media bucket (PARLEY_MEDIA_BUCKET)"}
 	}
@@ -52,7 +52,7 @@ func (c Channel) sendLink(ctx context.Context, m message.Outgoing, f platform.Me
 	caps := c.Capabilities
 	texts := []string{f.URL}
 	if f.Caption != "" {
-		texts = []string{f.Caption + "\n" + f.URL}
+		texts = []string{f.LinkText()}
 		if caps.TextLimit > 0 && caps.Counting.Len(texts[0]) > caps.TextLimit {
 			texts = append(split.Text(f.Caption, caps), f.URL)
 		}

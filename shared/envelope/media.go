@@ -8,8 +8,8 @@ import (
 )
 
 // ReasonBadMedia: a bubble's "media" is invalid: an unknown kind, neither
-// or both of url and upload_id, a url that is not https, a bad name or a
-// blank caption.
+// or both of url and upload_id, a url or preview_url that is not https, a
+// bad name, a duration_ms out of range, or a member its kind does not take.
 const ReasonBadMedia Reason = "bad_media"
 
 // validateMedia reads a bubble's "media" object.
@@ -17,7 +17,7 @@ func validateMedia(n *jsonscan.Node, path string) (*message.Media, *ParseError) 
 	if n.Kind != jsonscan.Object {
 		return nil, wrongType(n, path, jsonscan.Object)
 	}
-	if pe := allowKeys(n, path, "kind", "url", "upload_id", "name", "caption"); pe != nil {
+	if pe := allowKeys(n, path, "kind", "url", "upload_id", "name", "caption", "duration_ms", "preview_url"); pe != nil {
 		return nil, pe
 	}
 	kind, pe := requiredString(n, path, "kind")
@@ -72,7 +72,42 @@ func validateMedia(n *jsonscan.Node, path string) (*message.Media, *ParseError) 
 		}
 		m.Caption = c.Str
 	}
+	if pe := mediaExtras(n, path, m); pe != nil {
+		return nil, pe
+	}
 	return m, nil
+}
+
+// mediaExtras reads the optional members a platform may need to send a
+// file natively (LINE: an audio's duration, a video's preview image), each
+// only on a kind that has it.
+func mediaExtras(n *jsonscan.Node, path string, m *message.Media) *ParseError {
+	if d := n.Get("duration_ms"); d != nil {
+		if d.Kind != jsonscan.Number {
+			return wrongType(d, path+".duration_ms", jsonscan.Number)
+		}
+		if !m.Kind.TakesDuration() {
+			return perr(ReasonBadMedia, path+".duration_ms", d.Off, "duration_ms is for audio, voice and video")
+		}
+		v, ok := intValue(d)
+		if !ok || v < 1 || v > message.MaxMediaDurationMS {
+			return perr(ReasonBadMedia, path+".duration_ms", d.Off, "duration_ms must be an integer from 1 to 86400000")
+		}
+		m.DurationMS = v
+	}
+	if p := n.Get("preview_url"); p != nil {
+		if p.Kind != jsonscan.String {
+			return wrongType(p, path+".preview_url", jsonscan.String)
+		}
+		if !m.Kind.TakesPreview() {
+			return perr(ReasonBadMedia, path+".preview_url", p.Off, "preview_url is for image and video")
+		}
+		if detail := message.CheckMediaURL(p.Str); detail != "" {
+			return perr(ReasonBadMedia, path+".preview_url", p.Off, "preview_"+detail)
+		}
+		m.PreviewURL = p.Str
+	}
+	return nil
 }
 
 // shown is what people read of a bubble: its text, or its media's caption.

@@ -35,6 +35,14 @@ func TestMediaRefusals(t *testing.T) {
 		{`{"kind":"file","url":"https://example.com/a","caption":"  "}`, "blank_text", "messages[0].media.caption"},
 		{`{"kind":"file","url":"https://example.com/a","size":3}`, "unknown_field", "messages[0].media.size"},
 		{`"https://example.com/a"`, "wrong_type", "messages[0].media"},
+		{`{"kind":"audio","url":"https://example.com/a.m4a","duration_ms":0}`, "bad_media", "messages[0].media.duration_ms"},
+		{`{"kind":"audio","url":"https://example.com/a.m4a","duration_ms":1.5}`, "bad_media", "messages[0].media.duration_ms"},
+		{`{"kind":"audio","url":"https://example.com/a.m4a","duration_ms":86400001}`, "bad_media", "messages[0].media.duration_ms"},
+		{`{"kind":"audio","url":"https://example.com/a.m4a","duration_ms":"3000"}`, "wrong_type", "messages[0].media.duration_ms"},
+		{`{"kind":"image","url":"https://example.com/a.png","duration_ms":3000}`, "bad_media", "messages[0].media.duration_ms"},
+		{`{"kind":"video","url":"https://example.com/a.mp4","preview_url":"http://example.com/a.jpg"}`, "bad_media", "messages[0].media.preview_url"},
+		{`{"kind":"video","url":"https://example.com/a.mp4","preview_url":7}`, "wrong_type", "messages[0].media.preview_url"},
+		{`{"kind":"voice","url":"https://example.com/a.m4a","preview_url":"https://example.com/a.jpg"}`, "bad_media", "messages[0].media.preview_url"},
 	}
 	for _, c := range cases {
 		_, err := Parse(mediaEnvelope(c.media))
@@ -62,5 +70,22 @@ func TestMediaCaptionCountsAgainstTheBubbleLimit(t *testing.T) {
 	c := plan.Units[0].Content()
 	if c.Kind() != message.ContentMedia || c.Media.Caption != strings.Repeat("é", 30) || c.Media.URL != "https://example.com/a.png" {
 		t.Fatalf("content = %+v", c.Media)
+	}
+}
+
+// TestMediaDurationAndPreview: the members LINE needs for native audio and
+// video are read onto the unit's media, and kept through its content.
+func TestMediaDurationAndPreview(t *testing.T) {
+	t.Parallel()
+	env := []byte(`{"schema":"openab.turn.v1","messages":[` +
+		`{"id":"a","media":{"kind":"voice","url":"https://example.com/n.m4a","duration_ms":4200}},` +
+		`{"id":"v","media":{"kind":"video","upload_id":"0123456789abcdef0123456789abcdef","duration_ms":6e4,"preview_url":"https://example.com/v.jpg"}}]}`)
+	plan, err := Build(Reply{Body: env}, Config{}, message.Capabilities{TextLimit: 100})
+	if err != nil || len(plan.Units) != 2 {
+		t.Fatalf("Build = %+v, %v", plan, err)
+	}
+	a, v := plan.Units[0].Content().Media, plan.Units[1].Content().Media
+	if a.DurationMS != 4200 || a.PreviewURL != "" || v.DurationMS != 60000 || v.PreviewURL != "https://example.com/v.jpg" {
+		t.Fatalf("media = %+v, %+v", a, v)
 	}
 }

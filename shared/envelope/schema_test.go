@@ -69,6 +69,8 @@ var semanticOnly = []semanticRule{
 	{reason: envelope.ReasonBadAsk, detail: "minItems is over the number of options", why: "comparing a member with an array's length is not expressible"},
 	{reason: envelope.ReasonBadAsk, detail: "default is not one of the options", why: "a default depends on the field's own options"},
 	{reason: envelope.ReasonBadAsk, detail: "default holds a value that is not an option", why: "a default depends on the field's own options"},
+	{reason: envelope.ReasonBadMedia, detail: "duration_ms is for audio, voice and video", why: "tying a member to another's value needs if/then or dependentSchemas, outside the tool subset"},
+	{reason: envelope.ReasonBadMedia, detail: "preview_url is for image and video", why: "tying a member to another's value needs if/then or dependentSchemas, outside the tool subset"},
 }
 
 func semanticReason(pe *envelope.ParseError) string {

@@ -96,9 +96,8 @@ type Outbound struct {
 
 // Open answers m's file. Its errors are *message.SendError values.
 func (o *Outbound) Open(ctx context.Context, m message.Media) (platform.MediaFile, error) {
-	f := platform.MediaFile{Kind: m.Kind, Name: m.Name, Caption: m.Caption}
+	f := platform.FileOf(m)
 	if m.URL != "" {
-		f.URL = m.URL
 		f.Fetch = func(ctx context.Context, max int64) (platform.Fetched, error) { return o.fetchURL(ctx, m.URL, max) }
 		return f, nil
 	}

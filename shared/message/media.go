@@ -49,6 +49,14 @@ type Media struct {
 	// Caption is text shown with the file (a second message where the
 	// platform has no caption, or where it is over the caption's limit).
 	Caption string `json:"caption,omitempty"`
+	// DurationMS is an audio's, a voice note's or a video's length in
+	// milliseconds, as the agent states it; 0 when not given. LINE's audio
+	// message needs it: without it, LINE gets a link.
+	DurationMS int64 `json:"duration_ms,omitempty"`
+	// PreviewURL is an https URL of a JPEG or PNG image standing for a
+	// video (or a smaller copy of an image); "" when not given. LINE's video
+	// message needs it: without it, LINE gets a link.
+	PreviewURL string `json:"preview_url,omitempty"`
 }
 
 // Limits of a Media's members.
@@ -57,7 +65,22 @@ const (
 	MaxMediaName = 255  // bytes
 	// UploadIDLen is the length of an upload id: 32 lowercase hex digits.
 	UploadIDLen = 32
+	// MaxMediaDurationMS bounds DurationMS: a day, far above any file a
+	// chat takes, and small enough that no platform's integer overflows.
+	MaxMediaDurationMS = 24 * 60 * 60 * 1000
 )
+
+// TakesDuration reports whether a file of kind k has a length (audio, a
+// voice note, video), so that Media.DurationMS may be given.
+func (k MediaKind) TakesDuration() bool {
+	return k == MediaAudio || k == MediaVoice || k == MediaVideo
+}
+
+// TakesPreview reports whether a file of kind k can be shown by a preview
+// image (an image, a video), so that Media.PreviewURL may be given.
+func (k MediaKind) TakesPreview() bool {
+	return k == MediaImage || k == MediaVideo
+}
 
 // ValidUploadID reports whether s has the form POST /media issues.
 func ValidUploadID(s string) bool {

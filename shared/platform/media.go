@@ -36,10 +36,30 @@ type MediaFile struct {
 	// Size and MIME are known for an upload (0 and "" for a URL).
 	Size int64
 	MIME string
+	// DurationMS and PreviewURL are what the agent stated of the file
+	// (message.Media), 0 and "" when it did not.
+	DurationMS int64
+	PreviewURL string
 	// Fetch reads the bytes, at most max: an upload from the bucket, an
 	// agent's URL through shared/urlfetch (HTTPS, public addresses only,
 	// bounded). Its errors are *message.SendError values saying why.
 	Fetch func(ctx context.Context, max int64) (Fetched, error)
+}
+
+// LinkText is f as one text message where a platform cannot send it
+// natively: its caption, then its link, or the link alone.
+func (f MediaFile) LinkText() string {
+	if f.Caption == "" {
+		return f.URL
+	}
+	return f.Caption + "\n" + f.URL
+}
+
+// FileOf is m's file as far as the bubble says it: its kind, name,
+// caption, the agent's own URL (none for an upload) and what the agent
+// stated of it. The caller adds where an upload is and how to read it.
+func FileOf(m message.Media) MediaFile {
+	return MediaFile{Kind: m.Kind, Name: m.Name, Caption: m.Caption, URL: m.URL, DurationMS: m.DurationMS, PreviewURL: m.PreviewURL}
 }
 
 // Fetched is a file's bytes and their type, sniffed.

@@ -448,10 +448,7 @@ func delivery(chat string, msgs []textMessage, in map[string]json.RawMessage) fa
 	texts := make([]string, len(msgs))
 	var controls []fakeapi.Control
 	for i, m := range msgs {
-		texts[i] = m.Text
-		if m.Type == "image" {
-			texts[i] = ImageText(m.OriginalContentURL)
-		}
+		texts[i] = recorded(m)
 		if m.QuickReply == nil {
 			continue
 		}
@@ -471,9 +468,11 @@ type textMessage struct {
 	Type       string `json:"type"`
 	Text       string `json:"text"`
 	QuoteToken string `json:"quoteToken"`
-	// An image message's URLs (media.go).
+	// An image's, an audio's or a video's URLs, and an audio's duration
+	// (media.go).
 	OriginalContentURL string `json:"originalContentUrl"`
 	PreviewImageURL    string `json:"previewImageUrl"`
+	Duration           *int64 `json:"duration"`
 	QuickReply         *struct {
 		Items []struct {
 			Type   string `json:"type"`
@@ -501,8 +500,8 @@ type detail struct {
 }
 
 // validMessages checks the messages argument as the Messaging API does,
-// for the text and image messages Parley sends (the fake refuses other
-// types).
+// for the text, image, audio and video messages Parley sends (the fake
+// refuses other types).
 func validMessages(in map[string]json.RawMessage) ([]textMessage, []detail) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(in["messages"], &raw); err != nil || len(raw) < 1 || len(raw) > MaxMessages {
@@ -519,12 +518,12 @@ func validMessages(in map[string]json.RawMessage) ([]textMessage, []detail) {
 			continue
 		}
 		switch {
-		case m.Type == "image":
-			for _, d := range validImage(m, p) {
+		case m.Type == "image" || m.Type == "audio" || m.Type == "video":
+			for _, d := range validMedia(m, p) {
 				add(d.Message, d.Property)
 			}
 		case m.Type != "text":
-			add("the fake takes text and image messages only", p+".type")
+			add("the fake takes text, image, audio and video messages only", p+".type")
 		case m.Text == "":
 			add("must be specified", p+".text")
 		case utf16Len(m.Text) > TextLimit:

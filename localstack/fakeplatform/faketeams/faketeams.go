@@ -287,6 +287,7 @@ type activity struct {
 	ReplyToID   string `json:"replyToId"`
 	Attachments []struct {
 		ContentType string          `json:"contentType"`
+		ContentURL  string          `json:"contentUrl"`
 		Content     json.RawMessage `json:"content"`
 	} `json:"attachments"`
 	Entities []json.RawMessage `json:"entities"`
@@ -335,6 +336,8 @@ func validActivity(w http.ResponseWriter, body []byte, act activity) bool {
 		connectorError(w, http.StatusBadRequest, "BadArgument", "The message has no text and no attachments.")
 	case len(utf16.Encode([]rune(string(body))))*2 > MaxPayload:
 		connectorError(w, http.StatusRequestEntityTooLarge, "MessageSizeTooBig", "The message size exceeds the limit.")
+	case !validPictures(act):
+		connectorError(w, http.StatusBadRequest, "BadArgument", "An image attachment needs an https contentUrl.")
 	default:
 		return true
 	}
@@ -349,6 +352,10 @@ func textOf(act activity) string {
 	}
 	var parts []string
 	for _, at := range act.Attachments {
+		if picture(at.ContentType) {
+			parts = append(parts, ImageText(at.ContentURL))
+			continue
+		}
 		var card struct {
 			Body []struct {
 				Type    string `json:"type"`

@@ -1,49 +1,69 @@
 package line
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
 )
 
-// MaxImage is the largest image LINE takes (10 MB).
-const MaxImage = 10 << 20
+// The largest files LINE takes by URL: an image 10 MB, an audio or a video
+// 200 MB (https://developers.line.biz/en/reference/messaging-api/#image-message).
+const (
+	MaxImage = 10 << 20
+	MaxAudio = 200 << 20
+	MaxVideo = 200 << 20
+)
+
+// The types LINE plays, for an upload, whose type Parley knows: an image
+// JPEG or PNG, an audio M4A or MP3, a video MP4. An agent's own URL is
+// taken as the agent says it is: LINE fetches it, not Parley.
+var (
+	imageTypes = []string{"image/jpeg", "image/png"}
+	audioTypes = []string{"audio/mp4", "audio/x-m4a", "audio/m4a", "audio/mpeg", "audio/mp3"}
+	videoTypes = []string{"video/mp4"}
+)
 
 var _ platform.MediaSender = (*Client)(nil)
 
-// MediaLimit: LINE sends images natively. Its audio needs the file's
-// duration and its video a preview image, which Parley does not know, and
-// a bot has no file message: those kinds go as links.
+// MediaLimit: LINE has image, audio and video messages, by URL; a bot has
+// no file message, so a file goes as a link. A voice note is an audio
+// message (LINE has no other voice message).
 func (c *Client) MediaLimit(k message.MediaKind) int64 {
-	if k == message.MediaImage {
+	switch k {
+	case message.MediaImage:
 		return MaxImage
+	case message.MediaAudio, message.MediaVoice:
+		return MaxAudio
+	case message.MediaVideo:
+		return MaxVideo
 	}
 	return 0
 }
 
-// SendMedia sends an image message by URL (LINE fetches it: the agent's URL,
-// or an upload's presigned GET), the same URL as its preview, and its
-// caption as a text message in the same call, so the two are posted
-// together or not at all: with the reply token while it is fresh (the
-// reply's first bubble), pushed with the unit's retry key otherwise. An
-// upload that is not JPEG or PNG, which LINE cannot show, goes as a link
-// instead. Failures are classified like Send's.
+// SendMedia sends an image, audio or video message by URL (LINE fetches
+// it: the agent's URL, or an upload's presigned GET), and its caption as a
+// text message in the same call, so the two are posted together or not at
+// all: with the reply token while it is fresh (the reply's first bubble),
+// pushed with the unit's retry key otherwise. A file LINE cannot take that
+// way goes as its caption and link in one text message instead: an audio
+// whose duration the agent did not give (LINE requires it; Parley does not
+// decode audio to measure it), a video without a preview image, or an
+// upload of a type LINE does not play. Failures are classified like Send's.
 func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.MediaFile) (message.Receipt, error) {
 	if err := platform.CheckThread(c.BotUserID, m.Thread); err != nil {
-		return message.Receipt{}, fmt.Errorf("line send image: %w", err)
+		return message.Receipt{}, fmt.Errorf("line send media: %w", err)
 	}
-	if f.Kind != message.MediaImage || f.Upload && f.MIME != "image/jpeg" && f.MIME != "image/png" {
-		text := f.URL
-		if f.Caption != "" {
-			text = f.Caption + "\n" + f.URL
-		}
-		m.Content = message.Text(text)
+	media, ok := mediaMessage(f)
+	if !ok {
+		m.Content = message.Text(f.LinkText())
 		return c.Send(ctx, m)
 	}
-	msgs := []LineTextMessage{{Type: "image", OriginalContentURL: f.URL, PreviewImageURL: f.URL}}
+	msgs := []LineTextMessage{media}
 	if f.Caption != "" {
 		msgs = append(msgs, textMessage(f.Caption, ""))
 	}
@@ -57,4 +77,27 @@ func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.M
 		}
 	}
 	return c.pushAll(ctx, m.Thread.Chat, msgs, m.IdempotencyKey)
+}
+
+// mediaMessage lays f out as LINE's message of its kind; ok is false when
+// LINE cannot take it natively (see SendMedia).
+func mediaMessage(f platform.MediaFile) (_ LineTextMessage, ok bool) {
+	plays := func(types []string) bool { return !f.Upload || slices.Contains(types, f.MIME) }
+	switch f.Kind {
+	case message.MediaImage:
+		if plays(imageTypes) {
+			// The preview the agent gave, else the image itself (LINE
+			// scales it).
+			return LineTextMessage{Type: LineMessageImage, OriginalContentURL: f.URL, PreviewImageURL: cmp.Or(f.PreviewURL, f.URL)}, true
+		}
+	case message.MediaAudio, message.MediaVoice:
+		if f.DurationMS > 0 && plays(audioTypes) {
+			return LineTextMessage{Type: LineMessageAudio, OriginalContentURL: f.URL, Duration: f.DurationMS}, true
+		}
+	case message.MediaVideo:
+		if f.PreviewURL != "" && plays(videoTypes) {
+			return LineTextMessage{Type: LineMessageVideo, OriginalContentURL: f.URL, PreviewImageURL: f.PreviewURL}, true
+		}
+	}
+	return LineTextMessage{}, false
 }

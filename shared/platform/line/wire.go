@@ -145,16 +145,20 @@ type LinePushRequest struct {
 // LineTextMessage is a message object Parley sends: type "text", which LINE
 // renders as written (no markup, no mention parsing; "textV2" would
 // substitute {placeholders}, and "emojis" would turn $ into LINE emoji), or
-// type "image" (a media bubble), which has its URLs and no text.
+// type "image", "audio" or "video" (a media bubble), which has its URLs and
+// no text.
 type LineTextMessage struct {
 	Type string `json:"type"`
 	Text string `json:"text,omitempty"`
-	// OriginalContentURL and PreviewImageURL are an image's (HTTPS, JPEG or
-	// PNG, LINE fetches them).
-	OriginalContentURL string          `json:"originalContentUrl,omitempty"`
-	PreviewImageURL    string          `json:"previewImageUrl,omitempty"`
-	QuoteToken         string          `json:"quoteToken,omitempty"`
-	QuickReply         *LineQuickReply `json:"quickReply,omitempty"`
+	// OriginalContentURL is an image's, an audio's or a video's; an image
+	// and a video have a PreviewImageURL too (HTTPS, JPEG or PNG). LINE
+	// fetches them.
+	OriginalContentURL string `json:"originalContentUrl,omitempty"`
+	PreviewImageURL    string `json:"previewImageUrl,omitempty"`
+	// Duration is an audio's length in milliseconds, which LINE requires.
+	Duration   int64           `json:"duration,omitempty"`
+	QuoteToken string          `json:"quoteToken,omitempty"`
+	QuickReply *LineQuickReply `json:"quickReply,omitempty"`
 }
 
 // LineQuickReply holds the buttons shown under a message (at most 13).

@@ -39,7 +39,7 @@ func (c *Client) MediaLimit(k message.MediaKind) int64 {
 // there. Failures are classified like Send's.
 func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.MediaFile) (message.Receipt, error) {
 	if c.windowClosed(m) {
-		m.Content = message.Text(linkText(f))
+		m.Content = message.Text(f.LinkText())
 		return c.Send(ctx, m)
 	}
 	link := &WhatsAppMediaLink{Link: f.URL}
@@ -91,12 +91,4 @@ func (c *Client) windowClosed(m message.Outgoing) bool {
 		now = c.Now
 	}
 	return !rc.Fresh(now(), WindowMargin)
-}
-
-// linkText is a file as text: its caption, then its link.
-func linkText(f platform.MediaFile) string {
-	if f.Caption == "" {
-		return f.URL
-	}
-	return f.Caption + "\n" + f.URL
 }
