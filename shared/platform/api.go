@@ -54,6 +54,17 @@ func (a API) PostJSON(ctx context.Context, path string, header http.Header, args
 
 // SendJSON is PostJSON with another method (Discord edits with PATCH).
 func (a API) SendJSON(ctx context.Context, method, path string, header http.Header, args any) (*Response, error) {
+	body, err := json.Marshal(args)
+	if err != nil {
+		return nil, &message.SendError{Class: message.FailInvalidPayload, Reason: "arguments do not encode", Err: err}
+	}
+	return a.send(ctx, method, path, header, "application/json", body)
+}
+
+// send sends body of type typ (unless header sets Content-Type) with method
+// to path below the API's root: SendJSON's, SendForm's and PostValues'
+// refusals before anything is sent, and Do's answer.
+func (a API) send(ctx context.Context, method, path string, header http.Header, typ string, body []byte) (*Response, error) {
 	if a.Token == "" {
 		return nil, &message.SendError{Class: message.FailAuth, Reason: "no bot token configured"}
 	}
@@ -62,16 +73,12 @@ func (a API) SendJSON(ctx context.Context, method, path string, header http.Head
 		// The root alone is safe to name; a full URL may hold the token.
 		return nil, &message.SendError{Class: message.FailAuth, Reason: "invalid " + a.Name + " base URL " + strconv.Quote(base)}
 	}
-	body, err := json.Marshal(args)
-	if err != nil {
-		return nil, &message.SendError{Class: message.FailInvalidPayload, Reason: "arguments do not encode", Err: err}
-	}
 	req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(body))
 	if err != nil {
 		// err quotes the URL, and with it a token in the path: dropped.
 		return nil, &message.SendError{Class: message.FailAuth, Reason: "the " + a.Name + " URL does not parse with this token"}
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", typ)
 	for k, v := range header {
 		req.Header[k] = v
 	}

@@ -1,7 +1,11 @@
 package platform
 
 import (
+	"cmp"
 	"context"
+	"mime"
+	"net/url"
+	"path"
 
 	"github.com/parleyhq/parley/shared/message"
 )
@@ -66,4 +70,44 @@ func FileOf(m message.Media) MediaFile {
 type Fetched struct {
 	Bytes []byte
 	MIME  string
+}
+
+// FileName is the name a file's bytes go by: the agent's name, else the
+// last segment of the agent's URL, else the kind ("image"); with an
+// extension for typ (the bytes' type) added when it has none, since
+// platforms tell a picture or a clip to show inline by its name
+// (Discord), and a person saves it by it.
+func (f MediaFile) FileName(typ string) string {
+	name := f.Name
+	if u, err := url.Parse(f.URL); name == "" && err == nil && !f.Upload {
+		if b := path.Base(u.Path); b != "" && b != "/" && b != "." {
+			name = b
+		}
+	}
+	name = cmp.Or(name, string(f.Kind))
+	if path.Ext(name) == "" {
+		name += extension(typ)
+	}
+	return name
+}
+
+// extension is the usual file extension of a media type, "" for one
+// Parley does not know.
+func extension(typ string) string {
+	switch typ {
+	case "image/jpeg":
+		return ".jpg"
+	case "audio/mpeg", "audio/mp3":
+		return ".mp3"
+	case "audio/mp4", "audio/x-m4a", "audio/m4a":
+		return ".m4a"
+	case "audio/ogg", "application/ogg", "audio/opus":
+		return ".ogg"
+	case "text/plain":
+		return ".txt"
+	}
+	if exts, err := mime.ExtensionsByType(typ); err == nil && len(exts) > 0 {
+		return exts[0]
+	}
+	return ""
 }

@@ -1,14 +1,12 @@
 package telegram
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
-	"mime/multipart"
+	"maps"
 	"net/http"
-	"net/textproto"
-	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -109,7 +107,7 @@ func (c *Client) sendMedia(ctx context.Context, m message.Outgoing, f platform.M
 		fields[field] = f.URL
 	}
 	var sent TelegramMessage
-	if err := c.callForm(ctx, method, fields, field, fileName(f), file, &sent); err != nil {
+	if err := c.callForm(ctx, method, fields, field, f.FileName(""), file, &sent); err != nil {
 		return message.Receipt{}, err
 	}
 	if sent.MessageID == 0 {
@@ -144,56 +142,19 @@ func voiceFormat(typ string) string {
 	return ""
 }
 
-// fileName is the name an upload goes by: the agent's, else the kind's.
-func fileName(f platform.MediaFile) string {
-	if f.Name != "" {
-		return f.Name
-	}
-	if f.URL != "" && !f.Upload {
-		if b := path.Base(strings.SplitN(f.URL, "?", 2)[0]); b != "" && b != "/" && b != "." {
-			return b
-		}
-	}
-	return string(f.Kind)
-}
-
 // callForm calls method with fields as multipart form data, and file's
 // bytes as field when file is set.
 func (c *Client) callForm(ctx context.Context, method string, fields map[string]string, field, name string, file *platform.Fetched, result any) error {
 	api := platform.API{Name: "Bot API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
-	if c.Token == "" {
-		return &message.SendError{Class: message.FailAuth, Reason: "no bot token configured"}
-	}
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	for k, v := range fields {
-		if err := w.WriteField(k, v); err != nil {
-			return &message.SendError{Class: message.FailInvalidPayload, Reason: "form does not encode", Err: err}
-		}
+	var parts []platform.FormPart
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		parts = append(parts, platform.FieldPart(k, fields[k]))
 	}
 	if file != nil {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, field, name))
-		h.Set("Content-Type", cmp.Or(file.MIME, "application/octet-stream"))
-		part, err := w.CreatePart(h)
-		if err == nil {
-			_, err = part.Write(file.Bytes)
-		}
-		if err != nil {
-			return &message.SendError{Class: message.FailInvalidPayload, Reason: "form does not encode", Err: err}
-		}
+		parts = append(parts, platform.FilePart(field, name, *file))
 	}
-	if err := w.Close(); err != nil {
-		return &message.SendError{Class: message.FailInvalidPayload, Reason: "form does not encode", Err: err}
-	}
-	base := strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/")
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/bot"+c.Token+"/"+method, &body)
-	if err != nil {
-		// err quotes the URL, and with it the token: dropped.
-		return &message.SendError{Class: message.FailAuth, Reason: "the Bot API URL does not parse with this token"}
-	}
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	resp, err := platform.Do(ctx, cmp.Or(c.HTTP, http.DefaultClient), req)
+	// The Bot API takes the token in the path.
+	resp, err := api.SendForm(ctx, http.MethodPost, "/bot"+c.Token+"/"+method, nil, parts)
 	if err != nil {
 		return err
 	}
