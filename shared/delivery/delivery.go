@@ -12,6 +12,7 @@ import (
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 	"github.com/parleyhq/parley/shared/store"
 	"github.com/parleyhq/parley/shared/wait"
 )
@@ -410,6 +411,8 @@ func (p *Processor) deliver(ctx context.Context, in intent.Intent, i int) (inten
 				// not found, it was not, and a resend is safe.
 				receipt, found, err := r.Reconcile(ctx, outgoing(in, i))
 				switch {
+				case errors.Is(err, platform.ErrNotReconcilable):
+					log.Info("unit cannot be looked up on the platform; the policy decides", "outcome", "not_reconcilable", "policy", string(policy))
 				case err != nil:
 					log.Warn("reconcile an unknown send failed; the policy decides", "error", err)
 				case found:

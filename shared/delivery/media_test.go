@@ -141,3 +141,68 @@ func TestMediaNativeWithinTheSendersLimitsElseALink(t *testing.T) {
 		t.Fatalf("native unit = %+v", u)
 	}
 }
+
+// lookupSender is a media sender whose first file send has an unknown
+// outcome, and that can look text up on the platform but not files (as
+// Slack: a file message carries no metadata).
+type lookupSender struct {
+	*mediaSender
+	lookups int
+}
+
+func (l *lookupSender) SendMedia(ctx context.Context, m message.Outgoing, f platform.MediaFile) (message.Receipt, error) {
+	if len(l.files) == 0 {
+		_, _ = l.mediaSender.SendMedia(ctx, m, f)
+		return message.Receipt{}, &message.SendError{Class: message.FailUnknown, Reason: "no answer after the request was sent"}
+	}
+	return l.mediaSender.SendMedia(ctx, m, f)
+}
+
+func (l *lookupSender) Reconcile(_ context.Context, m message.Outgoing) (message.Receipt, bool, error) {
+	l.lookups++
+	if m.Content.Media != nil {
+		return message.Receipt{}, false, platform.ErrNotReconcilable
+	}
+	return message.Receipt{}, false, nil
+}
+
+// TestUnknownMediaThatCannotBeLookedUpFollowsThePolicy: a file whose send
+// may have arrived, on a platform that reconciles text but cannot find a
+// file again, is not taken for "not found" (which would resend it): it is
+// held under the default policy, the thread going on, and resent only
+// under resend.
+func TestUnknownMediaThatCannotBeLookedUpFollowsThePolicy(t *testing.T) {
+	t.Parallel()
+	for _, policy := range []delivery.UnknownPolicy{delivery.UnknownHold, delivery.UnknownResend} {
+		t.Run(string(policy), func(t *testing.T) {
+			t.Parallel()
+			s := newSetup(t, delivery.Config{Unknown: policy})
+			ls := &lookupSender{mediaSender: &mediaSender{sender: s.sender, limit: 100}}
+			caps := s.sender.caps
+			caps.Reconcile = true
+			s.p.Channels[message.Telegram] = delivery.Channel{Sender: ls, Capabilities: caps}
+			in := s.create(thread, mediaUnit("pic#1", message.Media{Kind: message.MediaImage, URL: "https://example.com/a.png", Name: "a.png"}), pending("b#1"))
+			for range 3 { // the first send, then the unit's returns
+				if err := s.handle(in, "pic#1"); err != nil {
+					if _, ok := retryAfter(err); !ok {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := s.handle(in, "b#1"); err != nil {
+				t.Fatal(err)
+			}
+			got := s.get(in)
+			want, sends := message.UnitUnknown, 1
+			if policy == delivery.UnknownResend {
+				want, sends = message.UnitSent, 2
+			}
+			if u := got.Units[0]; u.State != want || len(ls.files) != sends || ls.lookups == 0 {
+				t.Fatalf("media unit = %s after %d sends and %d lookups, want %s after %d", u.State, len(ls.files), ls.lookups, want, sends)
+			}
+			if got.Units[1].State != message.UnitSent {
+				t.Fatalf("the next bubble = %s, want sent", got.Units[1].State)
+			}
+		})
+	}
+}

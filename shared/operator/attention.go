@@ -207,7 +207,9 @@ func (o *Operator) ResendRisk(in intent.Intent, u intent.Unit) string {
 	switch {
 	case known && caps.Idempotent:
 		return ""
-	case known && caps.Reconcile:
+	case known && caps.Reconcile && u.Content.Media == nil:
+		// A file message cannot be looked up (platform.ErrNotReconcilable):
+		// the default below says what a resend risks.
 		return fmt.Sprintf("%s's send of this unit may have arrived. Parley can look a %s message up before resending, but a resend by hand skips that: if it arrived, the person sees this bubble twice.", p, p)
 	default:
 		return fmt.Sprintf("%s's send of this unit may have arrived, and %s has no idempotency key Parley could resend it under: if it arrived, the person sees this bubble twice (its unknown-outcome policy holds such units for this reason).", p, p)

@@ -284,9 +284,16 @@ type PreviewFinalizer interface {
 
 // Reconciler is a sender that can look an unknown send up on the platform
 // before it is resent: found reports whether the unit was posted after all.
+// A unit it cannot look up is ErrNotReconcilable, without a call.
 type Reconciler interface {
 	Reconcile(ctx context.Context, m message.Outgoing) (r message.Receipt, found bool, err error)
 }
+
+// ErrNotReconcilable is a Reconciler's answer for a unit the platform
+// gives no way to find again (a Slack file message carries no metadata):
+// not found proves nothing, so the platform's unknown-outcome policy
+// decides, as where the platform has no Reconciler.
+var ErrNotReconcilable = errors.New("the platform cannot look this unit up")
 
 func checkURL(v string) error {
 	u, err := url.Parse(v)
