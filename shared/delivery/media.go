@@ -60,12 +60,13 @@ func (c Channel) sendLink(ctx context.Context, m message.Outgoing, f platform.Me
 	if caps.TextLimit > 0 && caps.Counting.Len(f.URL) > caps.TextLimit {
 		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "media link is longer than the platform's text limit"}
 	}
+	first := m
+	first.Content = message.Text(texts[0])
+	parts := append([]message.Outgoing{first}, platform.FollowingTexts(m, texts[1:], 1)...)
 	var rc message.Receipt
-	for i, t := range texts {
-		part := m
-		part.Content = message.Text(t)
+	for i, part := range parts {
 		if i > 0 {
-			part.ReplyContext, part.IdempotencyKey = nil, m.IdempotencyKey+"#"+string(rune('0'+i))
+			part.ReplyContext = nil // a reply token answers the first message alone
 		}
 		r, err := c.Sender.Send(ctx, part)
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"mime"
 	"net/url"
 	"path"
+	"strconv"
+	"strings"
 
 	"github.com/parleyhq/parley/shared/message"
 )
@@ -110,4 +112,33 @@ func extension(typ string) string {
 		return exts[0]
 	}
 	return ""
+}
+
+// CheckVoice refuses a voice bubble whose bytes, of type typ, are not
+// audio (voice_not_audio, invalid_payload): a platform without a voice
+// message of its own sends a voice note as an audio file, and Parley
+// converts nothing. Any other kind passes.
+func CheckVoice(k message.MediaKind, typ string) error {
+	if k != message.MediaVoice || strings.HasPrefix(typ, "audio/") || typ == "application/ogg" {
+		return nil
+	}
+	return &message.SendError{Class: message.FailInvalidPayload,
+		Reason: "voice_not_audio: a voice bubble must be audio (OGG/Opus, MP3 or M4A for a voice note), got " + cmp.Or(typ, "unknown")}
+}
+
+// FollowingTexts are the text messages that follow a unit's first message
+// (a file whose caption did not fit it, a caption before its link): m with
+// each of texts, each under its own idempotency key, m's with "#1", "#2"…
+// from start, so that no two messages of one unit share a nonce, a retry
+// key or a reconcile tag. The caller drops what only the first message
+// may carry (a single-use reply token).
+func FollowingTexts(m message.Outgoing, texts []string, start int) []message.Outgoing {
+	out := make([]message.Outgoing, 0, len(texts))
+	for i, t := range texts {
+		p := m
+		p.Content = message.Text(t)
+		p.IdempotencyKey = m.IdempotencyKey + "#" + strconv.Itoa(start+i)
+		out = append(out, p)
+	}
+	return out
 }

@@ -9,7 +9,11 @@
 // stream (chat.startStream, chat.appendStream, chat.stopStream, with their
 // limits: see stream.go) and assistant.threads.setStatus. Files a test
 // added (AddFile) are described by GET /files.info and served at
-// GET /files/<id>, the fake's url_private_download.
+// GET /files/<id>, the fake's url_private_download. Files the bot sends
+// go as Slack's external upload has them go (upload.go):
+// files.getUploadURLExternal, the bytes POSTed to the upload_url it names
+// (POST /upload/v1/<id> on this fake), then files.completeUploadExternal,
+// which shares the file into the channel and is recorded as the delivery.
 // Sign signs inbound requests as Slack does.
 //
 // chat.postMessage: https://docs.slack.dev/reference/methods/chat.postmessage
@@ -59,6 +63,10 @@ type API struct {
 	files     map[string][]byte
 	downloads map[string]int
 	st        streams
+	// uploads are the files announced by files.getUploadURLExternal, by
+	// id (upload.go).
+	uploads map[string]*upload
+	fileSeq int
 }
 
 // AddFile makes body a file a person shared, which files.info describes
@@ -128,7 +136,7 @@ func (a *API) download(w http.ResponseWriter, r *http.Request) {
 
 // New returns an API.
 func New(opt Options) *API {
-	a := &API{Base: fakeapi.NewBase(opt, fakeapi.Timestamps()), mux: http.NewServeMux(), files: map[string][]byte{}, downloads: map[string]int{}}
+	a := &API{Base: fakeapi.NewBase(opt, fakeapi.Timestamps()), mux: http.NewServeMux(), files: map[string][]byte{}, downloads: map[string]int{}, uploads: map[string]*upload{}}
 	a.mux.HandleFunc("GET /files.info", a.filesInfo)
 	a.mux.HandleFunc("GET /api/files.info", a.filesInfo)
 	a.mux.HandleFunc("GET /files/{id}", a.download)
@@ -149,10 +157,12 @@ func New(opt Options) *API {
 	a.mux.HandleFunc("/api/conversations.history", a.history)
 	a.mux.HandleFunc("/conversations.replies", a.history)
 	a.mux.HandleFunc("/api/conversations.replies", a.history)
+	a.mux.HandleFunc("POST /upload/v1/{id}", a.receive)
 	a.st = streams{byKey: map[string]*Stream{}, calls: map[string][]time.Time{}}
 	for path, h := range map[string]http.HandlerFunc{
 		"/chat.startStream": a.startStream, "/chat.appendStream": a.appendStream, "/chat.stopStream": a.stopStream,
 		"/assistant.threads.setStatus": a.setStatus,
+		"/files.getUploadURLExternal":  a.getUploadURL, "/files.completeUploadExternal": a.complete,
 	} {
 		a.mux.HandleFunc(path, h)
 		a.mux.HandleFunc("/api"+path, h)

@@ -1,8 +1,6 @@
 package faketelegram
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -32,10 +30,10 @@ var mediaFields = map[string]string{
 const (
 	ArgMethod   = "_method"
 	ArgURL      = "_url"
-	ArgSHA256   = "_sha256"
-	ArgSize     = "_size"
-	ArgFileName = "_filename"
-	ArgFileType = "_filetype"
+	ArgSHA256   = fakeapi.ArgSHA256
+	ArgSize     = fakeapi.ArgSize
+	ArgFileName = fakeapi.ArgFileName
+	ArgFileType = fakeapi.ArgFileType
 )
 
 // sendMedia serves sendPhoto, sendDocument, sendAudio, sendVoice and
@@ -100,11 +98,7 @@ func (a *API) sendMedia(w http.ResponseWriter, r *http.Request, method string) {
 			set := func(k, v string) { b, _ := json.Marshal(v); rec[k] = b }
 			set(ArgMethod, method)
 			if upload != nil {
-				sum := sha256.Sum256(upload)
-				set(ArgSHA256, hex.EncodeToString(sum[:]))
-				set(ArgFileName, name)
-				set(ArgFileType, typ)
-				rec[ArgSize], _ = json.Marshal(len(upload))
+				fakeapi.RecordFile(rec, upload, name, typ)
 			} else {
 				set(ArgURL, url)
 			}

@@ -35,6 +35,7 @@ type adapter struct{}
 var (
 	_ platform.Sender     = (*Client)(nil)
 	_ platform.Downloader = (*Client)(nil)
+	_ platform.Reconciler = (*Client)(nil)
 )
 
 func (adapter) Platform() message.Platform { return message.Slack }
@@ -43,7 +44,7 @@ func (adapter) Settings() []platform.Setting {
 	return []platform.Setting{
 		{Key: SettingSigningSecret, Secret: true, Half: platform.Receive,
 			Doc: "verifies requests; required by the slack function"},
-		{Key: SettingBotToken, Secret: true, Half: platform.Send, Doc: "`chat:write` bot token"},
+		{Key: SettingBotToken, Secret: true, Half: platform.Send, Doc: "`chat:write` bot token (`files:write` too, for the agent's files)"},
 		{Key: SettingAPIBaseURL, Half: platform.Send, Kind: platform.KindURL, Default: DefaultBaseURL, Doc: "the Web API root"},
 		{Key: SettingReplyInThread, Half: platform.Receive, Kind: platform.KindBool, Default: "true",
 			Doc: "answer a top-level channel message in a thread on it; DMs are answered inline"},

@@ -164,25 +164,48 @@ func cut(s string, n int) string {
 // call posts body to a Web API method and reads its answer like
 // chat.postMessage's.
 func (c *Client) call(ctx context.Context, method string, body any) (SlackPostMessageResponse, error) {
-	api := platform.API{Name: "Web API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
+	api := c.webAPI()
 	header := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Authorization": {"Bearer " + c.Token}}
 	resp, err := api.PostJSON(ctx, method, header, body)
 	if err != nil {
 		return SlackPostMessageResponse{}, err
 	}
-	if resp.Status != http.StatusOK {
-		return SlackPostMessageResponse{}, platform.StatusFailure(resp.Status, resp.Header)
-	}
 	var r SlackPostMessageResponse
-	if err := api.Decode(resp, &r); err != nil {
+	if err := webAnswer(api, resp, &r); err != nil {
 		return SlackPostMessageResponse{}, err
 	}
-	if !r.OK {
-		se := &message.SendError{Class: errorClass(r.Error), Status: resp.Status, Reason: platform.Reason(cmp.Or(r.Error, "ok:false without error"))}
+	return r, nil
+}
+
+func (c *Client) webAPI() platform.API {
+	return platform.API{Name: "Web API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
+}
+
+// answer is a Web API answer's ok and error code.
+type answer interface{ answer() (ok bool, code string) }
+
+func (r SlackPostMessageResponse) answer() (bool, string) { return r.OK, r.Error }
+func (r SlackHistory) answer() (bool, string)             { return r.OK, r.Error }
+func (r SlackUploadURL) answer() (bool, string)           { return r.OK, r.Error }
+func (r SlackCompleteUpload) answer() (bool, string)      { return r.OK, r.Error }
+
+// webAnswer reads a Web API answer into v: a status other than 200 is
+// classified by platform.StatusFailure, a body that is no Web API answer
+// is unknown, and ok:false is classified by its error code (errorClass),
+// a rate limit waiting its Retry-After.
+func webAnswer(api platform.API, resp *platform.Response, v answer) error {
+	if resp.Status != http.StatusOK {
+		return platform.StatusFailure(resp.Status, resp.Header)
+	}
+	if err := api.Decode(resp, v); err != nil {
+		return err
+	}
+	if ok, code := v.answer(); !ok {
+		se := &message.SendError{Class: errorClass(code), Status: resp.Status, Reason: platform.Reason(cmp.Or(code, "ok:false without error"))}
 		if se.Class == message.FailRateLimit {
 			se.RetryAfter = platform.RetryAfter(resp.Header, time.Now())
 		}
-		return SlackPostMessageResponse{}, se
+		return se
 	}
-	return r, nil
+	return nil
 }

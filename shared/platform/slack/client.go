@@ -197,6 +197,15 @@ var errorClasses = map[string]message.FailureClass{
 	// by Slack after a while): chat.appendStream and chat.stopStream.
 	"message_not_in_streaming_state": message.FailConflict,
 
+	// Files the bot sends (files.getUploadURLExternal,
+	// files.completeUploadExternal).
+	"file_uploads_disabled":               message.FailPermission,
+	"file_uploads_except_images_disabled": message.FailPermission,
+	"file_upload_size_restricted":         message.FailInvalidPayload,
+	"file_type_not_allowed":               message.FailInvalidPayload,
+	"storage_limit_reached":               message.FailInvalidPayload,
+	"missing_argument":                    message.FailInvalidPayload,
+
 	// Slow down.
 	"ratelimited":            message.FailRateLimit,
 	"rate_limited":           message.FailRateLimit,

@@ -26,7 +26,7 @@ func (c *Client) Download(ctx context.Context, a message.Attachment, max int64) 
 	if a.Size > max {
 		return nil, platform.ErrFileTooLarge
 	}
-	api := platform.API{Name: "Web API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
+	api := c.webAPI()
 	auth := http.Header{"Authorization": {"Bearer " + c.Token}}
 	body, err := api.GetFile(ctx, "/files.info?file="+url.QueryEscape(a.PlatformID), auth, platform.MaxResponseBytes)
 	if err != nil {

@@ -1,7 +1,12 @@
 package slack
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -86,5 +91,59 @@ func FuzzReceiverParse(f *testing.F) {
 			t.Fatalf("%d presses, Within %s: Slack waits 3 s for the answer to a press", answers, p.Within)
 		}
 		platformtest.CheckIgnored(t, p.Ignored, platform.IgnoredBot, platform.IgnoredEdited, platform.IgnoredDeleted, platform.IgnoredNoText, platform.IgnoredUnsupported)
+	})
+}
+
+// FuzzSendMediaAnswers feeds any answer of files.getUploadURLExternal
+// (where {URL} stands for the test server's root) and of
+// files.completeUploadExternal through SendMedia: it may not panic, every
+// failure is a *message.SendError, and a success's receipt ends with the
+// file id Slack named, after at most the ts the answer's shares name for
+// the channel.
+func FuzzSendMediaAnswers(f *testing.F) {
+	f.Add(`{"ok":true,"file_id":"F1","upload_url":"{URL}/upload/v1/F1"}`, `{"ok":true,"files":[{"id":"F1","shares":{"public":{"C1":[{"ts":"1764432000.000100"}]}}}]}`)
+	f.Add(`{"ok":true,"file_id":"F1","upload_url":"{URL}/upload/v1/F1"}`, `{"ok":true,"files":[{"id":"F1","shares":{}}]}`)
+	f.Add(`{"ok":true,"file_id":"F1","upload_url":"{URL}/upload/v1/F1"}`, `{"ok":true,"files":[{"id":"F2","shares":{"private":{"C1":[{"ts":""},{"ts":"1.2"}]}}},null]}`)
+	f.Add(`{"ok":true,"file_id":"","upload_url":"{URL}/upload/v1/F1"}`, `{"ok":true}`)
+	f.Add(`{"ok":true,"file_id":"F1","upload_url":"https://files.slack.com.evil/x"}`, `{"ok":true}`)
+	f.Add(`{"ok":false,"error":"file_uploads_disabled"}`, `{}`)
+	f.Add(`{"ok":true,"file_id":"F1","upload_url":"{URL}/upload/v1/F1"}`, `{"ok":false,"error":"internal_error"}`)
+	f.Add(`<html>`, `{"ok":true,"files":{"id":"F1"}}`)
+	f.Fuzz(func(t *testing.T, upload, complete string) {
+		var srv *httptest.Server
+		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			switch {
+			case strings.HasSuffix(r.URL.Path, "/files.getUploadURLExternal"):
+				_, _ = io.WriteString(w, strings.ReplaceAll(upload, "{URL}", srv.URL))
+			case strings.HasSuffix(r.URL.Path, "/files.completeUploadExternal"):
+				_, _ = io.WriteString(w, complete)
+			case strings.HasPrefix(r.URL.Path, "/upload/"):
+				_, _ = io.WriteString(w, "OK")
+			default:
+				_, _ = io.WriteString(w, `{"ok":true,"ts":"1764432000.000200"}`)
+			}
+		}))
+		defer srv.Close()
+		c := &Client{Token: testToken, BaseURL: srv.URL}
+		m := message.Outgoing{Thread: message.Thread{Platform: message.Slack, Account: "T1", Chat: "C1"}}
+		rc, err := c.SendMedia(t.Context(), m, platform.MediaFile{Kind: message.MediaFile, Name: "a.pdf",
+			Fetch: func(context.Context, int64) (platform.Fetched, error) { return platform.Fetched{Bytes: []byte("%PDF")}, nil }})
+		if err != nil {
+			var se *message.SendError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *message.SendError", err)
+			}
+			return
+		}
+		var up SlackUploadURL
+		_ = json.Unmarshal([]byte(strings.ReplaceAll(upload, "{URL}", srv.URL)), &up)
+		ids := rc.MessageIDs
+		if len(ids) == 0 || len(ids) > 2 || ids[len(ids)-1] != up.FileID || up.FileID == "" {
+			t.Fatalf("receipt %v, want it to end with the file id %q", ids, up.FileID)
+		}
+		if len(ids) == 2 && (ids[0] == "" || !strings.Contains(complete, ids[0])) {
+			t.Fatalf("receipt %v: a ts the answer does not name", ids)
+		}
 	})
 }

@@ -1,11 +1,9 @@
 package slack
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
@@ -24,13 +22,19 @@ type SlackHistory struct {
 	Messages []SlackMessageEvent `json:"messages"`
 }
 
-// Reconcile looks an unknown send up in its thread before it is resent:
+// Reconcile looks an unknown send up in its thread before it is resent
+// (a file, which carries no metadata, is platform.ErrNotReconcilable):
 // every message Parley posts carries its unit's key in its metadata, so a
 // message tagged with m's key in the thread's latest ReconcileWindow
 // messages is m, posted after all. Not found, the unit was not posted (or
 // is older than the window: the unit's age bounds how late a resend may
 // come). Errors are classified like a send's.
 func (c *Client) Reconcile(ctx context.Context, m message.Outgoing) (message.Receipt, bool, error) {
+	if m.Content.Media != nil {
+		// A file message carries no metadata (files.completeUploadExternal
+		// takes none), so "not found" would prove nothing.
+		return message.Receipt{}, false, platform.ErrNotReconcilable
+	}
 	if _, err := platform.TextFor(c.TeamID, message.Outgoing{Thread: m.Thread, Content: message.Text("-")}); err != nil {
 		return message.Receipt{}, false, err
 	}
@@ -38,25 +42,15 @@ func (c *Client) Reconcile(ctx context.Context, m message.Outgoing) (message.Rec
 	if m.Thread.Thread != "" {
 		method, args["ts"] = "/conversations.replies", m.Thread.Thread
 	}
-	api := platform.API{Name: "Web API", BaseURL: c.BaseURL, DefaultBaseURL: DefaultBaseURL, Token: c.Token, HTTP: c.HTTP}
+	api := c.webAPI()
 	header := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Authorization": {"Bearer " + c.Token}}
 	resp, err := api.PostJSON(ctx, method, header, args)
 	if err != nil {
 		return message.Receipt{}, false, fmt.Errorf("slack %s: %w", method[1:], err)
 	}
-	if resp.Status != http.StatusOK {
-		return message.Receipt{}, false, platform.StatusFailure(resp.Status, resp.Header)
-	}
 	var h SlackHistory
-	if err := api.Decode(resp, &h); err != nil {
+	if err := webAnswer(api, resp, &h); err != nil {
 		return message.Receipt{}, false, err
-	}
-	if !h.OK {
-		se := &message.SendError{Class: errorClass(h.Error), Status: resp.Status, Reason: platform.Reason(cmp.Or(h.Error, "ok:false without error"))}
-		if se.Class == message.FailRateLimit {
-			se.RetryAfter = platform.RetryAfter(resp.Header, time.Now())
-		}
-		return message.Receipt{}, false, se
 	}
 	for _, msg := range h.Messages {
 		if md := msg.Metadata; md != nil && md.EventType == MetadataEventType && md.EventPayload.Unit == m.IdempotencyKey && m.IdempotencyKey != "" {

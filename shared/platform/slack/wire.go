@@ -347,3 +347,48 @@ type SlackSetStatus struct {
 	ThreadTS  string `json:"thread_ts"`
 	Status    string `json:"status"`
 }
+
+// SlackUploadURL is files.getUploadURLExternal's answer: where the file's
+// bytes go (UploadURL, on files.slack.com) and the file's id.
+type SlackUploadURL struct {
+	OK        bool   `json:"ok"`
+	Error     string `json:"error,omitempty"`
+	UploadURL string `json:"upload_url"`
+	FileID    string `json:"file_id"`
+}
+
+// SlackCompleteFile is a file of files.completeUploadExternal's files
+// argument (a JSON array): its id, and its title as shown.
+type SlackCompleteFile struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+}
+
+// SlackCompleteUpload is files.completeUploadExternal's answer: the files
+// shared, each with where it was shared when Slack says so already.
+type SlackCompleteUpload struct {
+	OK    bool              `json:"ok"`
+	Error string            `json:"error,omitempty"`
+	Files []SlackSharedFile `json:"files"`
+}
+
+// SlackSharedFile is a file in files.completeUploadExternal's answer.
+// Shares may still be empty: Slack shares a file as its processing ends.
+type SlackSharedFile struct {
+	ID     string          `json:"id"`
+	Title  string          `json:"title,omitempty"`
+	Shares SlackFileShares `json:"shares"`
+}
+
+// SlackFileShares are the messages a file was shared in, by channel: in
+// public channels, and in private channels and DMs.
+type SlackFileShares struct {
+	Public  map[string][]SlackShare `json:"public,omitempty"`
+	Private map[string][]SlackShare `json:"private,omitempty"`
+}
+
+// SlackShare is one message that shares a file: its ts.
+type SlackShare struct {
+	TS       string `json:"ts"`
+	ThreadTS string `json:"thread_ts,omitempty"`
+}

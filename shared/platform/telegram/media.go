@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -99,8 +98,7 @@ func (c *Client) sendMedia(ctx context.Context, m message.Outgoing, f platform.M
 			case "audio":
 				method, field = "sendAudio", "audio"
 			default:
-				return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload,
-					Reason: "voice_not_audio: a voice bubble must be audio (OGG/Opus, MP3 or M4A for a voice note), got " + cmp.Or(got.MIME, "unknown")}
+				return message.Receipt{}, platform.CheckVoice(f.Kind, got.MIME)
 			}
 		}
 	} else {
