@@ -9,7 +9,11 @@
 // interaction's @original too (it gives the "… is thinking" response its
 // first bubble); later edits as edits, deletions as deletions, and
 // ephemeral follow-ups as notices to one person. An interaction's message
-// edits are held to EditsPerWindow per EditWindow (429 past it).
+// edits are held to EditsPerWindow per EditWindow (429 past it). A message
+// may carry files, as multipart/form-data (payload_json and files[n]
+// parts), checked as Discord checks them (files.go): each at most
+// MaxUpload, its attachment entry naming a part the form holds; the first
+// file is recorded in the delivery's Args (fakeapi.RecordFile).
 //
 // It serves, below the API root (also under /api/v10):
 //
@@ -203,6 +207,7 @@ var codes = map[int]struct {
 	20028:  {429, "The channel you are writing has hit the write rate limit"},
 	20029:  {429, "The write action you are performing on the server has hit the write rate limit"},
 	40001:  {401, "Unauthorized"},
+	40005:  {413, "Request entity too large"},
 	40060:  {400, "Interaction has already been acknowledged"},
 	40094:  {400, "This interaction has hit the maximum number of follow up messages"},
 	50001:  {403, "Missing Access"},
@@ -287,8 +292,16 @@ func (a *API) WithoutBot(channel string) {
 	a.botless[channel] = true
 }
 
-// body reads a JSON object body, or answers 50109 and records the refusal.
+// body reads a JSON object body, or a multipart/form-data one with files
+// (form), or answers 50109 (or form's refusal) and records the refusal.
 func (a *API) body(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		args, ok := form(w, r)
+		if !ok {
+			a.Recorder().Refused()
+		}
+		return args, ok
+	}
 	args, ok := fakeapi.Args(r)
 	if !ok || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		fail(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.", nil)

@@ -20,8 +20,8 @@ const (
 
 // validate checks a message body (a channel message, a follow-up, an edit)
 // as Discord does, and returns the message it makes, or answers the
-// refusal: 50035 Invalid Form Body naming the field, or 50006 for an empty
-// message.
+// refusal: 50035 Invalid Form Body naming the field, or 50006 for a
+// message of no content, no components and no files.
 func validate(w http.ResponseWriter, args map[string]json.RawMessage, webhook bool) (Message, bool) {
 	var m Message
 	if raw, ok := args["content"]; ok && string(raw) != "null" {
@@ -85,7 +85,9 @@ func validate(w http.ResponseWriter, args map[string]json.RawMessage, webhook bo
 			return Message{}, false
 		}
 	}
-	if strings.TrimSpace(m.Content) == "" && len(rows) == 0 {
+	var files int
+	_ = json.Unmarshal(args[ArgFiles], &files)
+	if strings.TrimSpace(m.Content) == "" && len(rows) == 0 && files == 0 {
 		fail(w, http.StatusBadRequest, 50006, "Cannot send an empty message", nil)
 		return Message{}, false
 	}

@@ -130,35 +130,50 @@ func (c *Client) Ask(ctx context.Context, m message.Outgoing) (message.Receipt, 
 }
 
 func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt, error) {
-	if err := c.check(m.Thread); err != nil {
+	if err := c.checkOut(m); err != nil {
 		return message.Receipt{}, fmt.Errorf("discord send: %w", err)
-	}
-	if m.ReplyTo != "" && !snowflake(m.ReplyTo) {
-		return message.Receipt{}, fmt.Errorf("discord send: %w", invalid("the message replied to is not a snowflake"))
 	}
 	msg, err := c.render(m.Content)
 	if err != nil {
 		return message.Receipt{}, fmt.Errorf("discord send: %w", err)
 	}
+	return c.deliver(ctx, m, msg)
+}
+
+// checkOut refuses, without a call, what check refuses and a reply to a
+// message that is no snowflake.
+func (c *Client) checkOut(m message.Outgoing) error {
+	if err := c.check(m.Thread); err != nil {
+		return err
+	}
+	if m.ReplyTo != "" && !snowflake(m.ReplyTo) {
+		return invalid("the message replied to is not a snowflake")
+	}
+	return nil
+}
+
+// deliver sends msg where m goes (route), with files (multipart
+// files[n] parts, msg's attachments naming them) when given.
+func (c *Client) deliver(ctx context.Context, m message.Outgoing, msg DiscordMessageSend, files ...platform.FormPart) (message.Receipt, error) {
 	r, token := c.route(m)
 	if r != routeChannel {
 		var rc message.Receipt
 		var err error
 		var gone bool
 		if r == routeOriginal {
-			rc, gone, err = c.webhook(ctx, http.MethodPatch, "/messages/@original", token, msg)
+			rc, gone, err = c.webhook(ctx, http.MethodPatch, "/messages/@original", token, msg, files...)
 			var se *message.SendError
 			if errors.As(err, &se) && se.Class == message.FailNotFound {
 				// The response was deleted (a live preview cleared, the
 				// reply beginning with a question): nothing was edited, and
 				// a follow-up answers instead.
-				rc, gone, err = c.webhook(ctx, http.MethodPost, "?wait=true", token, msg)
+				rc, gone, err = c.webhook(ctx, http.MethodPost, "?wait=true", token, msg, files...)
 				err = wrap("interaction follow-up", err)
 			} else {
 				err = wrap("edit of the interaction's response", err)
 			}
 		} else {
-			rc, gone, err = c.webhook(ctx, http.MethodPost, "?wait=true", token, msg)
+			rc, gone, err = c.webhook(ctx, http.MethodPost, "?wait=true", token, msg, files...)
 			err = wrap("interaction follow-up", err)
 		}
 		if !gone {
@@ -172,7 +187,7 @@ func (c *Client) post(ctx context.Context, m message.Outgoing) (message.Receipt,
 		// Still sent if that message is gone (fail_if_not_exists false).
 		msg.MessageReference = &DiscordMessageReference{MessageID: m.ReplyTo, FailIfNotExists: false}
 	}
-	resp, err := c.call(ctx, http.MethodPost, "/channels/"+m.Thread.Chat+"/messages", true, msg)
+	resp, err := c.call(ctx, http.MethodPost, "/channels/"+m.Thread.Chat+"/messages", true, msg, files...)
 	rc, err := c.receipt(resp, err, false)
 	return rc, wrap("channel message", err)
 }
@@ -208,9 +223,9 @@ func (c *Client) route(m message.Outgoing) (route, string) {
 // webhook calls an interaction webhook: method on
 // /webhooks/{app}/{token}<suffix>. gone reports an answer that proves
 // nothing was posted and that the token cannot do it (see Send).
-func (c *Client) webhook(ctx context.Context, method, suffix, token string, msg DiscordMessageSend) (rc message.Receipt, gone bool, err error) {
+func (c *Client) webhook(ctx context.Context, method, suffix, token string, msg DiscordMessageSend, files ...platform.FormPart) (rc message.Receipt, gone bool, err error) {
 	path := "/webhooks/" + c.ApplicationID + "/" + url.PathEscape(token) + suffix
-	resp, err := c.call(ctx, method, path, false, msg)
+	resp, err := c.call(ctx, method, path, false, msg, files...)
 	if err != nil {
 		return message.Receipt{}, false, err
 	}
@@ -388,14 +403,23 @@ func (c *Client) api() platform.API {
 
 // call sends body as JSON with method to path below the API's root, with
 // the bot token when bot (channel calls; an interaction webhook's token is
-// in its path, and needs no other). Errors never show the URL, which may
-// hold an interaction token.
-func (c *Client) call(ctx context.Context, method, path string, bot bool, body any) (*platform.Response, error) {
+// in its path, and needs no other). With files, the body is
+// multipart/form-data: body as payload_json, then the files' parts.
+// Errors never show the URL, which may hold an interaction token.
+func (c *Client) call(ctx context.Context, method, path string, bot bool, body any, files ...platform.FormPart) (*platform.Response, error) {
 	header := http.Header{"User-Agent": {userAgent}}
 	if bot {
 		header.Set("Authorization", "Bot "+c.Token)
 	}
-	return c.api().SendJSON(ctx, method, path, header, body)
+	if len(files) == 0 {
+		return c.api().SendJSON(ctx, method, path, header, body)
+	}
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, &message.SendError{Class: message.FailInvalidPayload, Reason: "arguments do not encode", Err: err}
+	}
+	parts := append([]platform.FormPart{{Field: "payload_json", Type: "application/json", Value: payload}}, files...)
+	return c.api().SendForm(ctx, method, path, header, parts)
 }
 
 // classify maps a Discord error answer to a SendError (see Send). On an
@@ -460,6 +484,7 @@ var codeClasses = map[int]message.FailureClass{
 	50035:  message.FailInvalidPayload, // Invalid form body (a limit, a field)
 	50006:  message.FailInvalidPayload, // Cannot send an empty message
 	50109:  message.FailInvalidPayload, // The request body contains invalid JSON
+	40005:  message.FailInvalidPayload, // Request entity too large (a file over the upload limit)
 	200000: message.FailInvalidPayload, // Blocked by the server's AutoMod
 	// Slow down.
 	20016: message.FailRateLimit, // Slowmode

@@ -215,6 +215,16 @@ type DiscordMessageSend struct {
 	MessageReference *DiscordMessageReference `json:"message_reference,omitempty"`
 	Components       []DiscordComponent       `json:"components"`
 	Flags            int                      `json:"flags,omitempty"`
+	// Attachments name the files of a multipart message (files[n], n the
+	// id).
+	Attachments []DiscordAttachmentSend `json:"attachments,omitempty"`
+}
+
+// DiscordAttachmentSend is a file of a message being sent: ID is n of its
+// files[n] part.
+type DiscordAttachmentSend struct {
+	ID       int    `json:"id"`
+	Filename string `json:"filename"`
 }
 
 // DiscordAllowedMentions says whom a message may notify. Parse empty and
