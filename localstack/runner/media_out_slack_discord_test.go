@@ -16,8 +16,8 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/shared/agent"
-	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform/discord"
 	"github.com/parleyhq/parley/shared/urlfetch"
 )
 

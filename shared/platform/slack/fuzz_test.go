@@ -128,7 +128,9 @@ func FuzzSendMediaAnswers(f *testing.F) {
 		c := &Client{Token: testToken, BaseURL: srv.URL}
 		m := message.Outgoing{Thread: message.Thread{Platform: message.Slack, Account: "T1", Chat: "C1"}}
 		rc, err := c.SendMedia(t.Context(), m, platform.MediaFile{Kind: message.MediaFile, Name: "a.pdf",
-			Fetch: func(context.Context, int64) (platform.Fetched, error) { return platform.Fetched{Bytes: []byte("%PDF")}, nil }})
+			Fetch: func(context.Context, int64) (platform.Fetched, error) {
+				return platform.Fetched{Bytes: []byte("%PDF")}, nil
+			}})
 		if err != nil {
 			var se *message.SendError
 			if !errors.As(err, &se) {
