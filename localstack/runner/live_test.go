@@ -548,3 +548,48 @@ func TestLivePreviewClearedBeforeAFileFirst(t *testing.T) {
 		t.Fatalf("the group shows %q", v)
 	}
 }
+
+// A flood-limited preview never holds the final back: Telegram answers the
+// preview's first edit with 429 and a minute's retry_after, so the pump
+// may show nothing more for a minute; the stream ends a few seconds later
+// and the final still lands within one throttle interval of it (the bound
+// here is far below the minute, far above the interval), once, as the
+// preview's message.
+func TestLiveFloodLimitedPreviewDoesNotDelayTheFinal(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_AGENT_TIMEOUT": "25s"}})
+	h.agent.streamPause = 250 * time.Millisecond
+	var ended atomic.Int64
+	h.agent.stream = func(req agent.TurnRequest) ([]string, bool, bool) {
+		lines := make([]string, 0, 21)
+		for i := range 20 {
+			lines = append(lines, `{"type":"delta","text":"w`+strconv.Itoa(i)+` "}`)
+		}
+		ended.Store(time.Now().Add(20 * 250 * time.Millisecond).UnixNano())
+		return append(lines, `{"type":"final","text":"done"}`), false, true
+	}
+	h.fake.Inject(fakeapi.Fault{Platform: message.Telegram, Edits: true, Status: 429, RetryAfter: time.Minute})
+	const chat = -1001000000097
+	if code, body := h.postTelegram(telegramGroupUpdate(910701, chat, 5550007, "go")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	got := h.waitDelivered(1, 60*time.Second)
+	h.quiesce(30 * time.Second)
+	rec := h.fake.Recorder()
+	if v := texts(rec.Visible(message.Telegram, "-1001000000097")); !slices.Equal(v, []string{"done"}) {
+		t.Fatalf("the group shows %q", v)
+	}
+	if len(h.logs.lines("msg", "preview update failed")) == 0 {
+		t.Fatal("no preview update was refused: the fault did not fire")
+	}
+	edits := rec.Edits()
+	if len(edits) == 0 || edits[len(edits)-1].MessageID != got[0].MessageID {
+		t.Fatalf("edits %v: want the preview %s edited into the final", edits, got[0].MessageID)
+	}
+	// The stream's end is when its last line was written (the agent
+	// pauses after each line); the final edit lands within the group's
+	// 3-second interval of it, plus the pipeline's own steps.
+	if late := edits[len(edits)-1].At.Sub(time.Unix(0, ended.Load())); late > 20*time.Second {
+		t.Fatalf("the final landed %s after the stream ended: it waited for the preview's retry_after", late)
+	}
+}
