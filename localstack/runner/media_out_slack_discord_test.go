@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"os"
 	"strings"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform/discord"
-	"github.com/parleyhq/parley/shared/urlfetch"
 )
 
 var (
@@ -44,11 +42,7 @@ func filesHarness(t *testing.T) (*harness, string) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
-	h := start(t, options{env: map[string]string{"PARLEY_MAX_BUBBLES": "8"}, fetch: urlfetch.Options{
-		AllowPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, AllowPorts: []uint16{443, mustPort(t, port)},
-		RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs, MaxBytes: 12 << 20,
-	}})
+	h := start(t, options{env: map[string]string{"PARLEY_MAX_BUBBLES": "8"}, fetch: fetchFrom(t, srv, 12<<20)})
 	return h, srv.URL
 }
 

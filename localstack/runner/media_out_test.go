@@ -184,11 +184,7 @@ func TestMediaURLsParleyFetchesFollowTheRules(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
-	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	h := start(t, options{env: map[string]string{"PARLEY_MAX_BUBBLES": "12"}, fetch: urlfetch.Options{
-		AllowPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, AllowPorts: []uint16{443, mustPort(t, port)},
-		RootCAs: pool, MaxBytes: 100_000,
-	}})
+	h := start(t, options{env: map[string]string{"PARLEY_MAX_BUBBLES": "12"}, fetch: fetchFrom(t, srv, 100_000)})
 	cases := []struct{ url, reason string }{
 		{srv.URL + "/note.ogg", ""},
 		{"https://10.1.2.3/note.ogg", "address_refused"},
@@ -259,6 +255,18 @@ func TestMediaURLToLoopbackIsRefused(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 || len(h.fake.Delivered()) != 1 {
 		t.Fatalf("the server was reached %d times; deliveries %q", n, texts(h.fake.Delivered()))
+	}
+}
+
+// fetchFrom lets delivery fetch agents' URLs on srv, the test's own TLS
+// server on loopback, opted in as a local stack would be, at most max
+// bytes.
+func fetchFrom(t *testing.T, srv *httptest.Server, max int64) urlfetch.Options {
+	t.Helper()
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	return urlfetch.Options{
+		AllowPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, AllowPorts: []uint16{443, mustPort(t, port)},
+		RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs, MaxBytes: max,
 	}
 }
 

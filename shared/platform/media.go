@@ -142,3 +142,17 @@ func FollowingTexts(m message.Outgoing, texts []string, start int) []message.Out
 	}
 	return out
 }
+
+// Bytes reads f's bytes for a platform that takes files as bytes (Slack,
+// Discord), at most max: Fetch, then CheckVoice. It returns them with the
+// name the file goes by (FileName of their type).
+func (f MediaFile) Bytes(ctx context.Context, max int64) (Fetched, string, error) {
+	got, err := f.Fetch(ctx, max)
+	if err != nil {
+		return Fetched{}, "", err
+	}
+	if err := CheckVoice(f.Kind, got.MIME); err != nil {
+		return Fetched{}, "", err
+	}
+	return got, f.FileName(got.MIME), nil
+}

@@ -34,14 +34,10 @@ func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.M
 	if err := c.checkOut(m); err != nil {
 		return message.Receipt{}, fmt.Errorf("discord send media: %w", err)
 	}
-	got, err := f.Fetch(ctx, MaxUpload)
+	got, name, err := f.Bytes(ctx, MaxUpload)
 	if err != nil {
 		return message.Receipt{}, fmt.Errorf("discord send media: %w", err)
 	}
-	if err := platform.CheckVoice(f.Kind, got.MIME); err != nil {
-		return message.Receipt{}, fmt.Errorf("discord send media: %w", err)
-	}
-	name := f.FileName(got.MIME)
 	msg := DiscordMessageSend{AllowedMentions: noMentions(), Components: []DiscordComponent{},
 		Attachments: []DiscordAttachmentSend{{ID: 0, Filename: name}}}
 	caption := c.text(f.Caption)

@@ -59,14 +59,10 @@ func (c *Client) sendMedia(ctx context.Context, m message.Outgoing, f platform.M
 	if err := platform.CheckThread(c.TeamID, m.Thread); err != nil {
 		return message.Receipt{}, err
 	}
-	got, err := f.Fetch(ctx, MaxUpload)
+	got, name, err := f.Bytes(ctx, MaxUpload)
 	if err != nil {
 		return message.Receipt{}, err
 	}
-	if err := platform.CheckVoice(f.Kind, got.MIME); err != nil {
-		return message.Receipt{}, err
-	}
-	name := f.FileName(got.MIME)
 	var up SlackUploadURL
 	args := url.Values{"filename": {name}, "length": {strconv.Itoa(len(got.Bytes))}}
 	if err := c.callValues(ctx, "/files.getUploadURLExternal", args, &up); err != nil {
