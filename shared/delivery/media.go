@@ -35,6 +35,7 @@ func (c Channel) sendMedia(ctx context.Context, m message.Outgoing, md message.M
 	}
 	if ms, ok := c.Sender.(platform.MediaSender); ok {
 		if limit := ms.MediaLimit(md.Kind); limit > 0 && f.Size <= limit {
+			f.Split = func(caption string) []string { return split.Text(caption, c.Capabilities) }
 			return ms.SendMedia(ctx, m, f)
 		}
 	}

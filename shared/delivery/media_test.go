@@ -206,3 +206,29 @@ func TestUnknownMediaThatCannotBeLookedUpFollowsThePolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestNativeMediaGetsTheBubbleSplitter: a native sender splits a caption
+// too long for its file's message as delivery splits a bubble, within the
+// platform's text limit.
+func TestNativeMediaGetsTheBubbleSplitter(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{})
+	ms := &mediaSender{sender: s.sender, limit: 100}
+	caps := s.sender.caps
+	caps.TextLimit = 40
+	s.p.Channels[message.Telegram] = delivery.Channel{Sender: ms, Capabilities: caps}
+	caption := strings.Repeat("word ", 20)
+	in := s.create(thread, mediaUnit("pic#1", message.Media{Kind: message.MediaImage, URL: "https://example.com/a.png", Name: "a.png", Caption: caption}))
+	if err := s.handle(in, "pic#1"); err != nil {
+		t.Fatal(err)
+	}
+	parts := ms.files[0].CaptionTexts()
+	if len(parts) < 3 || strings.Join(strings.Fields(strings.Join(parts, " ")), " ") != strings.TrimSpace(caption) {
+		t.Fatalf("caption parts %q, want the caption split within 40", parts)
+	}
+	for _, p := range parts {
+		if len(p) > 40 {
+			t.Fatalf("part %q over the limit", p)
+		}
+	}
+}

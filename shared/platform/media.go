@@ -50,6 +50,20 @@ type MediaFile struct {
 	// agent's URL through shared/urlfetch (HTTPS, public addresses only,
 	// bounded). Its errors are *message.SendError values saying why.
 	Fetch func(ctx context.Context, max int64) (Fetched, error)
+	// Split cuts a caption too long for the file's own message into the
+	// platform's text messages, as a bubble is split (delivery sets it:
+	// shared/split with the platform's capabilities, which adapters do
+	// not import, to keep the registry free of outside modules).
+	Split func(caption string) []string
+}
+
+// CaptionTexts is the caption as text messages of its own: Split's parts,
+// or the caption whole where Split is not set.
+func (f MediaFile) CaptionTexts() []string {
+	if f.Split == nil {
+		return []string{f.Caption}
+	}
+	return f.Split(f.Caption)
 }
 
 // LinkText is f as one text message where a platform cannot send it

@@ -7,7 +7,6 @@ import (
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
-	"github.com/parleyhq/parley/shared/split"
 )
 
 // MaxUpload is the largest file Parley sends to Discord: the default limit
@@ -52,7 +51,7 @@ func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.M
 	// The caption, too long for the file's message, follows it; as
 	// follow-ups of the interaction where the file was one (or its
 	// response).
-	for i, p := range platform.FollowingTexts(m, split.Text(f.Caption, Adapter.Capabilities()), 1) {
+	for i, p := range platform.FollowingTexts(m, f.CaptionTexts(), 1) {
 		p.ReplyTo = ""
 		if m.Sequence >= 0 {
 			p.Sequence = m.Sequence + 1 + i

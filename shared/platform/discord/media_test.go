@@ -13,6 +13,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakediscord"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/split"
 )
 
 var pictureBytes = append([]byte("\x89PNG\r\n\x1a\n"), strings.Repeat("p", 300)...)
@@ -24,7 +25,8 @@ func mediaFile(kind message.MediaKind, name, caption, mime string, b []byte) pla
 				return platform.Fetched{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "too_large"}
 			}
 			return platform.Fetched{Bytes: b, MIME: mime}, nil
-		}}
+		},
+		Split: func(s string) []string { return split.Text(s, Adapter.Capabilities()) }}
 }
 
 func mediaBubble(seq int, rc *message.ReplyContext) message.Outgoing {

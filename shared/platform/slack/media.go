@@ -12,7 +12,6 @@ import (
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
-	"github.com/parleyhq/parley/shared/split"
 )
 
 // MaxUpload is the largest file Parley sends to Slack. Slack takes files up
@@ -101,7 +100,7 @@ func (c *Client) sendMedia(ctx context.Context, m message.Outgoing, f platform.M
 		return rc, nil
 	}
 	// The caption, too long for a message's text, follows the file.
-	for _, p := range platform.FollowingTexts(m, split.Text(f.Caption, Adapter.Capabilities()), 1) {
+	for _, p := range platform.FollowingTexts(m, f.CaptionTexts(), 1) {
 		r, err := c.post(ctx, p)
 		if err != nil {
 			return rc, &message.SendError{Class: message.FailUnknown, Reason: "the file was sent, its caption not: " + err.Error()}

@@ -17,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/split"
 )
 
 var (
@@ -46,7 +47,8 @@ func fileOf(kind message.MediaKind, name, caption, mime string, b []byte) platfo
 				return platform.Fetched{}, &message.SendError{Class: message.FailInvalidPayload, Reason: "too_large"}
 			}
 			return platform.Fetched{Bytes: b, MIME: mime}, nil
-		}}
+		},
+		Split: func(s string) []string { return split.Text(s, Adapter.Capabilities()) }}
 }
 
 func arg(d fakeapi.Delivery, k string) string { return fakeapi.Str(d.Args, k) }
