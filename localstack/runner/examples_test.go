@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/localstack/fakeplatform/faketelegram"
 )
 
 // TestReferenceAgents runs the reference agents of docs/examples, each in
@@ -115,6 +117,12 @@ func TestReferenceAgents(t *testing.T) {
 			if got := texts(h.waitDelivered(10, 30*time.Second))[9]; got != "reminder: stretch "+name {
 				t.Fatalf("the send: %q", got)
 			}
+			// The chat's last edit (the question closed) or message may be
+			// under a second old, and Telegram takes about one a second in
+			// a chat: a first draft then is flood-limited, and the final
+			// rightly does not wait for it. Let the second pass, so the
+			// preview is seen.
+			time.Sleep(faketelegram.DraftEvery)
 			say("/stream your gate moved")
 			if got := texts(h.waitDelivered(12, 30*time.Second)[10:]); strings.Join(got, "|") != "your gate moved|"+name {
 				t.Fatalf("the streamed reply: %q", got)
