@@ -1,0 +1,206 @@
+package runner_test
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/parleyhq/parley/localstack/awsfault"
+	"github.com/parleyhq/parley/shared/agentapi"
+	"github.com/parleyhq/parley/shared/intent"
+	"github.com/parleyhq/parley/shared/message"
+)
+
+// An async preview update and the reply that ends the preview, close
+// together: each interleaving is forced with a hook on the update's own
+// DynamoDB calls (awsfault's OnFire, run just before the call), never by
+// sleeping. The person must end with the final alone: no stale preview
+// beside it, nothing posted or edited after it, nothing no one will clear.
+
+// previewRecordWrite matches the write of the preview record of turnID,
+// whichever call carries it: a put, or a put inside a transaction.
+func previewRecordWrite(turnID string) func(any) bool {
+	return func(in any) bool {
+		switch in := in.(type) {
+		case *dynamodb.PutItemInput:
+			return pkOf(in.Item) == "pv#"+turnID
+		case *dynamodb.TransactWriteItemsInput:
+			for _, it := range in.TransactItems {
+				if it.Put != nil && pkOf(it.Put.Item) == "pv#"+turnID {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// previewTake matches a preview update's take on turnID's await record.
+func previewTake(turnID string) func(any) bool {
+	return func(in any) bool {
+		u, ok := in.(*dynamodb.UpdateItemInput)
+		if !ok || pkOf(u.Key) != "await#"+turnID {
+			return false
+		}
+		_, take := u.ExpressionAttributeValues[":max"]
+		return take
+	}
+}
+
+// holdPreviewRecord arms a hook that holds the first write of turnID's
+// preview record until release is closed; held is closed once it holds.
+func (h *harness) holdPreviewRecord(turnID string) (held, release chan struct{}) {
+	held, release = make(chan struct{}), make(chan struct{})
+	for _, op := range []string{"DynamoDB.PutItem", "DynamoDB.TransactWriteItems"} {
+		h.faults.Add(awsfault.Fault{Op: op, Match: previewRecordWrite(turnID), Pass: true, OnFire: func(any) {
+			select {
+			case <-held:
+				return // the other call's hook fired first
+			default:
+			}
+			close(held)
+			<-release
+		}})
+	}
+	return held, release
+}
+
+// awaitVisible waits until chat shows want, then lets everything settle
+// and checks it still does.
+func (h *harness) awaitVisible(p message.Platform, chat string, want ...string) {
+	h.t.Helper()
+	rec := h.fake.Recorder()
+	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if slices.Equal(texts(rec.Visible(p, chat)), want) {
+			break
+		}
+	}
+	h.quiesce(20 * time.Second)
+	if v := texts(rec.Visible(p, chat)); !slices.Equal(v, want) {
+		h.t.Fatalf("%s %s shows %q, want %q", p, chat, v, want)
+	}
+}
+
+// Preview taken → final committed → the preview's post lands late: the
+// update's platform call created its message, and its record write is held
+// until the final was sent. The late update may not record a message the
+// turn never saw: it deletes it, and the final stands alone.
+func TestLiveAsyncRaceLatePreviewAfterFinal(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = later
+	const chat = -1001000000301
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#930101")
+	if code, body := h.postTelegram(telegramGroupUpdate(930101, chat, 5550301, "later: the gate")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitAwait(turnID)
+	held, release := h.holdPreviewRecord(turnID)
+	answered := make(chan agentapi.PreviewAnswer, 1)
+	go func() {
+		_, ans := h.postPreview("msg_rpv_1", previewBody(turnID, "looking", ""))
+		answered <- ans
+	}()
+	<-held
+	if code, body := h.postReply("msg_rfinal", replyBody(turnID, "Gate B12")); code != http.StatusOK {
+		t.Fatalf("final: %d %s", code, body)
+	}
+	// The preview's message, and the final beside it: the turn did not see
+	// the preview (its record is not written yet).
+	h.waitDelivered(2, 45*time.Second)
+	close(release)
+	if ans := <-answered; ans.Shown {
+		t.Fatalf("the late preview: %+v, want not shown", ans)
+	}
+	h.awaitVisible(message.Telegram, strconv.Itoa(chat), "Gate B12")
+	if d := h.fake.Recorder().Deletions(); len(d) != 1 {
+		t.Fatalf("deletions %+v: want the late preview's message deleted", d)
+	}
+	if _, err := h.store.GetPreview(t.Context(), turnID, h.clock.Now()); err == nil {
+		t.Fatal("the late preview's record was written after the final")
+	}
+}
+
+// Final first, then a preview whose read found the turn still waiting: the
+// final is recorded between the preview's read and its take. The take is
+// refused 409 answered: no update taken, no platform call, no record.
+func TestLiveAsyncRaceFinalBeforeTake(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = later
+	const chat = -1001000000302
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#930201")
+	if code, body := h.postTelegram(telegramGroupUpdate(930201, chat, 5550302, "later: the gate")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitAwait(turnID)
+	h.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: previewTake(turnID), Pass: true, OnFire: func(any) {
+		if code, body := h.postReply("msg_tfinal", replyBody(turnID, "Gate C3")); code != http.StatusOK {
+			t.Errorf("final: %d %s", code, body)
+		}
+	}})
+	calls := h.platformCalls()
+	body := previewBody(turnID, "looking", "")
+	code, resp := h.post("/reply/preview", h.agentSigned("msg_tpv_1", body), body)
+	if code != http.StatusConflict || !strings.Contains(resp, "answered") {
+		t.Fatalf("a preview the final overtook: %d %s, want 409 answered", code, resp)
+	}
+	if c := h.platformCalls(); c != calls {
+		t.Fatalf("the refused preview made %d platform calls", c-calls)
+	}
+	if a, err := h.store.GetAwait(t.Context(), turnID); err != nil || a.PreviewUpdates != 0 {
+		t.Fatalf("the await record after the refused preview: %+v, %v", a, err)
+	}
+	h.awaitVisible(message.Telegram, strconv.Itoa(chat), "Gate C3")
+	if n := len(h.fake.Delivered()); n != 1 {
+		t.Fatalf("%d messages, want the final alone", n)
+	}
+}
+
+// Two previews at once: the first's record write is held past the
+// interval, and the second arrives then. Only one update runs at a time:
+// the second is throttled until the first is over (on main it created a
+// second message, and the first's record then hid it from every clear).
+// The final finalizes the one preview.
+func TestLiveAsyncRaceTwoPreviews(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = later
+	const chat = -1001000000303
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#930301")
+	if code, body := h.postTelegram(telegramGroupUpdate(930301, chat, 5550303, "later: the gate")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitAwait(turnID)
+	held, release := h.holdPreviewRecord(turnID)
+	answered := make(chan agentapi.PreviewAnswer, 1)
+	go func() {
+		_, ans := h.postPreview("msg_2pv_1", previewBody(turnID, "looking", ""))
+		answered <- ans
+	}()
+	<-held
+	h.clock.Advance(3500 * time.Millisecond) // past the group's 3 s interval
+	code, second := h.postPreview("msg_2pv_2", previewBody(turnID, "looking at the board", ""))
+	close(release)
+	if first := <-answered; !first.Shown {
+		t.Fatalf("the first preview: %+v", first)
+	}
+	if code != http.StatusOK || second.Shown || second.Reason != "throttled" || second.RetryAfterMS <= 0 {
+		t.Fatalf("the second preview, while the first was in flight: %d %+v, want throttled", code, second)
+	}
+	if n := len(h.fake.Delivered()); n != 1 {
+		t.Fatalf("%d preview messages, want one", n)
+	}
+	if code, body := h.postReply("msg_2final", replyBody(turnID, "Gate D4")); code != http.StatusOK {
+		t.Fatalf("final: %d %s", code, body)
+	}
+	h.awaitVisible(message.Telegram, strconv.Itoa(chat), "Gate D4")
+	if n, d := len(h.fake.Delivered()), h.fake.Recorder().Deletions(); n != 1 || len(d) != 0 {
+		t.Fatalf("%d messages, deletions %+v: want the one preview, finalized", n, d)
+	}
+}
