@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -86,44 +87,85 @@ func (h *harness) awaitVisible(p message.Platform, chat string, want ...string) 
 	}
 }
 
-// Preview taken → final committed → the preview's post lands late: the
+// Preview taken → the turn ends → the preview's post lands late: the
 // update's platform call created its message, and its record write is held
-// until the final was sent. The late update may not record a message the
-// turn never saw: it deletes it, and the final stands alone.
+// until the turn ended (its final sent, a silent final, or its deadline
+// passed). The late update may not record a message the turn never saw: it
+// deletes it, and the final, if any, stands alone.
 func TestLiveAsyncRaceLatePreviewAfterFinal(t *testing.T) {
 	t.Parallel()
-	h := start(t, options{})
-	h.agent.fail = later
-	const chat = -1001000000301
-	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#930101")
-	if code, body := h.postTelegram(telegramGroupUpdate(930101, chat, 5550301, "later: the gate")); code != 200 {
-		t.Fatalf("webhook: %d %s", code, body)
+	for i, tc := range []struct {
+		name  string
+		env   map[string]string
+		final []byte // %s: the turn id; nil: none, the turn times out
+		want  []string
+	}{
+		{name: "Final", final: []byte(`{"turn_id":"%s","text":"Gate B12"}`), want: []string{"Gate B12"}},
+		{name: "SilentFinal", final: []byte(`{"turn_id":"%s","envelope":{"schema":"openab.turn.v1","messages":[],"next":{"type":"silent"}}}`)},
+		{name: "TimedOut", env: map[string]string{"PARLEY_ASYNC_TIMEOUT": "6s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, options{env: tc.env})
+			h.agent.fail = later
+			chat := strconv.Itoa(-1001000000301 - 10*i)
+			update := 930101 + i
+			turnID := intent.IDFor("evt#telegram#" + tgBotID + "#" + strconv.Itoa(update))
+			if code, body := h.postTelegram(telegramGroupUpdate(update, mustInt(t, chat), 5550301, "later: the gate")); code != 200 {
+				t.Fatalf("webhook: %d %s", code, body)
+			}
+			h.waitAwait(turnID)
+			held, release := h.holdPreviewRecord(turnID)
+			answered := make(chan agentapi.PreviewAnswer, 1)
+			go func() {
+				_, ans := h.postPreview("msg_rpv_1", previewBody(turnID, "looking", ""))
+				answered <- ans
+			}()
+			<-held
+			if tc.final != nil {
+				body := []byte(fmt.Sprintf(string(tc.final), turnID))
+				if code, resp := h.postReply("msg_rfinal", body); code != http.StatusOK {
+					t.Fatalf("final: %d %s", code, resp)
+				}
+			}
+			// The turn settles the preview once the update's lease is
+			// over, sees no preview (its record is not written yet), and
+			// ends: the final sent beside the preview's message.
+			for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+				a, err := h.store.GetAwait(t.Context(), turnID)
+				if err == nil && a.PreviewSettled != "" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the turn never settled the preview: %+v, %v", a, err)
+				}
+			}
+			if tc.want != nil {
+				h.waitDelivered(2, 45*time.Second)
+			}
+			h.quiesce(20 * time.Second)
+			close(release)
+			if ans := <-answered; ans.Shown {
+				t.Fatalf("the late preview: %+v, want not shown", ans)
+			}
+			h.awaitVisible(message.Telegram, chat, tc.want...)
+			if d := h.fake.Recorder().Deletions(); len(d) != 1 {
+				t.Fatalf("deletions %+v: want the late preview's message deleted", d)
+			}
+			if _, err := h.store.GetPreview(t.Context(), turnID, h.clock.Now()); err == nil {
+				t.Fatal("the late preview's record was written after the turn ended")
+			}
+		})
 	}
-	h.waitAwait(turnID)
-	held, release := h.holdPreviewRecord(turnID)
-	answered := make(chan agentapi.PreviewAnswer, 1)
-	go func() {
-		_, ans := h.postPreview("msg_rpv_1", previewBody(turnID, "looking", ""))
-		answered <- ans
-	}()
-	<-held
-	if code, body := h.postReply("msg_rfinal", replyBody(turnID, "Gate B12")); code != http.StatusOK {
-		t.Fatalf("final: %d %s", code, body)
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The preview's message, and the final beside it: the turn did not see
-	// the preview (its record is not written yet).
-	h.waitDelivered(2, 45*time.Second)
-	close(release)
-	if ans := <-answered; ans.Shown {
-		t.Fatalf("the late preview: %+v, want not shown", ans)
-	}
-	h.awaitVisible(message.Telegram, strconv.Itoa(chat), "Gate B12")
-	if d := h.fake.Recorder().Deletions(); len(d) != 1 {
-		t.Fatalf("deletions %+v: want the late preview's message deleted", d)
-	}
-	if _, err := h.store.GetPreview(t.Context(), turnID, h.clock.Now()); err == nil {
-		t.Fatal("the late preview's record was written after the final")
-	}
+	return n
 }
 
 // Final first, then a preview whose read found the turn still waiting: the
