@@ -246,3 +246,80 @@ func TestLiveAsyncRaceTwoPreviews(t *testing.T) {
 		t.Fatalf("%d messages, deletions %+v: want the one preview, finalized", n, d)
 	}
 }
+
+// Sequential posts ("final": false) with a preview open: the first posted
+// reply settles the preview exactly as a final does. Its first bubble,
+// when text, finalizes it in place; otherwise (an image first) the
+// preview is cleared before the post's bubbles go. Previews end there (409
+// posted), and the final's bubbles follow fresh. The sweeper, later, finds
+// the finalized preview's unit in the post's intent and only drops the
+// record.
+func TestLiveAsyncSequentialPostSettlesThePreview(t *testing.T) {
+	t.Parallel()
+	for i, tc := range []struct {
+		name, first string // the first post's envelope messages
+		want        []string
+		finalized   bool
+	}{
+		{name: "TextFinalizes", first: `[{"id":"s1","text":"Found two flights"},{"id":"s2","text":"checking seats"}]`,
+			want: []string{"Found two flights", "checking seats", "Seat 12C"}, finalized: true},
+		{name: "ImageFirstClears", first: `[{"id":"s1","media":{"kind":"image","url":"https://example.com/map.png"}},{"id":"s2","text":"the map"}]`,
+			want: []string{"", "the map", "Seat 12C"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, options{})
+			h.agent.fail = later
+			chat := int64(-1001000000401 - i)
+			update := 930401 + i
+			turnID := intent.IDFor("evt#telegram#" + tgBotID + "#" + strconv.Itoa(update))
+			if code, body := h.postTelegram(telegramGroupUpdate(update, chat, 5550401, "later: flights")); code != 200 {
+				t.Fatalf("webhook: %d %s", code, body)
+			}
+			h.waitAwait(turnID)
+			h.shownPreview("msg_spv_1", previewBody(turnID, "Found two", "searching"))
+			pv := h.waitDelivered(1, 20*time.Second)[0].MessageID
+			first := []byte(`{"turn_id":"` + turnID + `","final":false,"envelope":{"schema":"openab.turn.v1","messages":` + tc.first + `}}`)
+			if a := h.postSeq("msg_seq1", first); a.Bubbles != 2 {
+				t.Fatalf("first post: %+v", a)
+			}
+			// Previews end with the first posted reply.
+			body := previewBody(turnID, "more", "")
+			if code, resp := h.post("/reply/preview", h.agentSigned("msg_spv_2", body), body); code != http.StatusConflict || !strings.Contains(resp, "posted") {
+				t.Fatalf("a preview after the first post: %d %s, want 409 posted", code, resp)
+			}
+			if a := h.postSeq("msg_seq2", seqBody(turnID, false, "Seat 12C")); a.Bubbles != 1 {
+				t.Fatalf("second post: %+v", a)
+			}
+			if code, resp := h.postReply("msg_sfin", []byte(`{"turn_id":"`+turnID+`"}`)); code != http.StatusOK {
+				t.Fatalf("final: %d %s", code, resp)
+			}
+			h.awaitVisible(message.Telegram, strconv.FormatInt(chat, 10), tc.want...)
+			rec := h.fake.Recorder()
+			if tc.finalized {
+				if d := rec.Deletions(); len(d) != 0 {
+					t.Fatalf("deletions %+v: want the preview finalized", d)
+				}
+				in, err := h.store.GetIntent(t.Context(), agentapi.PostIntentID(turnID, "msg_seq1"))
+				if err != nil || in.Units[0].State != message.UnitSent || in.Units[0].Receipt[0] != pv {
+					t.Fatalf("the first post's first unit: %+v, %v; want sent as the preview's message %s", in.Units, err, pv)
+				}
+				// The sweeper, once the record is due, keeps the message.
+				h.clock.Advance(3 * time.Minute)
+				for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+					if _, err := h.store.GetPreview(t.Context(), turnID, h.clock.Now()); err != nil {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the sweeper never dropped the finalized preview's record")
+					}
+				}
+				if d := rec.Deletions(); len(d) != 0 {
+					t.Fatalf("the sweeper deleted %+v", d)
+				}
+			} else if d := rec.Deletions(); len(d) != 1 || d[0].MessageID != pv {
+				t.Fatalf("deletions %+v: want the preview %s cleared", d, pv)
+			}
+		})
+	}
+}
