@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/parleyhq/parley/localstack/awsfault"
+	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
 	"github.com/parleyhq/parley/shared/agentapi"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -319,6 +321,89 @@ func TestLiveAsyncSequentialPostSettlesThePreview(t *testing.T) {
 				}
 			} else if d := rec.Deletions(); len(d) != 1 || d[0].MessageID != pv {
 				t.Fatalf("deletions %+v: want the preview %s cleared", d, pv)
+			}
+		})
+	}
+}
+
+// Slack, an assistant app (SLACK_ASSISTANT) in its thread: an async
+// preview's status line goes to the thread's status
+// (assistant.threads.setStatus), not under the text, and is cleared in
+// every outcome: a final, a silent final, the turn's deadline, and the
+// first sequential post that settles the preview.
+func TestLiveAsyncSlackAssistantStatus(t *testing.T) {
+	t.Parallel()
+	for i, tc := range []struct {
+		name string
+		env  map[string]string
+		end  func(h *harness, turnID string)
+	}{
+		{name: "Final", end: func(h *harness, turnID string) {
+			if code, resp := h.postReply("msg_afin", replyBody(turnID, "Three flights")); code != http.StatusOK {
+				h.t.Fatalf("final: %d %s", code, resp)
+			}
+		}},
+		{name: "SilentFinal", end: func(h *harness, turnID string) {
+			body := []byte(`{"turn_id":"` + turnID + `","envelope":{"schema":"openab.turn.v1","messages":[],"next":{"type":"silent"}}}`)
+			if code, resp := h.postReply("msg_asil", body); code != http.StatusOK {
+				h.t.Fatalf("final: %d %s", code, resp)
+			}
+		}},
+		{name: "TimedOut", env: map[string]string{"PARLEY_ASYNC_TIMEOUT": "6s"}, end: func(*harness, string) {}},
+		{name: "SequentialPost", end: func(h *harness, turnID string) {
+			h.postSeq("msg_aseq", seqBody(turnID, false, "Three flights"))
+			if code, resp := h.postReply("msg_aseqfin", []byte(`{"turn_id":"`+turnID+`"}`)); code != http.StatusOK {
+				h.t.Fatalf("final: %d %s", code, resp)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"SLACK_ASSISTANT": "true"}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			h := start(t, options{env: env})
+			h.agent.fail = later
+			channel, thread := fmt.Sprintf("D0ASYNC%03d", i), "1764900000.000100"
+			ts := fmt.Sprintf("1764900000.%06d", 200+i)
+			body, _ := json.Marshal(map[string]any{
+				"type": "event_callback", "team_id": "T0TEAM0001", "api_app_id": "A0APP00001",
+				"event_id": "Ev" + strings.ReplaceAll(ts, ".", ""), "event_time": time.Now().Unix(),
+				"authorizations": []map[string]any{{"team_id": "T0TEAM0001", "user_id": "U0BOT00001", "is_bot": true}},
+				"event": map[string]any{
+					"type": "message", "channel": channel, "channel_type": "im", "user": "U0ADA00001",
+					"text": "later: find flights", "ts": ts, "thread_ts": thread,
+				},
+			})
+			if code, answer := h.postSlack(body); code != 200 {
+				t.Fatalf("webhook: %d %s", code, answer)
+			}
+			turnID := intent.IDFor("evt#slack#T0TEAM0001#" + channel + ":" + ts)
+			h.waitAwait(turnID)
+			h.shownPreview("msg_apv_1", previewBody(turnID, "Three", "searching flights"))
+			api, _ := h.fake.For(message.Slack)
+			fs := api.(*fakeslack.API)
+			for _, d := range h.fake.Delivered() {
+				if strings.Contains(d.Text, "searching") {
+					t.Fatalf("the status line shows under the text: %q", d.Text)
+				}
+			}
+			tc.end(h, turnID)
+			settled := func() bool {
+				st := fs.Statuses()
+				i := slices.IndexFunc(st, func(s fakeslack.Status) bool { return s.Status == "searching flights" })
+				return i >= 0 && slices.ContainsFunc(st[i+1:], func(s fakeslack.Status) bool { return s.Status == "" })
+			}
+			for deadline := time.Now().Add(45 * time.Second); !settled(); time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("statuses %+v: want the preview's set, then cleared", fs.Statuses())
+				}
+			}
+			h.quiesce(20 * time.Second)
+			st := fs.Statuses()
+			if last := st[len(st)-1]; last.Status != "" || last.Channel != channel || last.Thread != thread {
+				t.Fatalf("statuses %+v: want the thread's status cleared last", st)
 			}
 		})
 	}
