@@ -55,10 +55,12 @@ func previewTake(turnID string) func(any) bool {
 	}
 }
 
-// holdPreviewRecord arms a hook that holds the first write of turnID's
-// preview record until release is closed; held is closed once it holds.
-func (h *harness) holdPreviewRecord(turnID string) (held, release chan struct{}) {
-	held, release = make(chan struct{}), make(chan struct{})
+// heldPreview posts a preview of text (webhook-id id) whose first write of
+// turnID's preview record is held, and returns once it holds: the update
+// took its lease and made its platform call. Closing release lets the write
+// go; answered then gives the preview's answer.
+func (h *harness) heldPreview(turnID, id, text string) (answered <-chan agentapi.PreviewAnswer, release chan<- struct{}) {
+	held, rel := make(chan struct{}), make(chan struct{})
 	for _, op := range []string{"DynamoDB.PutItem", "DynamoDB.TransactWriteItems"} {
 		h.faults.Add(awsfault.Fault{Op: op, Match: previewRecordWrite(turnID), Pass: true, OnFire: func(any) {
 			select {
@@ -67,10 +69,29 @@ func (h *harness) holdPreviewRecord(turnID string) (held, release chan struct{})
 			default:
 			}
 			close(held)
-			<-release
+			<-rel
 		}})
 	}
-	return held, release
+	ans := make(chan agentapi.PreviewAnswer, 1)
+	go func() {
+		_, a := h.postPreview(id, previewBody(turnID, text, ""))
+		ans <- a
+	}()
+	<-held
+	return ans, rel
+}
+
+// asyncGroupTurn starts a turn in a Telegram group whose agent answers 202,
+// and returns its id once it waits for the agent's post.
+func (h *harness) asyncGroupTurn(update int, chat, user int64, text string) string {
+	h.t.Helper()
+	h.agent.fail = later
+	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#" + strconv.Itoa(update))
+	if code, body := h.postTelegram(telegramGroupUpdate(update, chat, user, text)); code != 200 {
+		h.t.Fatalf("webhook: %d %s", code, body)
+	}
+	h.waitAwait(turnID)
+	return turnID
 }
 
 // awaitVisible waits until chat shows want, then lets everything settle
@@ -109,21 +130,9 @@ func TestLiveAsyncRaceLatePreviewAfterFinal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := start(t, options{env: tc.env})
-			h.agent.fail = later
-			chat := strconv.Itoa(-1001000000301 - 10*i)
-			update := 930101 + i
-			turnID := intent.IDFor("evt#telegram#" + tgBotID + "#" + strconv.Itoa(update))
-			if code, body := h.postTelegram(telegramGroupUpdate(update, mustInt(t, chat), 5550301, "later: the gate")); code != 200 {
-				t.Fatalf("webhook: %d %s", code, body)
-			}
-			h.waitAwait(turnID)
-			held, release := h.holdPreviewRecord(turnID)
-			answered := make(chan agentapi.PreviewAnswer, 1)
-			go func() {
-				_, ans := h.postPreview("msg_rpv_1", previewBody(turnID, "looking", ""))
-				answered <- ans
-			}()
-			<-held
+			chat := int64(-1001000000301 - 10*i)
+			turnID := h.asyncGroupTurn(930101+i, chat, 5550301, "later: the gate")
+			answered, release := h.heldPreview(turnID, "msg_rpv_1", "looking")
 			if tc.final != nil {
 				body := []byte(fmt.Sprintf(string(tc.final), turnID))
 				if code, resp := h.postReply("msg_rfinal", body); code != http.StatusOK {
@@ -150,7 +159,7 @@ func TestLiveAsyncRaceLatePreviewAfterFinal(t *testing.T) {
 			if ans := <-answered; ans.Shown {
 				t.Fatalf("the late preview: %+v, want not shown", ans)
 			}
-			h.awaitVisible(message.Telegram, chat, tc.want...)
+			h.awaitVisible(message.Telegram, strconv.FormatInt(chat, 10), tc.want...)
 			if d := h.fake.Recorder().Deletions(); len(d) != 1 {
 				t.Fatalf("deletions %+v: want the late preview's message deleted", d)
 			}
@@ -161,28 +170,14 @@ func TestLiveAsyncRaceLatePreviewAfterFinal(t *testing.T) {
 	}
 }
 
-func mustInt(t *testing.T, s string) int64 {
-	t.Helper()
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // Final first, then a preview whose read found the turn still waiting: the
 // final is recorded between the preview's read and its take. The take is
 // refused 409 answered: no update taken, no platform call, no record.
 func TestLiveAsyncRaceFinalBeforeTake(t *testing.T) {
 	t.Parallel()
 	h := start(t, options{})
-	h.agent.fail = later
 	const chat = -1001000000302
-	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#930201")
-	if code, body := h.postTelegram(telegramGroupUpdate(930201, chat, 5550302, "later: the gate")); code != 200 {
-		t.Fatalf("webhook: %d %s", code, body)
-	}
-	h.waitAwait(turnID)
+	turnID := h.asyncGroupTurn(930201, chat, 5550302, "later: the gate")
 	h.faults.Add(awsfault.Fault{Op: "DynamoDB.UpdateItem", Match: previewTake(turnID), Pass: true, OnFire: func(any) {
 		if code, body := h.postReply("msg_tfinal", replyBody(turnID, "Gate C3")); code != http.StatusOK {
 			t.Errorf("final: %d %s", code, body)
@@ -214,20 +209,9 @@ func TestLiveAsyncRaceFinalBeforeTake(t *testing.T) {
 func TestLiveAsyncRaceTwoPreviews(t *testing.T) {
 	t.Parallel()
 	h := start(t, options{})
-	h.agent.fail = later
 	const chat = -1001000000303
-	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#930301")
-	if code, body := h.postTelegram(telegramGroupUpdate(930301, chat, 5550303, "later: the gate")); code != 200 {
-		t.Fatalf("webhook: %d %s", code, body)
-	}
-	h.waitAwait(turnID)
-	held, release := h.holdPreviewRecord(turnID)
-	answered := make(chan agentapi.PreviewAnswer, 1)
-	go func() {
-		_, ans := h.postPreview("msg_2pv_1", previewBody(turnID, "looking", ""))
-		answered <- ans
-	}()
-	<-held
+	turnID := h.asyncGroupTurn(930301, chat, 5550303, "later: the gate")
+	answered, release := h.heldPreview(turnID, "msg_2pv_1", "looking")
 	h.clock.Advance(3500 * time.Millisecond) // past the group's 3 s interval
 	code, second := h.postPreview("msg_2pv_2", previewBody(turnID, "looking at the board", ""))
 	close(release)
@@ -271,14 +255,8 @@ func TestLiveAsyncSequentialPostSettlesThePreview(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := start(t, options{})
-			h.agent.fail = later
 			chat := int64(-1001000000401 - i)
-			update := 930401 + i
-			turnID := intent.IDFor("evt#telegram#" + tgBotID + "#" + strconv.Itoa(update))
-			if code, body := h.postTelegram(telegramGroupUpdate(update, chat, 5550401, "later: flights")); code != 200 {
-				t.Fatalf("webhook: %d %s", code, body)
-			}
-			h.waitAwait(turnID)
+			turnID := h.asyncGroupTurn(930401+i, chat, 5550401, "later: flights")
 			h.shownPreview("msg_spv_1", previewBody(turnID, "Found two", "searching"))
 			pv := h.waitDelivered(1, 20*time.Second)[0].MessageID
 			first := []byte(`{"turn_id":"` + turnID + `","final":false,"envelope":{"schema":"openab.turn.v1","messages":` + tc.first + `}}`)
