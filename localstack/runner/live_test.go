@@ -548,3 +548,150 @@ func TestLivePreviewClearedBeforeAFileFirst(t *testing.T) {
 		t.Fatalf("the group shows %q", v)
 	}
 }
+
+// A flood-limited preview never holds the final back: Telegram answers the
+// preview's first edit with 429 and a minute's retry_after, so the pump
+// may show nothing more for a minute; the stream ends a few seconds later
+// and the final still lands within one throttle interval of it (the bound
+// here is far below the minute, far above the interval), once, as the
+// preview's message.
+func TestLiveFloodLimitedPreviewDoesNotDelayTheFinal(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{env: map[string]string{"PARLEY_AGENT_TIMEOUT": "25s"}})
+	h.agent.streamPause = 250 * time.Millisecond
+	var ended atomic.Int64
+	h.agent.stream = func(req agent.TurnRequest) ([]string, bool, bool) {
+		lines := make([]string, 0, 21)
+		for i := range 20 {
+			lines = append(lines, `{"type":"delta","text":"w`+strconv.Itoa(i)+` "}`)
+		}
+		ended.Store(time.Now().Add(20 * 250 * time.Millisecond).UnixNano())
+		return append(lines, `{"type":"final","text":"done"}`), false, true
+	}
+	h.fake.Inject(fakeapi.Fault{Platform: message.Telegram, Edits: true, Status: 429, RetryAfter: time.Minute})
+	const chat = -1001000000097
+	if code, body := h.postTelegram(telegramGroupUpdate(910701, chat, 5550007, "go")); code != 200 {
+		t.Fatalf("webhook: %d %s", code, body)
+	}
+	got := h.waitDelivered(1, 60*time.Second)
+	h.quiesce(30 * time.Second)
+	rec := h.fake.Recorder()
+	if v := texts(rec.Visible(message.Telegram, "-1001000000097")); !slices.Equal(v, []string{"done"}) {
+		t.Fatalf("the group shows %q", v)
+	}
+	if len(h.logs.lines("msg", "preview update failed")) == 0 {
+		t.Fatal("no preview update was refused: the fault did not fire")
+	}
+	edits := rec.Edits()
+	if len(edits) == 0 || edits[len(edits)-1].MessageID != got[0].MessageID {
+		t.Fatalf("edits %v: want the preview %s edited into the final", edits, got[0].MessageID)
+	}
+	// The stream's end is when its last line was written (the agent
+	// pauses after each line); the final edit lands within the group's
+	// 3-second interval of it, plus the pipeline's own steps.
+	if late := edits[len(edits)-1].At.Sub(time.Unix(0, ended.Load())); late > 20*time.Second {
+		t.Fatalf("the final landed %s after the stream ended: it waited for the preview's retry_after", late)
+	}
+}
+
+// A 200-delta stream stays within every platform's limits as its fake
+// holds them (Telegram's drafts and group edits, Slack's chat.update and
+// stream appends, Discord's edits of @original): no preview update is
+// refused, the updates keep the platform's interval, and the final lands
+// once. (A Telegram group: TestLiveTwoHundredDeltasWithinLimits.)
+func TestLiveTwoHundredDeltasEveryPlatform(t *testing.T) {
+	t.Parallel()
+	stream := func(req agent.TurnRequest) ([]string, bool, bool) {
+		lines := make([]string, 0, 201)
+		for i := range 200 {
+			lines = append(lines, `{"type":"delta","text":"w`+strconv.Itoa(i)+` "}`)
+		}
+		return append(lines, `{"type":"final","text":"done"}`), false, true
+	}
+	slackThread := func(channel, ts, thread string) []byte {
+		b, _ := json.Marshal(map[string]any{
+			"type": "event_callback", "team_id": "T0TEAM0001", "api_app_id": "A0APP00001",
+			"event_id": "Ev" + strings.ReplaceAll(ts, ".", ""), "event_time": time.Now().Unix(),
+			"authorizations": []map[string]any{{"team_id": "T0TEAM0001", "user_id": "U0BOT00001", "is_bot": true}},
+			"event": map[string]any{
+				"type": "message", "channel": channel, "channel_type": "im", "user": "U0ADA00001",
+				"text": "go", "ts": ts, "thread_ts": thread,
+			},
+		})
+		return b
+	}
+	for _, tc := range []struct {
+		name     string
+		env      map[string]string
+		post     func(h *harness) (int, string)
+		platform message.Platform
+		chat     string
+		// interval is the least time between two preview updates there.
+		interval time.Duration
+		drafts   bool
+	}{
+		{name: "TelegramPrivate", drafts: true, platform: message.Telegram, chat: "5550008", interval: time.Second,
+			post: func(h *harness) (int, string) { return h.postTelegram(telegramUpdate(910801, 5550008, "go")) }},
+		{name: "SlackUpdates", platform: message.Slack, chat: "D0LIVE0008", interval: time.Second,
+			post: func(h *harness) (int, string) { return h.postSlack(slackDM("D0LIVE0008", "1764700000.000800", "go")) }},
+		{name: "SlackAssistantStream", env: map[string]string{"SLACK_ASSISTANT": "true"}, platform: message.Slack, chat: "D0LIVE0009", interval: time.Second,
+			post: func(h *harness) (int, string) {
+				return h.postSlack(slackThread("D0LIVE0009", "1764700000.000901", "1764700000.000900"))
+			}},
+		{name: "DiscordOriginal", platform: message.Discord, chat: "1309000000000000200", interval: 2 * time.Second,
+			post: func(h *harness) (int, string) {
+				sample, err := os.ReadFile("../../events/discord/command-guild.json")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, err := fakediscord.Interaction(sample, h.clock.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return h.postDiscord(body)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"PARLEY_AGENT_TIMEOUT": "25s"}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			h := start(t, options{env: env})
+			h.agent.streamPause = 25 * time.Millisecond
+			h.agent.stream = stream
+			if code, body := tc.post(h); code != 200 {
+				t.Fatalf("webhook: %d %s", code, body)
+			}
+			h.waitDelivered(1, 60*time.Second)
+			h.quiesce(30 * time.Second)
+			rec := h.fake.Recorder()
+			if v := texts(rec.Visible(tc.platform, tc.chat)); !slices.Equal(v, []string{"done"}) {
+				t.Fatalf("the chat shows %q", v)
+			}
+			if n := len(h.logs.lines("msg", "preview update failed")); n != 0 {
+				t.Fatalf("%d preview updates refused", n)
+			}
+			var at []time.Time
+			if tc.drafts {
+				for _, d := range rec.Drafts() {
+					at = append(at, d.At)
+				}
+			} else {
+				for _, e := range rec.Edits() {
+					at = append(at, e.At)
+				}
+				// The last edit is the final's, never held back.
+				at = at[:max(len(at)-1, 0)]
+			}
+			if len(at) < 2 || len(at) > 20 {
+				t.Fatalf("%d preview updates for a 200-delta stream of ~5 s", len(at))
+			}
+			for i := 1; i < len(at); i++ {
+				if gap := at[i].Sub(at[i-1]); gap < tc.interval-100*time.Millisecond {
+					t.Fatalf("preview updates %d and %d %s apart: over the platform's rate", i-1, i, gap)
+				}
+			}
+		})
+	}
+}

@@ -455,10 +455,15 @@ func (a *API) authorized(w http.ResponseWriter, r *http.Request) (map[string]jso
 	return args, true
 }
 
+// UpdatesPerMinute is how many chat.update calls a workspace may make a
+// minute: Slack's Tier 3 (50+); the fake holds it to 50 and answers more
+// with 429 ratelimited.
+const UpdatesPerMinute = 50
+
 // update is chat.update: a message the bot posted gets new text and blocks.
 func (a *API) update(w http.ResponseWriter, r *http.Request) {
 	args, ok := a.authorized(w, r)
-	if !ok {
+	if !ok || a.limited(w, "chat.update", UpdatesPerMinute) {
 		return
 	}
 	channel, ts, text := fakeapi.Str(args, "channel"), fakeapi.Str(args, "ts"), fakeapi.Str(args, "text")

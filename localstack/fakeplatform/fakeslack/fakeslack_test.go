@@ -189,3 +189,30 @@ func TestSign(t *testing.T) {
 		}
 	}
 }
+
+// chat.update is held to UpdatesPerMinute a workspace (the recorder's
+// clock stands still here): the next is refused with 429 ratelimited and a
+// Retry-After, and changes nothing.
+func TestUpdatesLimited(t *testing.T) {
+	t.Parallel()
+	rec, srv := setup(t)
+	_, posted := call(t, srv, "/api/chat.postMessage", "Bearer "+token, `{"channel":"C0CHAN0001","text":"first"}`)
+	if !posted.OK {
+		t.Fatalf("post: %+v", posted)
+	}
+	update := func(text string) (*http.Response, answer) {
+		return call(t, srv, "/api/chat.update", "Bearer "+token, `{"channel":"C0CHAN0001","ts":"`+posted.TS+`","text":"`+text+`"}`)
+	}
+	for i := range fakeslack.UpdatesPerMinute {
+		if resp, a := update("v" + strings.Repeat("x", i)); resp.StatusCode != 200 || !a.OK {
+			t.Fatalf("update %d: %d %+v", i, resp.StatusCode, a)
+		}
+	}
+	resp, a := update("one too many")
+	if resp.StatusCode != http.StatusTooManyRequests || a.Error != "ratelimited" || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("update past the limit: %d %+v", resp.StatusCode, a)
+	}
+	if got := rec.Edits(); len(got) != fakeslack.UpdatesPerMinute {
+		t.Fatalf("%d edits recorded, want %d", len(got), fakeslack.UpdatesPerMinute)
+	}
+}
