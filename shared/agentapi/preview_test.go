@@ -57,7 +57,7 @@ func (s *stubPreviewer) PreviewInterval(message.Thread) time.Duration { return 3
 // unrecorded is a store whose preview records cannot be written.
 type unrecorded struct{ *dynamostore.Store }
 
-func (unrecorded) RecordPreview(context.Context, message.Preview, time.Time, time.Duration) error {
+func (unrecorded) RecordAwaitPreview(context.Context, string, string, message.Preview, time.Time, time.Duration) error {
 	return errors.New("table unavailable")
 }
 
