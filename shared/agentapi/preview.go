@@ -133,11 +133,17 @@ func (h *PreviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a, err := h.Awaits.GetAwait(ctx, pp.TurnID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		if h.inFlight(ctx, pp.TurnID, now) {
+		switch early, err := h.inFlight(ctx, pp.TurnID, now); {
+		case err != nil:
+			// Unknown is not "no such turn": a 404 would end the agent's
+			// previews for a turn that is waiting.
+			log.Error("read the turn's claim failed", "error", err)
+			refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try again")
+		case early:
 			h.notShown(w, log, PreviewAnswer{TurnID: pp.TurnID, Reason: "early", RetryAfterMS: time.Second.Milliseconds()})
-			return
+		default:
+			refuse(w, log, http.StatusNotFound, "unknown_turn", "no turn with this turn_id is waiting for a reply")
 		}
-		refuse(w, log, http.StatusNotFound, "unknown_turn", "no turn with this turn_id is waiting for a reply")
 		return
 	case err != nil:
 		log.Error("read the wait failed", "error", err)
@@ -281,13 +287,20 @@ func (h *PreviewHandler) ttl() time.Duration {
 }
 
 // inFlight reports whether turnID names a turn that was sent and not
-// settled: its agent posted before Parley read the 202.
-func (h *PreviewHandler) inFlight(ctx context.Context, turnID string, now time.Time) bool {
+// settled: its agent posted before Parley read the 202. An error is one
+// reading the claim, never its absence.
+func (h *PreviewHandler) inFlight(ctx context.Context, turnID string, now time.Time) (bool, error) {
 	if h.Claims == nil {
-		return false
+		return false, nil
 	}
 	c, err := h.Claims.GetClaim(ctx, store.IntentKey(turnID), now)
-	return err == nil && c.State == store.ClaimPending && c.Thread.Platform != ""
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return c.State == store.ClaimPending && c.Thread.Platform != "", nil
 }
 
 // previewClosed is why a turn takes no more previews: its final reply was
@@ -299,7 +312,10 @@ func previewClosed(a store.Await, now time.Time) (string, bool) {
 		return "answered", true
 	case a.State != store.AwaitOpen || !now.Before(a.Deadline):
 		return "timed_out", true
-	case a.PreviewSettled != "":
+	case a.PreviewSettled != "" || len(a.Posts) > 0:
+		// A sequential post that came before the turn read its 202 opened
+		// the record with no preview base, so it settled nothing: its
+		// posts end the previews all the same.
 		return "posted", true
 	}
 	return "", false
