@@ -69,7 +69,8 @@ type Entry struct {
 	Files []File `json:"files,omitempty"`
 	// Edited is true when the person edited the message since.
 	Edited bool `json:"edited,omitempty"`
-	// Truncated is true when Text was cut to fit the transcript's bound.
+	// Truncated is true when files were left out or Text was cut to fit
+	// the transcript's bound.
 	Truncated bool `json:"truncated,omitempty"`
 }
 
@@ -87,16 +88,25 @@ type File struct {
 // boundary.
 const MaxFileName = 255
 
-// NewFile is a File of kind, name and type, its name bounded.
+// MaxFileType bounds a File's media type and kind the same way (RFC 6838
+// names a type or subtype in at most 127 characters).
+const MaxFileType = 127
+
+// NewFile is a File of kind, name and type, each bounded.
 func NewFile(kind, name, mime string) File {
-	if len(name) > MaxFileName {
-		n := MaxFileName
-		for n > 0 && !utf8.RuneStart(name[n]) {
-			n--
-		}
-		name = name[:n]
+	return File{Kind: cut(kind, MaxFileType), Name: cut(name, MaxFileName), MIME: cut(mime, MaxFileType)}
+}
+
+// cut is s's longest start of at most n bytes ending at a character
+// boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return File{Kind: kind, Name: name, MIME: mime}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // Answer is an answer to one of the agent's questions, as the agent got it
@@ -227,17 +237,21 @@ func (c Config) Trim(t []Entry) []Entry {
 	return t
 }
 
-// truncate cuts e's text, at a character boundary, so that e alone
-// encodes within limit bytes (its longest such start).
+// truncate makes e alone encode within limit bytes: its last files are
+// left out first (a description of a file weighs less than what the person
+// wrote), then its text is cut, at a character boundary, to its longest
+// start that fits.
 func truncate(e Entry, limit int) Entry {
 	e.Truncated = true
-	text := e.Text
-	at := func(n int) string {
-		for n > 0 && n < len(text) && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		return text[:n]
+	e.Files = slices.Clone(e.Files)
+	for len(e.Files) > 0 && Size([]Entry{e}) > limit {
+		e.Files = e.Files[:len(e.Files)-1]
 	}
+	if len(e.Files) == 0 {
+		e.Files = nil
+	}
+	text := e.Text
+	at := func(n int) string { return cut(text, n) }
 	lo, hi := 0, len(text)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2

@@ -172,3 +172,29 @@ func TestNewFileBoundsItsNameAtACharacter(t *testing.T) {
 		t.Fatalf("a short name changed: %+v", short)
 	}
 }
+
+// An entry whose files alone are over the bound (ten long names and
+// types) still fits it: its newest files go first, then its text is cut,
+// and it says it was truncated. A file's type and kind are bounded as its
+// name is.
+func TestAnEntryOverTheBoundByItsFilesFits(t *testing.T) {
+	t.Parallel()
+	c := history.Config{Entries: 5, Bytes: history.MinBytes}
+	e := person("files", "the tickets", 0, "1")
+	for range 10 {
+		e.Files = append(e.Files, history.NewFile("document", strings.Repeat("n", 400), "application/"+strings.Repeat("x", 400)))
+	}
+	tr := c.Merge(nil, e)
+	if len(tr) != 1 || !tr[0].Truncated {
+		t.Fatalf("got %d entries, truncated %v: want the entry, truncated", len(tr), len(tr) == 1 && tr[0].Truncated)
+	}
+	if n := history.Size(tr); n > c.Bytes {
+		t.Fatalf("the entry keeps %d bytes, over the bound %d", n, c.Bytes)
+	}
+	if tr[0].Text != "the tickets" || len(tr[0].Files) == 0 {
+		t.Fatalf("kept text %q and %d files: want the text whole and the first files that fit", tr[0].Text, len(tr[0].Files))
+	}
+	if f := tr[0].Files[0]; len(f.MIME) > history.MaxFileType || len(f.Kind) > history.MaxFileType {
+		t.Fatalf("a file's type of %d bytes, kind of %d", len(f.MIME), len(f.Kind))
+	}
+}
