@@ -85,13 +85,8 @@ func (h *harness) platformCalls() int {
 func TestLiveAsyncTelegramGroup(t *testing.T) {
 	t.Parallel()
 	h := start(t, options{})
-	h.agent.fail = later
 	const chat = -1001000000191
-	turnID := intent.IDFor("evt#telegram#" + tgBotID + "#920101")
-	if code, body := h.postTelegram(telegramGroupUpdate(920101, chat, 5550102, "later: where is my gate")); code != 200 {
-		t.Fatalf("webhook: %d %s", code, body)
-	}
-	h.waitAwait(turnID)
+	turnID := h.asyncGroupTurn(920101, chat, 5550102, "later: where is my gate")
 
 	// Bad previews are refused and change nothing, shown nowhere.
 	writes, calls := h.calls.Total(callcount.Writes), h.platformCalls()
@@ -229,14 +224,8 @@ func TestLiveAsyncPreviewCleared(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := start(t, options{env: tc.env})
-			h.agent.fail = later
 			chat := int64(-1001000000192 - i)
-			update := 920201 + i
-			turnID := intent.IDFor("evt#telegram#" + tgBotID + "#" + strconv.Itoa(update))
-			if code, body := h.postTelegram(telegramGroupUpdate(update, chat, 5550103, "later please")); code != 200 {
-				t.Fatalf("webhook: %d %s", code, body)
-			}
-			h.waitAwait(turnID)
+			turnID := h.asyncGroupTurn(920201+i, chat, 5550103, "later please")
 			h.shownPreview("msg_cpv_1", previewBody(turnID, "thinking", ""))
 			if tc.final != nil {
 				body := []byte(fmt.Sprintf(string(tc.final), turnID))

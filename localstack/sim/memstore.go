@@ -644,6 +644,11 @@ func (s *MemStore) GetAwait(ctx context.Context, turnID string) (store.Await, er
 }
 
 func (s *MemStore) awaitUpdate(op, turnID string, cond func(a *store.Await) bool, f func(a *store.Await)) (store.Await, error) {
+	return s.awaitWrite(op, turnID, func(a *store.Await) bool { return a.State == store.AwaitOpen && (cond == nil || cond(a)) }, f)
+}
+
+// awaitWrite applies f to an existing record for which cond holds.
+func (s *MemStore) awaitWrite(op, turnID string, cond func(a *store.Await) bool, f func(a *store.Await)) (store.Await, error) {
 	tok := token()
 	type res struct {
 		a   store.Await
@@ -654,7 +659,7 @@ func (s *MemStore) awaitUpdate(op, turnID string, cond func(a *store.Await) bool
 		if it == nil || it.aw == nil {
 			return res{err: fmt.Errorf("await %s: %w", turnID, store.ErrNotFound)}
 		}
-		if it.aw.State != store.AwaitOpen || cond != nil && !cond(it.aw) {
+		if !cond(it.aw) {
 			if it.wt == tok {
 				return res{a: normAwait(*it.aw)}
 			}
@@ -683,11 +688,35 @@ func (s *MemStore) AdoptAwait(ctx context.Context, turnID, owner, handle string,
 func (s *MemStore) TakeAwaitPreview(ctx context.Context, turnID string, t store.PreviewTake) (store.Await, error) {
 	return s.awaitUpdate("take_await_preview", turnID,
 		func(a *store.Await) bool {
-			return a.Deadline.UnixMilli() > t.Now.UnixMilli() && a.PreviewNext.UnixMilli() <= t.Now.UnixMilli() && a.PreviewUpdates < t.Max
+			return a.Deadline.UnixMilli() > t.Now.UnixMilli() && a.PreviewNext.UnixMilli() <= t.Now.UnixMilli() && a.PreviewUpdates < t.Max &&
+				a.PreviewSettled == "" && leaseFree(a, t.Now)
 		},
 		func(a *store.Await) {
-			a.PreviewUpdates, a.PreviewNext, a.PreviewBusy = a.PreviewUpdates+1, ms(t.Next), ms(t.Busy)
+			a.PreviewUpdates, a.PreviewNext, a.PreviewBusy, a.PreviewLease = a.PreviewUpdates+1, ms(t.Next), ms(t.Busy), t.Lease
+			a.PreviewStatus = a.PreviewStatus || t.Status
 		})
+}
+
+// leaseFree reports whether no preview work holds a's lease at now.
+func leaseFree(a *store.Await, now time.Time) bool {
+	return a.PreviewLease == "" || a.PreviewBusy.UnixMilli() <= now.UnixMilli()
+}
+
+// ReleaseAwaitPreview ends a preview update's lease, while it holds it.
+func (s *MemStore) ReleaseAwaitPreview(ctx context.Context, turnID, lease string) error {
+	_, err := s.awaitWrite("release_await_preview", turnID,
+		func(a *store.Await) bool { return a.PreviewLease == lease },
+		func(a *store.Await) { a.PreviewLease = "" })
+	return err
+}
+
+// SettleAwaitPreview makes by the settler of a turn's preview.
+func (s *MemStore) SettleAwaitPreview(ctx context.Context, turnID, by string, now, busy time.Time) (store.Await, error) {
+	return s.awaitWrite("settle_await_preview", turnID,
+		func(a *store.Await) bool {
+			return (a.PreviewSettled == "" || a.PreviewSettled == by) && (leaseFree(a, now) || a.PreviewLease == by)
+		},
+		func(a *store.Await) { a.PreviewSettled, a.PreviewLease, a.PreviewBusy = by, by, ms(busy) })
 }
 
 // FinishAwait records the agent's final post.
@@ -937,6 +966,22 @@ func (s *MemStore) RecordPreview(ctx context.Context, p message.Preview, now tim
 		return fmt.Errorf("encode preview: %w", err)
 	}
 	return exec(s, "record_preview", func() error {
+		s.items[store.PreviewKey(p.Key)] = &item{kind: "preview", body: b, expires: sec(now.Add(ttl))}
+		return nil
+	})
+}
+
+// RecordAwaitPreview writes a preview's record while the update's lease
+// holds on the turn's await record, atomically as DynamoDB's transaction.
+func (s *MemStore) RecordAwaitPreview(ctx context.Context, turnID, lease string, p message.Preview, now time.Time, ttl time.Duration) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encode preview: %w", err)
+	}
+	return exec(s, "record_await_preview", func() error {
+		if it := s.get(store.AwaitKey(turnID)); it == nil || it.aw == nil || it.aw.PreviewLease != lease {
+			return fmt.Errorf("record preview of await %s: the update's lease ended: %w", turnID, store.ErrConflict)
+		}
 		s.items[store.PreviewKey(p.Key)] = &item{kind: "preview", body: b, expires: sec(now.Add(ttl))}
 		return nil
 	})

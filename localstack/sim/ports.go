@@ -364,6 +364,10 @@ func (s *storePorts) ExpireAwait(ctx context.Context, turnID string) (store.Awai
 	return s.await("expire_await", func() (store.Await, error) { return s.m.ExpireAwait(ctx, turnID) })
 }
 
+func (s *storePorts) SettleAwaitPreview(ctx context.Context, turnID, by string, now, busy time.Time) (store.Await, error) {
+	return s.await("settle_await_preview", func() (store.Await, error) { return s.m.SettleAwaitPreview(ctx, turnID, by, now, busy) })
+}
+
 func (s *storePorts) AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error) {
 	return s.await("add_await_post", func() (store.Await, error) {
 		return s.m.AddAwaitPost(ctx, turnID, postID, bubbles, prevBubbles, now)

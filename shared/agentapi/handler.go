@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/platform"
+	"github.com/parleyhq/parley/shared/preview"
 	"github.com/parleyhq/parley/shared/queue"
 	"github.com/parleyhq/parley/shared/standardwebhooks"
 	"github.com/parleyhq/parley/shared/store"
@@ -28,6 +29,7 @@ type Awaits interface {
 	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
 	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
+	SettleAwaitPreview(ctx context.Context, turnID, by string, now, busy time.Time) (store.Await, error)
 }
 
 // Intents is the intent store as sequential posts use it.
@@ -75,8 +77,14 @@ type Handler struct {
 	// the envelope's limits, for the thread's platform.
 	Envelope     envelope.Config
 	Capabilities func(message.Platform) (message.Capabilities, bool)
-	Now          func() time.Time
-	Log          *slog.Logger
+	// Previews and Previewers, when set, let the turn's first sequential
+	// post settle the preview its agent posted (POST /reply/preview), as a
+	// final post does: its first bubble finalizes it, or it is cleared.
+	// Without them a sequential post leaves the preview to the final.
+	Previews   Previews
+	Previewers map[message.Platform]Previewer
+	Now        func() time.Time
+	Log        *slog.Logger
 }
 
 // Accepted is the answer to a post that was recorded.
@@ -337,6 +345,11 @@ func (h *Handler) deliverPost(w http.ResponseWriter, r *http.Request, log *slog.
 	}
 	total := len(Bubbles(plan.Units))
 	acc := Accepted{TurnID: a.TurnID, Bubbles: n, Cut: total - n}
+	if err := h.settlePreview(r.Context(), log, a, postID, units, now); err != nil {
+		log.Error("settle the turn's preview failed", "error", err)
+		refuse(w, log, http.StatusServiceUnavailable, "unavailable", "try the same post again")
+		return
+	}
 	if len(units) > 0 {
 		stored, _, err := h.Intents.CreateIntent(r.Context(), intent.Intent{
 			ID: PostIntentID(a.TurnID, postID), Origin: a.EventKey + intent.PostMark + postID, Thread: a.Thread, Units: units,
@@ -354,6 +367,64 @@ func (h *Handler) deliverPost(w http.ResponseWriter, r *http.Request, log *slog.
 	}
 	log.Info("sequential post delivered", "outcome", "accepted", "bubbles", acc.Bubbles, "cut", acc.Cut, "final", false)
 	respond(w, http.StatusOK, acc)
+}
+
+// settlePreview settles the preview the turn's agent posted before this,
+// its first sequential post, exactly as the final would (ADR 0020): once
+// the update in flight is over (preview.Settle), the post's first bubble,
+// when it is text, finalizes the preview in place (units[0].Replaces, and
+// the preview's record names the post's intent, so the sweeper finds the
+// bubble that finalizes it); otherwise the preview is cleared now. No
+// preview is taken after it. A retried post settles again the same way; a
+// later post, or one whose turn shows no preview, changes nothing.
+func (h *Handler) settlePreview(ctx context.Context, log *slog.Logger, a store.Await, postID string, units []intent.Unit, now time.Time) error {
+	by := store.SettledByPost(postID)
+	if h.Previews == nil || a.Preview.Thread.Platform == "" || a.PreviewSettled != "" && a.PreviewSettled != by {
+		return nil
+	}
+	s, err := preview.Settle(ctx, h.Awaits, a.TurnID, by, func() time.Time { return nowFrom(h.Now) }, preview.MaxSettleWait)
+	if errors.As(err, new(*store.AwaitConflictError)) {
+		return nil // a post in between settled it
+	}
+	if err != nil || s.PreviewUpdates == 0 {
+		return err
+	}
+	pl := h.Previewers[s.Thread.Platform]
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maxPreviewCall)
+	defer cancel()
+	if err := preview.EndStatus(cctx, pl, s); err != nil {
+		log.Warn("the thread's status could not be cleared", "error", err)
+	}
+	pv, err := h.Previews.GetPreview(ctx, a.TurnID, now)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case pv.MessageID == "":
+		return nil // a draft: it goes on its own
+	}
+	if preview.FinalizeInto(units, a.TurnID) {
+		pv.FinalizedBy = PostIntentID(a.TurnID, postID)
+		if err := h.Previews.RecordPreview(ctx, pv, now, intentTTL); err != nil {
+			return err
+		}
+		log.Info("the first sequential post finalizes the preview", "message_id", pv.MessageID)
+		return nil
+	}
+	if pl == nil {
+		log.Error("the preview cannot be cleared: no sender for its platform; the sweeper takes it", "message_id", pv.MessageID)
+		return nil
+	}
+	if err := pl.ClearPreview(cctx, pv); err != nil {
+		log.Warn("the preview could not be cleared; its record stays for the sweeper", "message_id", pv.MessageID, "error", err)
+		return nil
+	}
+	if err := h.Previews.DropPreview(cctx, a.TurnID); err != nil {
+		log.Warn("a cleared preview's record could not be dropped", "error", err)
+	}
+	log.Info("preview cleared", "message_id", pv.MessageID)
+	return nil
 }
 
 // intentTTL is how long a post's intent is kept, as a turn's.

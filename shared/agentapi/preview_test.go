@@ -57,7 +57,7 @@ func (s *stubPreviewer) PreviewInterval(message.Thread) time.Duration { return 3
 // unrecorded is a store whose preview records cannot be written.
 type unrecorded struct{ *dynamostore.Store }
 
-func (unrecorded) RecordPreview(context.Context, message.Preview, time.Time, time.Duration) error {
+func (unrecorded) RecordAwaitPreview(context.Context, string, string, message.Preview, time.Time, time.Duration) error {
 	return errors.New("table unavailable")
 }
 
@@ -93,7 +93,8 @@ func TestPreviewHandlerDecisions(t *testing.T) {
 	th := message.Thread{Platform: message.Telegram, Account: "1", Chat: "-100"}
 	open := func(turnID string, base message.Preview) {
 		t.Helper()
-		if _, _, err := st.OpenAwait(t.Context(), store.Await{TurnID: turnID, Thread: th, EventKey: "evt#" + turnID, ClaimKey: "k", ClaimOwner: "o",
+		// The turn opens its record with its message's receipt handle.
+		if _, _, err := st.OpenAwait(t.Context(), store.Await{TurnID: turnID, Thread: th, EventKey: "evt#" + turnID, ClaimKey: "k", ClaimOwner: "o", Handle: "rh-" + turnID,
 			Deadline: now.Add(time.Hour), CreatedAt: now, ExpiresAt: now.Add(2 * time.Hour), Preview: base}); err != nil {
 			t.Fatal(err)
 		}
@@ -152,5 +153,69 @@ func TestPreviewHandlerDecisions(t *testing.T) {
 	}
 	if len(pl.cleared) != 1 || pl.cleared[0] != "pv1" {
 		t.Fatalf("cleared %q: want the unrecorded message deleted", pl.cleared)
+	}
+}
+
+// claimsDown answers every claim read with an error that is not the
+// claim's absence (a throttled or unreachable table).
+type claimsDown struct{}
+
+func (claimsDown) GetClaim(context.Context, string, time.Time) (store.Claim, error) {
+	return store.Claim{}, errors.New("table unavailable")
+}
+
+// TestPreviewHandlerUnknownIsNotAbsent: a preview for a turn whose state
+// cannot be read is answered 503 (try again), never 404 (which ends the
+// agent's previews); a record an early sequential post opened, which the
+// turn has not given a preview base yet, takes no previews (409 posted,
+// as after any first post), not "unsupported". Neither shows anything.
+func TestPreviewHandlerUnknownIsNotAbsent(t *testing.T) {
+	t.Parallel()
+	env := emulatortest.New(t)
+	st := dynamostore.New(env.DynamoDB, env.Resources.Table)
+	secret, _ := standardwebhooks.ParseSecret("parley-agent-test-secret")
+	pl := &stubPreviewer{}
+	h := &agentapi.PreviewHandler{
+		Verifier: standardwebhooks.Verifier{Secrets: []standardwebhooks.Secret{secret}},
+		Awaits:   st, Previews: st, Claims: claimsDown{},
+		Previewers: map[message.Platform]agentapi.Previewer{message.Telegram: pl},
+		Now:        func() time.Time { return t0 },
+	}
+	post := func(turnID string) (int, agentapi.PreviewAnswer, string) {
+		b, _ := json.Marshal(map[string]string{"turn_id": turnID, "text": "so far"})
+		req := httptest.NewRequest(http.MethodPost, "/reply/preview", bytes.NewReader(b))
+		standardwebhooks.SetHeaders(req.Header, secret, "msg_"+turnID, t0, b)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		var ans agentapi.PreviewAnswer
+		_ = json.Unmarshal(w.Body.Bytes(), &ans)
+		return w.Code, ans, w.Body.String()
+	}
+	if code, _, body := post(strings.Repeat("f", 32)); code != http.StatusServiceUnavailable {
+		t.Fatalf("the claim unreadable: %d %s, want 503", code, body)
+	}
+	// What the reply function opens for a sequential post that came before
+	// the turn read the 202: no receipt handle, no preview base.
+	th := message.Thread{Platform: message.Telegram, Account: "1", Chat: "-100"}
+	early := strings.Repeat("9", 32)
+	if _, _, err := st.OpenAwait(t.Context(), store.Await{TurnID: early, Thread: th, EventKey: "evt#9", ClaimKey: store.IntentKey(early), ClaimOwner: "o",
+		Deadline: t0.Add(time.Hour), CreatedAt: t0, ExpiresAt: t0.Add(2 * time.Hour), State: store.AwaitOpen, Posts: map[string]int{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AddAwaitPost(t.Context(), early, "msg_a", 1, 0, t0); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, body := post(early); code != http.StatusConflict || !strings.Contains(body, "posted") {
+		t.Fatalf("a record an early sequential post opened: %d %s, want 409 posted", code, body)
+	}
+	// Adopted by the turn, with a preview base, it still takes none.
+	if _, err := st.AdoptAwait(t.Context(), early, "o2", "rh", message.Preview{Thread: th, Key: early}); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, body := post(early); code != http.StatusConflict || !strings.Contains(body, "posted") {
+		t.Fatalf("adopted after an early sequential post: %d %s, want 409 posted", code, body)
+	}
+	if len(pl.shown) != 0 {
+		t.Fatalf("shown %q", pl.shown)
 	}
 }

@@ -64,13 +64,6 @@ func Reply(d Deps) (http.Handler, error) {
 		return nil, fmt.Errorf("PARLEY_TRIAGE: %w", err)
 	}
 	sends.Triage = tr
-	mux := http.NewServeMux()
-	mux.Handle("/reply", &agentapi.Handler{
-		Verifier: verifier, Awaits: d.store(), Intents: d.store(), Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL),
-		Waker:  queue.New(d.SQS, d.Config.InboundQueueURL),
-		Claims: d.store(), AsyncTimeout: d.Config.AsyncTimeout,
-		Envelope: d.Config.Envelope, Capabilities: caps, Now: d.Now, Log: log,
-	})
 	senders, err := d.senders()
 	if err != nil {
 		return nil, err
@@ -81,6 +74,13 @@ func Reply(d Deps) (http.Handler, error) {
 			previewers[p] = pr
 		}
 	}
+	mux := http.NewServeMux()
+	mux.Handle("/reply", &agentapi.Handler{
+		Verifier: verifier, Awaits: d.store(), Intents: d.store(), Outbox: queue.New(d.SQS, d.Config.OutboundQueueURL),
+		Waker:  queue.New(d.SQS, d.Config.InboundQueueURL),
+		Claims: d.store(), AsyncTimeout: d.Config.AsyncTimeout,
+		Envelope: d.Config.Envelope, Capabilities: caps, Previews: d.store(), Previewers: previewers, Now: d.Now, Log: log,
+	})
 	mux.Handle("/reply/preview", &agentapi.PreviewHandler{
 		Verifier: verifier, Awaits: d.store(), Previews: d.store(), Previewers: previewers, Claims: d.store(),
 		Config: d.Config.Preview, TTL: d.turnConfig().WithDefaults().IntentTTL, Now: d.Now, Log: log,

@@ -25,6 +25,10 @@ type Preview struct {
 	// Recipient is the person the reply answers (a Slack stream in a
 	// channel names who it is for).
 	Recipient string `json:"recipient,omitempty"`
+	// FinalizedBy is the intent whose unit finalizes the preview, when it
+	// is not the turn's own: the turn's first sequential post (package
+	// agentapi). The sweeper looks there for the unit.
+	FinalizedBy string `json:"finalized_by,omitempty"`
 	// Streamed is the text a native stream shows so far, which the next
 	// update appends to (Slack's chat.appendStream); empty when the
 	// preview is no stream of this attempt's. Never recorded: an attempt

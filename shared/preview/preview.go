@@ -212,8 +212,6 @@ func (p *Pump) run(ctx context.Context) {
 		if !due && !statDue {
 			continue
 		}
-		start := time.Now()
-		next = start.Add(p.interval)
 		// An update is bounded by the interval, so Stop waits at most that.
 		cctx, cancel := context.WithTimeout(ctx, p.interval)
 		var err error
@@ -224,6 +222,12 @@ func (p *Pump) run(ctx context.Context) {
 			err = errors.Join(err, p.show(cctx, text))
 		}
 		cancel()
+		// The interval runs from the platform's answer, not from the
+		// call: the platform counts from when a request reached it, and
+		// the next one, started an interval after the last one started,
+		// can reach it sooner (Telegram refuses a second draft within a
+		// second).
+		next = time.Now().Add(p.interval)
 		var se *message.SendError
 		if errors.As(err, &se) && se.Class == message.FailRateLimit && se.RetryAfter > 0 {
 			if later := time.Now().Add(se.RetryAfter); later.After(next) {

@@ -62,22 +62,50 @@ type Await struct {
 	// preview a streamed reply. Zero when the turn's platform shows none.
 	Preview message.Preview
 	// PreviewUpdates counts the preview updates taken (TakeAwaitPreview);
-	// none starts before PreviewNext, and the last one taken is over by
-	// PreviewBusy, which the turn waits for before it settles the preview.
-	PreviewUpdates           int
-	PreviewNext, PreviewBusy time.Time
+	// none starts before PreviewNext.
+	PreviewUpdates int
+	PreviewNext    time.Time
+	// PreviewLease names the preview work in flight (an update's, or its
+	// settler's: SettleAwaitPreview), over by PreviewBusy at the latest:
+	// no update starts while another's lease holds, and a settler waits
+	// for it, so that no update lands after the reply that settles it.
+	PreviewLease string
+	PreviewBusy  time.Time
+	// PreviewSettled names who settled the preview (SettleAwaitPreview:
+	// the turn's final, or the first sequential post); no update is taken
+	// after it.
+	PreviewSettled string
+	// PreviewStatus is whether an update showed a status line of its own
+	// (Slack's assistant thread status), which the settler clears.
+	PreviewStatus bool
 }
 
 // PreviewTake is one preview update asked of an open await record: taken
 // at Now when the record is open, its deadline after Now, PreviewNext not
 // after Now and fewer than Max updates taken.
+//
+// The update holds the record's preview lease (Lease, until Busy) while
+// it runs: no other update is taken meanwhile, whatever the interval, and
+// the preview's record is written under it (RecordAwaitPreview). It is
+// refused once the preview was settled.
 type PreviewTake struct {
 	Now time.Time
 	// Next is when the update after it may start (Now + the interval); Busy
 	// when this one is over at the latest.
 	Next, Busy time.Time
 	Max        int
+	// Lease names this update (a token of its own).
+	Lease string
+	// Status records that the update shows a status line of its own.
+	Status bool
 }
+
+// Settlers of a turn's preview (SettleAwaitPreview): the turn, for its
+// final reply or its end, and a sequential post (SettledByPost).
+const SettledByTurn = "turn"
+
+// SettledByPost is the settler name of the sequential post postID.
+func SettledByPost(postID string) string { return "post:" + postID }
 
 // AwaitPost is an agent's post of a turn's reply.
 type AwaitPost struct {

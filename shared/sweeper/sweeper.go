@@ -318,7 +318,9 @@ func (p *Processor) preview(ctx context.Context, r *Report, e store.SweepEntry, 
 		return err
 	}
 	log := p.log().With("intent_id", key, "thread_key", pv.Thread.Key(), "message_id", pv.MessageID)
-	in, err := p.Store.GetIntent(ctx, key)
+	// The unit that finalizes it is the turn's, or its first sequential
+	// post's (FinalizedBy).
+	in, err := p.Store.GetIntent(ctx, cmp.Or(pv.FinalizedBy, key))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		c, cerr := p.Store.GetClaim(ctx, store.IntentKey(key), now)

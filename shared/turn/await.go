@@ -13,8 +13,8 @@ import (
 	"github.com/parleyhq/parley/shared/consumer"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/preview"
 	"github.com/parleyhq/parley/shared/store"
-	"github.com/parleyhq/parley/shared/wait"
 )
 
 // Awaits is the await store as the turn uses it: a turn whose agent
@@ -26,6 +26,7 @@ type Awaits interface {
 	SetAwaitHandle(ctx context.Context, turnID, handle string) error
 	AdoptAwait(ctx context.Context, turnID, owner, handle string, preview message.Preview) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
+	SettleAwaitPreview(ctx context.Context, turnID, by string, now, busy time.Time) (store.Await, error)
 }
 
 // awaitNote marks a turn claim held while its agent's reply is awaited.
@@ -140,7 +141,10 @@ func (p *Processor) park(ctx context.Context, log *slog.Logger, cfg Config, rec 
 // is planned; an expired record (only a bubble that failed for good expires
 // it early) settles the turn.
 func (p *Processor) closedWait(ctx context.Context, log *slog.Logger, cfg Config, ev message.Event, ch Channel, a store.Await) error {
-	ctx = p.previewed(ctx, log, a)
+	ctx, err := p.previewed(ctx, log, cfg, ch, a)
+	if err != nil {
+		return err
+	}
 	if a.State == store.AwaitFinal {
 		return p.awaited(ctx, log, cfg, ev, ch, a, a.ClaimKey, a.ClaimOwner)
 	}
@@ -164,7 +168,11 @@ func (p *Processor) awaitDue(ctx context.Context, log *slog.Logger, cfg Config, 
 		p.release(ctx, log, key, owner, time.Time{})
 		return fmt.Errorf("end the wait: %w", err)
 	}
-	ctx = p.previewed(ctx, log, a)
+	ctx, err = p.previewed(ctx, log, cfg, ch, a)
+	if err != nil {
+		p.release(ctx, log, key, owner, time.Time{})
+		return err
+	}
 	if a.State == store.AwaitFinal {
 		return p.awaited(ctx, log, cfg, ev, ch, a, key, owner)
 	}
@@ -173,25 +181,34 @@ func (p *Processor) awaitDue(ctx context.Context, log *slog.Logger, cfg Config, 
 }
 
 // previewed readies a closed wait's turn to settle the previews its agent
-// posted (POST /reply/preview): the preview update taken last is let finish
-// (it is bounded: PreviewBusy is at most a few seconds after it was taken),
-// so that no update lands after the final, and the turn reads the preview's
-// record, which the reply function wrote, as a retried turn does. A turn
-// whose agent posted no preview reads nothing.
-func (p *Processor) previewed(ctx context.Context, log *slog.Logger, a store.Await) context.Context {
-	if a.PreviewUpdates == 0 {
-		return ctx
+// posted (POST /reply/preview). It settles the preview on the await record
+// (preview.Settle): the update in flight, if any, is let finish first (it
+// is bounded: its lease ends a few seconds after it was taken), and none is
+// taken after, so that nothing is posted or edited after the final. Then
+// the turn reads the preview's record, which the reply function wrote, as a
+// retried turn does, and the status line the updates showed is cleared. A
+// turn whose agent posted no preview reads and writes nothing; nor does one
+// whose first sequential post settled the preview (package agentapi).
+func (p *Processor) previewed(ctx context.Context, log *slog.Logger, cfg Config, ch Channel, a store.Await) (context.Context, error) {
+	if a.PreviewUpdates == 0 || a.PreviewSettled != "" && a.PreviewSettled != store.SettledByTurn {
+		return ctx, nil
 	}
-	if d := a.PreviewBusy.Sub(p.now()); d > 0 {
-		log.Info("waiting for the agent's last preview update to end", "wait_ms", min(d, maxPreviewBusy).Milliseconds())
-		_ = wait.For(ctx, min(d, maxPreviewBusy))
+	s, err := preview.Settle(ctx, p.Awaits, a.TurnID, store.SettledByTurn, p.now, preview.MaxSettleWait)
+	var conflict *store.AwaitConflictError
+	switch {
+	case errors.As(err, &conflict):
+		log.Info("the agent's preview was settled by its first sequential post", "settled_by", conflict.Current.PreviewSettled)
+		return ctx, nil
+	case err != nil:
+		return ctx, fmt.Errorf("settle the agent's preview: %w", err)
 	}
-	return withLive(ctx, true)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.TypingTimeout)
+	defer cancel()
+	if err := preview.EndStatus(sctx, ch.Previewer, s); err != nil {
+		log.Warn("the thread's status could not be cleared", "error", err)
+	}
+	return withLive(ctx, true), nil
 }
-
-// maxPreviewBusy bounds the wait for a preview update in flight, whatever
-// the record says (a clock apart).
-const maxPreviewBusy = 10 * time.Second
 
 // awaited plans the agent's post exactly like a reply given in the turn,
 // and persists and enqueues it under the turn's claim.

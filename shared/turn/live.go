@@ -195,18 +195,8 @@ func (p *Processor) endPreview(ctx context.Context, log *slog.Logger, ch Channel
 	if pv.MessageID == "" {
 		return units
 	}
-	for i, u := range units {
-		if u.Content.React != nil || u.Replaces != "" {
-			continue // no message of its own in the reply's order
-		}
-		// The reply's first message becomes the preview only when it is
-		// text: a preview finalized into a later one would show it before
-		// the bubbles the plan puts first (a file, a question).
-		if u.Content.Kind() == message.ContentText {
-			units[i].Replaces = intent.UnitKey(intentID, intent.PreviewUnit)
-			return units
-		}
-		break
+	if preview.FinalizeInto(units, intentID) {
+		return units
 	}
 	cctx := context.WithoutCancel(ctx)
 	if err := ch.Previewer.ClearPreview(cctx, pv); err != nil {

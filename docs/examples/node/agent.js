@@ -4,7 +4,8 @@
 // It verifies Parley's signature on every turn request and answers:
 //
 //   /seat           a question with buttons (window or aisle); the answer turn is confirmed
-//   /slow TEXT      202 at once, then "on it" and the answer posted to POST /reply
+//   /slow TEXT      202 at once, then the answer previewed as it is written
+//                   (POST /reply/preview) and posted to POST /reply as a pair
 //   /remind TEXT    204 (nothing now), then its own message sent with POST /send
 //   /stream TEXT    a stream (NDJSON): a status line, TEXT word by word, then two bubbles
 //   anything else   two bubbles
@@ -37,7 +38,8 @@ function verify(headers, body) {
 }
 
 // post sends payload to Parley, signed as Parley signs, retrying the same
-// post (same webhook-id) while Parley cannot take it.
+// post (same webhook-id) while Parley cannot take it. It resolves to
+// Parley's answer.
 async function post(path, payload) {
   const body = Buffer.from(JSON.stringify(payload));
   const id = "msg_" + crypto.randomBytes(12).toString("hex");
@@ -48,12 +50,30 @@ async function post(path, payload) {
         method: "POST", body,
         headers: { "Content-Type": "application/json", "webhook-id": id, "webhook-timestamp": ts, "webhook-signature": sign(id, ts, body) },
       });
-      console.log(`${path}: ${resp.status} ${await resp.text()}`);
-      if (resp.status < 500) return; // accepted, or refused for a reason: retrying changes nothing
+      const out = await resp.text();
+      console.log(`${path}: ${resp.status} ${out}`);
+      if (resp.status < 300) return out ? JSON.parse(out) : {};
+      if (resp.status < 500) return {}; // refused for a reason: retrying changes nothing
     } catch (err) {
       console.log(`${path}: ${err}`);
     }
-    await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+    await sleep(500 * (attempt + 1));
+  }
+  return {};
+}
+
+function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
+
+// preview shows the reply as written so far (all of it, each time) with
+// POST /reply/preview. A preview is best effort: one Parley holds back
+// (throttled, early: before Parley read the 202, or rate_limited by the
+// platform) is posted again when it says, so that each of these is seen.
+async function preview(turnID, text, status) {
+  const payload = { turn_id: turnID, ...(text ? { text } : {}), ...(status ? { status } : {}) };
+  for (let i = 0; i < 10; i++) {
+    const ans = await post("/reply/preview", payload);
+    if (ans.shown || !["throttled", "early", "rate_limited"].includes(ans.reason)) return;
+    await sleep(ans.retry_after_ms ?? 1000);
   }
 }
 
@@ -87,9 +107,13 @@ function answer(req) {
       return [200, envelope(["let's pick your seat"], seat)];
     case "/slow":
       later(200, async () => {
-        await post("/reply", { turn_id: turnID, final: false, text: "on it (node agent)" });
-        await new Promise((r) => setTimeout(r, 300));
-        await post("/reply", { turn_id: turnID, final: true, envelope: envelope([`done thinking about ${rest} (node agent)`]) });
+        const done = `done thinking about ${rest}`;
+        await preview(turnID, "", "on it");
+        await preview(turnID, "done thinking", "on it");
+        await preview(turnID, done, "");
+        // The first posted reply becomes the preview (or clears it).
+        await post("/reply", { turn_id: turnID, final: false, text: done });
+        await post("/reply", { turn_id: turnID, final: true, envelope: envelope(["(node agent)"]) });
       });
       return [202, null];
     case "/stream":
@@ -110,7 +134,7 @@ async function* stream(text) {
   yield { type: "status", text: "looking it up" };
   const words = text.split(/\s+/).filter(Boolean);
   for (const [i, word] of words.entries()) {
-    await new Promise((r) => setTimeout(r, 200)); // the agent thinking
+    await sleep(200); // the agent thinking
     yield { type: "delta", text: i === 0 ? word : " " + word };
   }
   yield { type: "final", envelope: envelope([words.join(" "), "(node agent)"]) };

@@ -4,7 +4,8 @@
 It verifies Parley's signature on every turn request and answers:
 
   /seat           a question with buttons (window or aisle); the answer turn is confirmed
-  /slow TEXT      202 at once, then "on it" and the answer posted to POST /reply
+  /slow TEXT      202 at once, then the answer previewed as it is written
+                  (POST /reply/preview) and posted to POST /reply as a pair
   /remind TEXT    204 (nothing now), then its own message sent with POST /send
   /stream TEXT    a stream (NDJSON): a status line, TEXT word by word, then two bubbles
   anything else   two bubbles
@@ -45,8 +46,9 @@ def verify(headers, body: bytes) -> bool:
     return any(hmac.compare_digest(s.encode(), expected) for s in headers.get("webhook-signature", "").split())
 
 
-def post(path: str, payload: dict) -> None:
-    """POSTs payload to Parley, signed as Parley signs, retrying the same post (same webhook-id)."""
+def post(path: str, payload: dict) -> dict:
+    """POSTs payload to Parley, signed as Parley signs, retrying the same post
+    (same webhook-id) while Parley cannot take it. Returns Parley's answer."""
     body = json.dumps(payload).encode()
     msg_id = "msg_" + secrets.token_hex(12)
     for attempt in range(5):
@@ -57,15 +59,30 @@ def post(path: str, payload: dict) -> None:
         })
         try:
             with urllib.request.urlopen(req, timeout=10) as resp:
-                print(f"{path}: {resp.status} {resp.read().decode()}", flush=True)
-                return
+                out = resp.read().decode()
+                print(f"{path}: {resp.status} {out}", flush=True)
+                return json.loads(out or "{}")
         except urllib.error.HTTPError as e:
             print(f"{path}: {e.code} {e.read().decode()}", flush=True)
             if e.code < 500:
-                return  # refused for a reason: retrying changes nothing
+                return {}  # refused for a reason: retrying changes nothing
         except OSError as e:
             print(f"{path}: {e}", flush=True)
         time.sleep(0.5 * (attempt + 1))
+    return {}
+
+
+def preview(turn_id: str, text: str = "", status: str = "") -> None:
+    """Shows the reply as written so far (all of it, each time) with POST
+    /reply/preview. A preview is best effort: one Parley holds back
+    (throttled, early: before Parley read the 202, or rate_limited by the
+    platform) is posted again when it says, so that each of these is seen."""
+    payload = {"turn_id": turn_id, **({"text": text} if text else {}), **({"status": status} if status else {})}
+    for _ in range(10):
+        ans = post("/reply/preview", payload)
+        if ans.get("shown") or ans.get("reason") not in ("throttled", "early", "rate_limited"):
+            return
+        time.sleep(ans.get("retry_after_ms", 1000) / 1000)
 
 
 def envelope(*texts, ask=None) -> dict:
@@ -100,11 +117,15 @@ def answer(req: dict):
     if command == "/seat":
         return 200, envelope("let's pick your seat", ask=SEAT)
     if command == "/slow":
-        def sequential():
-            post("/reply", {"turn_id": turn_id, "final": False, "text": "on it (python agent)"})
-            time.sleep(0.3)
-            post("/reply", {"turn_id": turn_id, "final": True, "envelope": envelope(f"done thinking about {rest} (python agent)")})
-        later(0.2, sequential)
+        def previewed_pair():
+            done = f"done thinking about {rest}"
+            preview(turn_id, status="on it")
+            preview(turn_id, text="done thinking", status="on it")
+            preview(turn_id, text=done)
+            # The first posted reply becomes the preview (or clears it).
+            post("/reply", {"turn_id": turn_id, "final": False, "text": done})
+            post("/reply", {"turn_id": turn_id, "final": True, "envelope": envelope("(python agent)")})
+        later(0.2, previewed_pair)
         return 202, None
     if command == "/stream":
         return 200, stream(rest)

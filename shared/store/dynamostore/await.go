@@ -40,6 +40,10 @@ type awaitItem struct {
 	PvN    int    `dynamodbav:"pv_n,omitempty"`
 	PvNext int64  `dynamodbav:"pv_next,omitempty"`
 	PvBusy int64  `dynamodbav:"pv_busy,omitempty"`
+	// The preview's lease, settler and status flag (store.Await).
+	PvLease string `dynamodbav:"pv_lease,omitempty"`
+	PvDone  string `dynamodbav:"pv_done,omitempty"`
+	PvStat  bool   `dynamodbav:"pv_stat,omitempty"`
 	// Token is the write token of the record's last write.
 	Token string `dynamodbav:"wt,omitempty"`
 }
@@ -68,10 +72,14 @@ func awaitFrom(item attrs) (store.Await, error) {
 	}
 	var next, busy time.Time
 	if it.PvNext != 0 {
-		next, busy = fromMillis(it.PvNext), fromMillis(it.PvBusy)
+		next = fromMillis(it.PvNext)
+	}
+	if it.PvBusy != 0 {
+		busy = fromMillis(it.PvBusy)
 	}
 	return store.Await{
 		Preview: base, PreviewUpdates: it.PvN, PreviewNext: next, PreviewBusy: busy,
+		PreviewLease: it.PvLease, PreviewSettled: it.PvDone, PreviewStatus: it.PvStat,
 		TurnID: it.TurnID, Thread: it.Thread, EventKey: it.EventKey, ClaimKey: it.ClaimKey, ClaimOwner: it.ClaimOwner,
 		Deadline: fromMillis(it.Deadline), State: store.AwaitState(it.State), Handle: it.Handle,
 		Post:  store.AwaitPost{ID: it.PostID, ContentType: it.PostType, Body: it.PostBody, At: fromMillis(it.PostAt), Replaces: it.PostEdit},
@@ -170,18 +178,53 @@ func (s *Store) AddAwaitPost(ctx context.Context, turnID, postID string, bubbles
 
 // TakeAwaitPreview takes one preview update (store.PreviewTake) with one
 // conditional write, so that previews posted to any number of invocations
-// keep the interval and the cap between them. Otherwise a
-// *store.AwaitConflictError holds the record as it is: closed, throttled
-// (PreviewNext after Now) or at the cap.
+// keep the interval, the cap and one update at a time between them.
+// Otherwise a *store.AwaitConflictError holds the record as it is: closed,
+// settled, throttled (PreviewNext after Now), busy (another update's lease
+// holds) or at the cap.
 func (s *Store) TakeAwaitPreview(ctx context.Context, turnID string, t store.PreviewTake) (store.Await, error) {
-	return s.awaitUpdate(ctx, turnID,
-		"SET #pvn = if_not_exists(#pvn, :zero) + :one, #pvnext = :next, #pvbusy = :busy",
-		"#deadline > :now AND (attribute_not_exists(#pvnext) OR #pvnext <= :now) AND (attribute_not_exists(#pvn) OR #pvn < :max)",
-		map[string]string{"#pvn": "pv_n", "#pvnext": "pv_next", "#pvbusy": "pv_busy", "#deadline": "deadline"},
-		attrs{
-			":zero": num(0), ":one": num(1), ":next": num(millis(t.Next)), ":busy": num(millis(t.Busy)),
-			":now": num(millis(t.Now)), ":max": num(int64(t.Max)),
-		})
+	if t.Lease == "" {
+		return store.Await{}, fmt.Errorf("await %s: %w: a preview take with no lease", turnID, store.ErrInvalid)
+	}
+	update := "SET #pvn = if_not_exists(#pvn, :zero) + :one, #pvnext = :next, #pvbusy = :busy, #pvlease = :lease"
+	values := attrs{
+		":zero": num(0), ":one": num(1), ":next": num(millis(t.Next)), ":busy": num(millis(t.Busy)), ":lease": str(t.Lease),
+		":now": num(millis(t.Now)), ":max": num(int64(t.Max)),
+	}
+	names := map[string]string{"#pvn": "pv_n", "#pvnext": "pv_next", "#pvbusy": "pv_busy", "#pvlease": "pv_lease", "#pvdone": "pv_done", "#deadline": "deadline"}
+	if t.Status {
+		update += ", #pvstat = :true"
+		names["#pvstat"], values[":true"] = "pv_stat", &types.AttributeValueMemberBOOL{Value: true}
+	}
+	return s.awaitUpdate(ctx, turnID, update,
+		"#deadline > :now AND attribute_not_exists(#pvdone) AND (attribute_not_exists(#pvlease) OR #pvbusy <= :now)"+
+			" AND (attribute_not_exists(#pvnext) OR #pvnext <= :now) AND (attribute_not_exists(#pvn) OR #pvn < :max)",
+		names, values)
+}
+
+// ReleaseAwaitPreview ends the preview update lease names, so that the next
+// update or the settler need not wait for its bound. A lease that is no
+// longer lease's (its bound passed and a settler or another update took
+// it) gives a *store.AwaitConflictError.
+func (s *Store) ReleaseAwaitPreview(ctx context.Context, turnID, lease string) error {
+	_, err := s.awaitWrite(ctx, turnID, "REMOVE #pvlease", "#pvlease = :lease",
+		map[string]string{"#pvlease": "pv_lease"}, attrs{":lease": str(lease)})
+	return err
+}
+
+// SettleAwaitPreview makes by the settler of a turn's preview (the turn,
+// store.SettledByTurn, or a sequential post, store.SettledByPost): no
+// update is taken after it. It waits for nothing: while another update's
+// lease holds (until its PreviewBusy) it gives a *store.AwaitConflictError
+// holding the record, and the caller tries again; so does a record another
+// settler settled. Settling again as the same settler succeeds, so a
+// retried turn or post settles the same preview. The record may be in any
+// state: the turn settles after its final post or its deadline.
+func (s *Store) SettleAwaitPreview(ctx context.Context, turnID, by string, now, busy time.Time) (store.Await, error) {
+	return s.awaitWrite(ctx, turnID, "SET #pvdone = :by, #pvlease = :by, #pvbusy = :busy",
+		"(attribute_not_exists(#pvdone) OR #pvdone = :by) AND (attribute_not_exists(#pvlease) OR #pvbusy <= :now OR #pvlease = :by)",
+		map[string]string{"#pvdone": "pv_done", "#pvlease": "pv_lease", "#pvbusy": "pv_busy"},
+		attrs{":by": str(by), ":busy": num(millis(busy)), ":now": num(millis(now))})
 }
 
 // ExpireAwait ends an open record whose turn stopped waiting.
@@ -192,14 +235,27 @@ func (s *Store) ExpireAwait(ctx context.Context, turnID string) (store.Await, er
 
 // awaitUpdate applies update to an open record (and extra, when set).
 func (s *Store) awaitUpdate(ctx context.Context, turnID, update, extra string, names map[string]string, values attrs) (store.Await, error) {
-	n := map[string]string{"#pk": "pk", "#st": "st", "#wt": tokenAttr}
+	if names == nil {
+		names = map[string]string{}
+	}
+	names["#st"] = "st"
+	values[":open"] = str(string(store.AwaitOpen))
+	cond := "#st = :open"
+	if extra != "" {
+		cond += " AND " + extra
+	}
+	return s.awaitWrite(ctx, turnID, update, cond, names, values)
+}
+
+// awaitWrite applies update to an existing record on cond (when set).
+func (s *Store) awaitWrite(ctx context.Context, turnID, update, extra string, names map[string]string, values attrs) (store.Await, error) {
+	n := map[string]string{"#pk": "pk", "#wt": tokenAttr}
 	for k, v := range names {
 		n[k] = v
 	}
 	tok := newToken()
-	values[":open"] = str(string(store.AwaitOpen))
 	values[":wt"] = str(tok)
-	cond := "attribute_exists(#pk) AND #st = :open"
+	cond := "attribute_exists(#pk)"
 	if extra != "" {
 		cond += " AND " + extra
 	}

@@ -3,11 +3,13 @@ package dynamostore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/parleyhq/parley/shared/message"
 	"github.com/parleyhq/parley/shared/resources"
@@ -23,22 +25,56 @@ import (
 
 // RecordPreview writes a turn's preview record.
 func (s *Store) RecordPreview(ctx context.Context, p message.Preview, now time.Time, ttl time.Duration) error {
-	b, err := json.Marshal(p)
+	item, err := previewItem(p, now, ttl)
 	if err != nil {
-		return fmt.Errorf("encode preview: %w", err)
+		return err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: s.table,
-		Item: attrs{
-			"pk": str(store.PreviewKey(p.Key)), "kind": str("preview"), "pv": str(string(b)),
-			"expires_at": num(now.Add(ttl).Unix()),
-			"sw":         str(resources.SweepShard), "sw_at": num(millis(now.Add(store.SweepGrace))),
-		},
-	})
-	if err != nil {
+	if _, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: s.table, Item: item}); err != nil {
 		return wrap("record preview", err)
 	}
 	return nil
+}
+
+// RecordAwaitPreview writes the preview record of an async turn's preview
+// update, only while the update's lease (store.PreviewTake) holds on the
+// turn's await record: one transaction of a condition check on the await
+// record and the put. An update whose lease ended (its bound passed, and
+// the preview's settler may have read the record already) writes nothing
+// and gets store.ErrConflict: the message it created is known to no one
+// but it, and it clears it.
+func (s *Store) RecordAwaitPreview(ctx context.Context, turnID, lease string, p message.Preview, now time.Time, ttl time.Duration) error {
+	item, err := previewItem(p, now, ttl)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{ConditionCheck: &types.ConditionCheck{
+			TableName: s.table, Key: s.key(store.AwaitKey(turnID)),
+			ConditionExpression:      aws.String("#pvlease = :lease"),
+			ExpressionAttributeNames: map[string]string{"#pvlease": "pv_lease"}, ExpressionAttributeValues: attrs{":lease": str(lease)},
+		}},
+		{Put: &types.Put{TableName: s.table, Item: item}},
+	}})
+	var cancelled *types.TransactionCanceledException
+	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) > 0 && aws.ToString(cancelled.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
+		return fmt.Errorf("record preview of await %s: the update's lease ended: %w", turnID, store.ErrConflict)
+	}
+	if err != nil {
+		return wrap("record await preview", err)
+	}
+	return nil
+}
+
+func previewItem(p message.Preview, now time.Time, ttl time.Duration) (attrs, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode preview: %w", err)
+	}
+	return attrs{
+		"pk": str(store.PreviewKey(p.Key)), "kind": str("preview"), "pv": str(string(b)),
+		"expires_at": num(now.Add(ttl).Unix()),
+		"sw":         str(resources.SweepShard), "sw_at": num(millis(now.Add(store.SweepGrace))),
+	}, nil
 }
 
 // GetPreview reads a turn's preview record.

@@ -122,7 +122,7 @@ func awaits(t *testing.T, s Store) {
 	if _, err := s.FinishAwait(ctx, "turn2", post, t0); !errors.As(err, &conflict) || conflict.Current.State != store.AwaitExpired {
 		t.Fatalf("post after expiry: %v", err)
 	}
-	if _, err := s.TakeAwaitPreview(ctx, "turn2", store.PreviewTake{Now: t0, Next: t0.Add(time.Second), Busy: t0.Add(time.Second), Max: 5}); !errors.As(err, &conflict) {
+	if _, err := s.TakeAwaitPreview(ctx, "turn2", store.PreviewTake{Now: t0, Next: t0.Add(time.Second), Busy: t0.Add(time.Second), Max: 5, Lease: "l"}); !errors.As(err, &conflict) {
 		t.Fatalf("a preview after expiry: %v, want a conflict", err)
 	}
 }
@@ -150,7 +150,13 @@ func awaitPreviews(t *testing.T, s Store) {
 	}
 	take := func(at time.Duration) store.PreviewTake {
 		now := t0.Add(at)
-		return store.PreviewTake{Now: now, Next: now.Add(time.Second), Busy: now.Add(3 * time.Second), Max: 2}
+		return store.PreviewTake{Now: now, Next: now.Add(time.Second), Busy: now.Add(3 * time.Second), Max: 2, Lease: "l" + at.String()}
+	}
+	release := func(lease string) {
+		t.Helper()
+		if err := s.ReleaseAwaitPreview(ctx, "turnp", lease); err != nil {
+			t.Fatal(err)
+		}
 	}
 	got, err = s.TakeAwaitPreview(ctx, "turnp", take(0))
 	if err != nil || got.PreviewUpdates != 1 || !got.PreviewNext.Equal(t0.Add(time.Second)) || !got.PreviewBusy.Equal(t0.Add(3*time.Second)) {
@@ -160,6 +166,7 @@ func awaitPreviews(t *testing.T, s Store) {
 	if _, err := s.TakeAwaitPreview(ctx, "turnp", take(500*time.Millisecond)); !errors.As(err, &conflict) || conflict.Current.PreviewUpdates != 1 {
 		t.Fatalf("a take inside the interval: %v, want a conflict at one update", err)
 	}
+	release("l0s")
 	// Two racing takes once the interval passed: exactly one wins.
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -181,10 +188,106 @@ func awaitPreviews(t *testing.T, s Store) {
 	if wins != 1 {
 		t.Fatalf("racing takes: %d won, want 1", wins)
 	}
+	release("l1s")
 	if _, err := s.TakeAwaitPreview(ctx, "turnp", take(time.Hour/60)); !errors.As(err, &conflict) || conflict.Current.PreviewUpdates != 2 {
 		t.Fatalf("a take past the cap: %v, want a conflict at two updates", err)
 	}
 	if got, err = s.GetAwait(ctx, "turnp"); err != nil || got.PreviewUpdates != 2 || got.Preview != base {
 		t.Fatalf("after the takes: %+v, %v", got, err)
+	}
+}
+
+// awaitPreviewLease: an update holds the preview's lease while it runs: no
+// other update starts meanwhile (interval over or not) until it is released
+// or its bound passes; the preview's record is written only under it; a
+// settler waits for it, and once settled the record takes no update,
+// whoever asks. Settling is idempotent for its settler, refused to another.
+func awaitPreviewLease(t *testing.T, s Store) {
+	ctx := t.Context()
+	th := message.Thread{Platform: message.Telegram, Account: "1", Chat: "-3"}
+	base := message.Preview{Thread: th, Key: "turnl"}
+	if _, _, err := s.OpenAwait(ctx, store.Await{
+		TurnID: "turnl", Thread: th, EventKey: "telegram:1:10", ClaimKey: "turn#l", ClaimOwner: "o1",
+		Deadline: t0.Add(15 * time.Minute), CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour), Preview: base,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	take := func(at time.Duration, lease string, status bool) (store.Await, error) {
+		now := t0.Add(at)
+		return s.TakeAwaitPreview(ctx, "turnl", store.PreviewTake{Now: now, Next: now.Add(time.Second), Busy: now.Add(5 * time.Second), Max: 10, Lease: lease, Status: status})
+	}
+	got, err := take(0, "a", true)
+	if err != nil || got.PreviewLease != "a" || !got.PreviewBusy.Equal(t0.Add(5*time.Second)) || !got.PreviewStatus {
+		t.Fatalf("take: %+v, %v", got, err)
+	}
+	var conflict *store.AwaitConflictError
+	if _, err := take(2*time.Second, "b", false); !errors.As(err, &conflict) || conflict.Current.PreviewLease != "a" {
+		t.Fatalf("a take past the interval while a holds the lease: %v, want a conflict naming a", err)
+	}
+	pv := message.Preview{Thread: th, Key: "turnl", MessageID: "m1"}
+	if err := s.RecordAwaitPreview(ctx, "turnl", "b", pv, t0, time.Hour); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a record under a lease not held: %v, want ErrConflict", err)
+	}
+	if _, err := s.GetPreview(ctx, "turnl", t0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the refused record was written: %v", err)
+	}
+	if err := s.RecordAwaitPreview(ctx, "turnl", "a", pv, t0, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetPreview(ctx, "turnl", t0); err != nil || got != pv {
+		t.Fatalf("the record under the lease: %+v, %v", got, err)
+	}
+	if _, err := s.SettleAwaitPreview(ctx, "turnl", store.SettledByTurn, t0.Add(2*time.Second), t0.Add(time.Minute)); !errors.As(err, &conflict) || conflict.Current.PreviewLease != "a" {
+		t.Fatalf("a settle while a holds the lease: %v, want a conflict", err)
+	}
+	if err := s.ReleaseAwaitPreview(ctx, "turnl", "b"); !errors.As(err, &conflict) {
+		t.Fatalf("releasing another's lease: %v, want a conflict", err)
+	}
+	if err := s.ReleaseAwaitPreview(ctx, "turnl", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = take(2*time.Second, "b", false); err != nil || got.PreviewLease != "b" || got.PreviewUpdates != 2 || !got.PreviewStatus {
+		t.Fatalf("a take once a released: %+v, %v", got, err)
+	}
+	// b's bound passes unreleased (its invocation died): the settler takes
+	// over, and b can write nothing after it.
+	by := store.SettledByPost("p1")
+	got, err = s.SettleAwaitPreview(ctx, "turnl", by, t0.Add(7*time.Second), t0.Add(time.Minute))
+	if err != nil || got.PreviewSettled != by || got.PreviewLease != by {
+		t.Fatalf("settle past b's bound: %+v, %v", got, err)
+	}
+	if err := s.RecordAwaitPreview(ctx, "turnl", "b", message.Preview{Thread: th, Key: "turnl", MessageID: "m2"}, t0, time.Hour); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("b's record after the settle: %v, want ErrConflict", err)
+	}
+	if err := s.ReleaseAwaitPreview(ctx, "turnl", "b"); !errors.As(err, &conflict) {
+		t.Fatalf("b's release after the settle: %v, want a conflict", err)
+	}
+	if _, err := take(time.Hour/2, "c", false); !errors.As(err, &conflict) || conflict.Current.PreviewSettled != by {
+		t.Fatalf("a take after the settle: %v, want a conflict", err)
+	}
+	if got, err = s.SettleAwaitPreview(ctx, "turnl", by, t0.Add(8*time.Second), t0.Add(time.Minute)); err != nil || got.PreviewSettled != by {
+		t.Fatalf("the same settler again: %+v, %v", got, err)
+	}
+	if _, err := s.SettleAwaitPreview(ctx, "turnl", store.SettledByTurn, t0.Add(time.Hour), t0.Add(2*time.Hour)); !errors.As(err, &conflict) || conflict.Current.PreviewSettled != by {
+		t.Fatalf("another settler: %v, want a conflict naming the first", err)
+	}
+	// A closed record settles too: the turn settles after its final post.
+	if _, err := s.FinishAwait(ctx, "turnp2", store.AwaitPost{ID: "x", ContentType: "text/plain", Body: []byte("x"), At: t0}, t0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("finish of no record: %v", err)
+	}
+	if _, err := s.SettleAwaitPreview(ctx, "nope", store.SettledByTurn, t0, t0.Add(time.Minute)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("settle of no record: %v, want ErrNotFound", err)
+	}
+	if _, _, err := s.OpenAwait(ctx, store.Await{
+		TurnID: "turnf", Thread: th, EventKey: "telegram:1:11", ClaimKey: "turn#f", ClaimOwner: "o1",
+		Deadline: t0.Add(15 * time.Minute), CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour), Preview: base,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FinishAwait(ctx, "turnf", store.AwaitPost{ID: "x", ContentType: "text/plain", Body: []byte("x"), At: t0}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = s.SettleAwaitPreview(ctx, "turnf", store.SettledByTurn, t0, t0.Add(time.Minute)); err != nil || got.State != store.AwaitFinal || got.PreviewSettled != store.SettledByTurn {
+		t.Fatalf("settle of a final record: %+v, %v", got, err)
 	}
 }

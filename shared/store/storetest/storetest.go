@@ -43,6 +43,9 @@ type Store interface {
 	SetAwaitHandle(ctx context.Context, turnID, handle string) error
 	AdoptAwait(ctx context.Context, turnID, owner, handle string, preview message.Preview) (store.Await, error)
 	TakeAwaitPreview(ctx context.Context, turnID string, t store.PreviewTake) (store.Await, error)
+	ReleaseAwaitPreview(ctx context.Context, turnID, lease string) error
+	SettleAwaitPreview(ctx context.Context, turnID, by string, now, busy time.Time) (store.Await, error)
+	RecordAwaitPreview(ctx context.Context, turnID, lease string, p message.Preview, now time.Time, ttl time.Duration) error
 	FinishAwait(ctx context.Context, turnID string, post store.AwaitPost, now time.Time) (store.Await, error)
 	ExpireAwait(ctx context.Context, turnID string) (store.Await, error)
 	AddAwaitPost(ctx context.Context, turnID, postID string, bubbles, prevBubbles int, now time.Time) (store.Await, error)
@@ -69,6 +72,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("Questions", func(t *testing.T) { t.Parallel(); questions(t, newStore(t)) })
 	t.Run("Awaits", func(t *testing.T) { t.Parallel(); awaits(t, newStore(t)) })
 	t.Run("AwaitPreviews", func(t *testing.T) { t.Parallel(); awaitPreviews(t, newStore(t)) })
+	t.Run("AwaitPreviewLease", func(t *testing.T) { t.Parallel(); awaitPreviewLease(t, newStore(t)) })
 	t.Run("OperatorDecisions", func(t *testing.T) { t.Parallel(); operatorDecisions(t, newStore(t)) })
 	t.Run("Previews", func(t *testing.T) { t.Parallel(); previews(t, newStore(t)) })
 }
