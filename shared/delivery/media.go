@@ -18,7 +18,8 @@ type Files interface {
 }
 
 // sendMedia sends a media unit: natively where the sender can send its kind
-// (at its size, when known), else as a link in text (the caption, then the
+// (at its size, when known) and does not decline the file
+// (platform.ErrNotNative), else as a link in text (the caption, then the
 // link).
 func (c Channel) sendMedia(ctx context.Context, m message.Outgoing, md message.Media) (message.Receipt, error) {
 	var f platform.MediaFile
@@ -36,7 +37,10 @@ func (c Channel) sendMedia(ctx context.Context, m message.Outgoing, md message.M
 	if ms, ok := c.Sender.(platform.MediaSender); ok {
 		if limit := ms.MediaLimit(md.Kind); limit > 0 && f.Size <= limit {
 			f.Split = func(caption string) []string { return split.Text(caption, c.Capabilities) }
-			return ms.SendMedia(ctx, m, f)
+			rc, err := ms.SendMedia(ctx, m, f)
+			if !errors.Is(err, platform.ErrNotNative) {
+				return rc, err
+			}
 		}
 	}
 	return c.sendLink(ctx, m, f)

@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -230,5 +231,38 @@ func TestNativeMediaGetsTheBubbleSplitter(t *testing.T) {
 		if len(p) > 40 {
 			t.Fatalf("part %q over the limit", p)
 		}
+	}
+}
+
+// declining is a media sender that takes images by their limit but, once it
+// has looked at one, declines to send it natively (platform.ErrNotNative),
+// as LINE does an audio without its duration.
+type declining struct{ *mediaSender }
+
+func (d declining) SendMedia(context.Context, message.Outgoing, platform.MediaFile) (message.Receipt, error) {
+	return message.Receipt{}, fmt.Errorf("line send media: %w", platform.ErrNotNative)
+}
+
+// TestMediaDeclinedByTheSenderGoesAsALink: a file the sender declines to
+// send natively goes as a link exactly as for a platform without native
+// media: a caption too long to share a message with the link is split as
+// a bubble is, then the link; the receipt keeps every id.
+func TestMediaDeclinedByTheSenderGoesAsALink(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, delivery.Config{})
+	caps := s.sender.caps
+	caps.TextLimit = 40
+	s.p.Channels[message.Telegram] = delivery.Channel{Sender: declining{&mediaSender{sender: s.sender, limit: 100}}, Capabilities: caps}
+	caption := strings.Repeat("word ", 12)
+	in := s.create(thread, mediaUnit("a#1", message.Media{Kind: message.MediaImage, URL: "https://example.com/a.png", Caption: caption}))
+	if err := s.handle(in, "a#1"); err != nil {
+		t.Fatal(err)
+	}
+	got := s.sender.texts()
+	if len(got) != 3 || got[2] != "https://example.com/a.png" || strings.TrimSpace(strings.Join(got[:2], "")) != strings.TrimSpace(caption) {
+		t.Fatalf("sent %q, want the caption in two parts, then the link", got)
+	}
+	if u := s.get(in).Units[0]; u.State != message.UnitSent || len(u.Receipt) != 3 {
+		t.Fatalf("unit = %+v, want sent with three ids", u)
 	}
 }

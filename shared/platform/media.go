@@ -3,6 +3,7 @@ package platform
 import (
 	"cmp"
 	"context"
+	"errors"
 	"mime"
 	"net/url"
 	"path"
@@ -24,9 +25,18 @@ type MediaSender interface {
 	// and its caption where that is a message of its own. Failures are
 	// classified like Send's; a failure after one of those messages was
 	// created is FailUnknown, so the platform's unknown-outcome policy
-	// decides about a resend.
+	// decides about a resend. A file it will not send natively after all
+	// is ErrNotNative, with nothing sent.
 	SendMedia(ctx context.Context, m message.Outgoing, f MediaFile) (message.Receipt, error)
 }
+
+// ErrNotNative is SendMedia's answer, before anything is sent, for a file
+// the platform takes natively by its kind and size but not as it is (LINE:
+// an audio without its duration; Teams: a picture of a type it does not
+// show; WhatsApp: any file outside the 24-hour window). Delivery then sends
+// it as a link, as for a kind MediaLimit refuses: its caption split as a
+// bubble is, then the link.
+var ErrNotNative = errors.New("the platform cannot send this file natively")
 
 // MediaFile is a media unit's file as a sender sees it.
 type MediaFile struct {

@@ -50,7 +50,7 @@ func (c *Client) MediaLimit(k message.MediaKind) int64 {
 // text message in the same call, so the two are posted together or not at
 // all: with the reply token while it is fresh (the reply's first bubble),
 // pushed with the unit's retry key otherwise. A file LINE cannot take that
-// way goes as its caption and link in one text message instead: an audio
+// way is platform.ErrNotNative, and delivery sends it as a link: an audio
 // whose duration the agent did not give (LINE requires it; Parley does not
 // decode audio to measure it), a video without a preview image, or an
 // upload of a type LINE does not play. Failures are classified like Send's.
@@ -60,8 +60,7 @@ func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.M
 	}
 	media, ok := mediaMessage(f)
 	if !ok {
-		m.Content = message.Text(f.LinkText())
-		return c.Send(ctx, m)
+		return message.Receipt{}, fmt.Errorf("line send media: %w", platform.ErrNotNative)
 	}
 	msgs := []LineTextMessage{media}
 	if f.Caption != "" {

@@ -2,6 +2,7 @@ package line
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -70,10 +71,11 @@ func TestSendMediaNatively(t *testing.T) {
 	}
 }
 
-// TestSendMediaAsLinkWhereLINECannot: what LINE cannot take natively goes
-// as its caption and link in one text message: an audio without its
-// duration, a video without a preview image, an upload of a type LINE does
-// not play (OGG audio, WebM video, a GIF), and a file.
+// TestSendMediaAsLinkWhereLINECannot: what LINE cannot take natively is
+// declined with platform.ErrNotNative before any call (delivery sends it
+// as a link): an audio without its duration, a video without a preview
+// image, an upload of a type LINE does not play (OGG audio, WebM video, a
+// GIF). A file has no native message at all.
 func TestSendMediaAsLinkWhereLINECannot(t *testing.T) {
 	t.Parallel()
 	cases := []platform.MediaFile{
@@ -82,18 +84,16 @@ func TestSendMediaAsLinkWhereLINECannot(t *testing.T) {
 		{Kind: message.MediaVideo, URL: "https://example.com/v.mp4", DurationMS: 3000},
 		{Kind: message.MediaVideo, URL: "https://example.com/v.webm", Upload: true, MIME: "video/webm", PreviewURL: "https://example.com/v.jpg"},
 		{Kind: message.MediaImage, URL: "https://example.com/i.gif", Upload: true, MIME: "image/gif"},
-		{Kind: message.MediaFile, URL: "https://example.com/r.pdf"},
 	}
 	r := setup(t, fakeline.Options{})
 	for i, f := range cases {
 		f.Caption = "caption"
-		if _, err := r.c.SendMedia(t.Context(), mediaOut("in2#u"+string(rune('0'+i)), i+1, nil), f); err != nil {
-			t.Fatalf("%s %s: %v", f.Kind, f.URL, err)
+		if _, err := r.c.SendMedia(t.Context(), mediaOut("in2#u"+string(rune('0'+i)), i+1, nil), f); !errors.Is(err, platform.ErrNotNative) {
+			t.Fatalf("%s %s: %v, want ErrNotNative", f.Kind, f.URL, err)
 		}
-		msgs := r.sentMessages(t)
-		if len(msgs) != 1 || msgs[0]["type"] != "text" || msgs[0]["text"] != "caption\n"+f.URL {
-			t.Errorf("%s %s: messages %v, want the caption and the link as text", f.Kind, f.URL, msgs)
-		}
+	}
+	if n := len(r.rec.Delivered()); n != 0 {
+		t.Fatalf("%d messages sent for files LINE declined", n)
 	}
 	if r.c.MediaLimit(message.MediaFile) != 0 || r.c.MediaLimit(message.MediaVoice) != MaxAudio || r.c.MediaLimit(message.MediaVideo) != MaxVideo {
 		t.Fatal("MediaLimit: want no file message, audio and video up to 200 MB")

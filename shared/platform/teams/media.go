@@ -40,17 +40,16 @@ func (c *Client) MediaLimit(k message.MediaKind) int64 {
 // message's id would be lost. The receipt holds both ids; a caption that
 // fails after the image was posted is an unknown outcome, since Teams has
 // no idempotency key to resend it safely. An image whose type is not one
-// Teams shows (an upload's, or an agent URL's extension) goes as its
-// caption and link in one text message. Failures are classified like
-// Send's.
+// Teams shows (an upload's, or an agent URL's extension) is
+// platform.ErrNotNative, and delivery sends it as a link. Failures are
+// classified like Send's.
 func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.MediaFile) (message.Receipt, error) {
 	if err := c.check(m.Thread); err != nil {
 		return message.Receipt{}, wrap("send media", err)
 	}
 	typ := imageType(f)
 	if f.Kind != message.MediaImage || typ == "" {
-		m.Content = message.Text(f.LinkText())
-		return c.Send(ctx, m)
+		return message.Receipt{}, wrap("send media", platform.ErrNotNative)
 	}
 	act := TeamsActivity{Type: TeamsActivityMessage, Attachments: []TeamsAttachment{{ContentType: typ, ContentURL: f.URL, Name: f.Name}}}
 	act.ReplyToID = m.ReplyTo

@@ -2,6 +2,7 @@ package teams
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -44,10 +45,10 @@ func TestSendImageAsAttachment(t *testing.T) {
 	}
 }
 
-// TestSendMediaAsLinkOnTeams: what Teams does not show as a picture goes
-// as its caption and link in one plain text activity: an image whose type
-// Teams does not show (a WebP upload, a URL without a known extension),
-// and every other kind, whose limit is 0.
+// TestSendMediaAsLinkOnTeams: what Teams does not show as a picture is
+// declined with platform.ErrNotNative before any call (delivery sends it
+// as a link): an image whose type Teams does not show (a WebP upload, a
+// URL without a known extension), and every other kind, whose limit is 0.
 func TestSendMediaAsLinkOnTeams(t *testing.T) {
 	t.Parallel()
 	rig := newClientRig(t)
@@ -58,13 +59,12 @@ func TestSendMediaAsLinkOnTeams(t *testing.T) {
 		{Kind: message.MediaVoice, URL: "https://example.com/n.ogg"},
 	} {
 		f.Caption = "see"
-		if _, err := rig.c.SendMedia(t.Context(), message.Outgoing{Thread: personal}, f); err != nil {
-			t.Fatal(err)
+		if _, err := rig.c.SendMedia(t.Context(), message.Outgoing{Thread: personal}, f); !errors.Is(err, platform.ErrNotNative) {
+			t.Fatalf("%s %s: %v, want ErrNotNative", f.Kind, f.URL, err)
 		}
-		d := rig.rec.Delivered()
-		if last := d[len(d)-1]; last.Text != "see\n"+f.URL || last.Args["attachments"] != nil {
-			t.Errorf("%s %s: delivered %q, want the caption and link as text", f.Kind, f.URL, last.Text)
-		}
+	}
+	if n := len(rig.rec.Delivered()); n != 0 {
+		t.Fatalf("%d activities posted for files Teams declined", n)
 	}
 	for _, k := range message.MediaKinds {
 		if want := map[message.MediaKind]int64{message.MediaImage: MaxImage}[k]; rig.c.MediaLimit(k) != want {

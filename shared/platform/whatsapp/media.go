@@ -35,12 +35,12 @@ func (c *Client) MediaLimit(k message.MediaKind) int64 {
 // voice note. Audio has no caption, and a caption over CaptionLimit does
 // not fit one: the caption then follows as a text message, and the receipt
 // holds both wamids. Outside the 24-hour window, where only a template may
-// go, the file goes as its caption and link in text, as Send sends text
-// there. Failures are classified like Send's.
+// go, it is platform.ErrNotNative: delivery sends it as a link in text,
+// which Send sends as it sends text there. Failures are classified like
+// Send's.
 func (c *Client) SendMedia(ctx context.Context, m message.Outgoing, f platform.MediaFile) (message.Receipt, error) {
 	if c.windowClosed(m) {
-		m.Content = message.Text(f.LinkText())
-		return c.Send(ctx, m)
+		return message.Receipt{}, fmt.Errorf("whatsapp send media: %w", platform.ErrNotNative)
 	}
 	link := &WhatsAppMediaLink{Link: f.URL}
 	separate := f.Caption != "" && (f.Kind == message.MediaAudio || f.Kind == message.MediaVoice || units(f.Caption) > CaptionLimit)

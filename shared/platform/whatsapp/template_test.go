@@ -12,6 +12,7 @@ import (
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeapi"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakewhatsapp"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/platform"
 )
 
 // TestOutsideTheWindow: a bubble whose window closed goes as the
@@ -146,5 +147,34 @@ func TestTemplateNames(t *testing.T) {
 		if (err == nil) != ok {
 			t.Errorf("name %q: %v, want taken %v", name, err, ok)
 		}
+	}
+}
+
+// TestMediaOutsideTheWindowIsDeclined: a file whose window closed is
+// platform.ErrNotNative without a call (delivery sends it as a link, which
+// Send turns into the template); an open window sends it natively.
+func TestMediaOutsideTheWindowIsDeclined(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
+	rec := fakeapi.New(fakeapi.Options{})
+	srv := httptest.NewServer(fakewhatsapp.New(fakewhatsapp.Options{Token: testToken, PhoneNumberID: testPhone, Recorder: rec}))
+	t.Cleanup(srv.Close)
+	c := &Client{Token: testToken, PhoneNumberID: testPhone, BaseURL: srv.URL, Now: func() time.Time { return now }}
+	f := platform.MediaFile{Kind: message.MediaImage, URL: "https://cdn.example/a.png", Caption: "the map"}
+	out := func(until time.Time) message.Outgoing {
+		return message.Outgoing{Thread: chat(ada), ReplyContext: &message.ReplyContext{Token: message.WindowToken, Until: until}}
+	}
+	if _, err := c.SendMedia(t.Context(), out(now.Add(-time.Hour)), f); !errors.Is(err, platform.ErrNotNative) {
+		t.Fatalf("SendMedia outside the window = %v, want ErrNotNative", err)
+	}
+	if rec.Calls() != 0 {
+		t.Fatalf("%d calls for a declined file", rec.Calls())
+	}
+	rc, err := c.SendMedia(t.Context(), out(now.Add(time.Hour)), f)
+	if err != nil || len(rc.MessageIDs) != 1 {
+		t.Fatalf("SendMedia inside the window = %+v, %v", rc, err)
+	}
+	if d := rec.Delivered(); len(d) != 1 || string(d[0].Args["type"]) != `"image"` {
+		t.Fatalf("delivered %+v, want one image", d)
 	}
 }
