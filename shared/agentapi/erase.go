@@ -90,13 +90,7 @@ func threadKey(s string) bool {
 
 func (h *EraseHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := logOr(h.Log)
-	if r.URL.Path != "/history/erase" {
-		refuse(w, log, http.StatusNotFound, "not_found", "no such endpoint: POST /history/erase")
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
+	if !postTo(w, r, log, "/history/erase") {
 		return
 	}
 	now := nowFrom(h.Now)

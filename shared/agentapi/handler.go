@@ -100,13 +100,7 @@ type Accepted struct {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := h.log()
-	if r.URL.Path != "/reply" {
-		refuse(w, log, http.StatusNotFound, "not_found", "no such endpoint: POST /reply")
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
+	if !postTo(w, r, log, "/reply") {
 		return
 	}
 	now := h.now()
@@ -516,6 +510,22 @@ func signedBody(w http.ResponseWriter, r *http.Request, log *slog.Logger, v stan
 		return nil, "", false
 	}
 	return body, postID, true
+}
+
+// postTo refuses a request that is not a POST to path (404 for another
+// path, 405 for another method) and says whether it is one. An empty path
+// is any: a handler mounted under a prefix checks the method alone.
+func postTo(w http.ResponseWriter, r *http.Request, log *slog.Logger, path string) bool {
+	if path != "" && r.URL.Path != path {
+		refuse(w, log, http.StatusNotFound, "not_found", "no such endpoint: POST "+path)
+		return false
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
+		return false
+	}
+	return true
 }
 
 func refuse(w http.ResponseWriter, log *slog.Logger, status int, code, reason string) {

@@ -2,6 +2,7 @@ package agentapi_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -75,5 +76,35 @@ func TestEarlyPostIsHeldOnlyForATurnInFlight(t *testing.T) {
 	a, err := st.GetAwait(t.Context(), inFlight)
 	if err != nil || a.State != store.AwaitFinal || string(a.Post.Body) != "here it is" || a.Thread != th || !a.Deadline.Equal(t0.Add(time.Hour)) {
 		t.Fatalf("held record %+v, %v; want the post, final, on the turn's thread", a, err)
+	}
+}
+
+// TestEndpointsTakeOnlyAPostToTheirPath: each agent endpoint answers
+// another path 404 and another method 405 with Allow: POST, before it
+// reads a body or touches its store (every handler here has none, so a
+// request that got further would panic).
+func TestEndpointsTakeOnlyAPostToTheirPath(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		path string
+		h    http.Handler
+	}{
+		{"/reply", &agentapi.Handler{}},
+		{"/reply/preview", &agentapi.PreviewHandler{}},
+		{"/history/erase", &agentapi.EraseHandler{}},
+		{"", &agentapi.MediaHandler{}},
+	} {
+		if c.path != "" {
+			w := httptest.NewRecorder()
+			c.h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, c.path+"/x", strings.NewReader("{}")))
+			if w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), "not_found") {
+				t.Errorf("POST %s/x = %d %s, want 404 not_found", c.path, w.Code, w.Body)
+			}
+		}
+		w := httptest.NewRecorder()
+		c.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, cmp.Or(c.path, "/media"), nil))
+		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != http.MethodPost {
+			t.Errorf("GET %q = %d (Allow %q), want 405 with Allow: POST", c.path, w.Code, w.Header().Get("Allow"))
+		}
 	}
 }

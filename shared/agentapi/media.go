@@ -31,9 +31,7 @@ type MediaHandler struct {
 
 func (h *MediaHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := logOr(h.Log).With("endpoint", "media")
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
+	if !postTo(w, r, log, "") {
 		return
 	}
 	now := nowFrom(h.Now)

@@ -105,13 +105,7 @@ const (
 
 func (h *PreviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := logOr(h.Log)
-	if r.URL.Path != "/reply/preview" {
-		refuse(w, log, http.StatusNotFound, "not_found", "no such endpoint: POST /reply/preview")
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		refuse(w, log, http.StatusMethodNotAllowed, "method", "use POST")
+	if !postTo(w, r, log, "/reply/preview") {
 		return
 	}
 	now := nowFrom(h.Now)
