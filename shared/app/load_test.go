@@ -68,3 +68,33 @@ func TestSDKLinesAreJSON(t *testing.T) {
 		t.Fatalf("line %v", rec)
 	}
 }
+
+// TestTheBucketIsBuiltWhereItIsUsed: Load leaves the bucket's client to
+// the functions that use it (so ingress does not link S3), and Turn, given
+// what Load built with PARLEY_MEDIA_BUCKET set, stores media through one
+// it builds from the same AWS configuration.
+func TestTheBucketIsBuiltWhereItIsUsed(t *testing.T) {
+	for k, v := range map[string]string{
+		"AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
+		"AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent", "PARLEY_SECRETS": "",
+		"PARLEY_TABLE": "parley", "PARLEY_MEDIA_BUCKET": "parley-media",
+		"PARLEY_INBOUND_QUEUE_URL":  "https://sqs.eu-west-1.amazonaws.com/123456789012/inbound.fifo",
+		"PARLEY_OUTBOUND_QUEUE_URL": "https://sqs.eu-west-1.amazonaws.com/123456789012/outbound.fifo",
+		"PARLEY_AGENT_URL":          "https://agent.example/turn", "PARLEY_AGENT_SECRET": "whsec_" + "cGFybGV5LWFnZW50LXRlc3Qtc2VjcmV0",
+	} {
+		t.Setenv(k, v)
+	}
+	d, err := Load(t.Context(), "turn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Objects != nil {
+		t.Fatalf("Load built a bucket client (%T): every function would link S3", d.Objects)
+	}
+	if b := d.withBucket(); b.Objects == nil {
+		t.Fatal("withBucket built no client with PARLEY_MEDIA_BUCKET set")
+	}
+	if _, err := Turn(d); err != nil {
+		t.Fatalf("Turn from Load's deps with a bucket: %v", err)
+	}
+}

@@ -26,6 +26,7 @@ import (
 // will send, and its upload_id), and POST /history/erase (forget a
 // thread's transcript).
 func Reply(d Deps) (http.Handler, error) {
+	d = d.withBucket()
 	if err := d.Config.RequireStore(); err != nil {
 		return nil, err
 	}
