@@ -138,10 +138,15 @@ func (e *LostAnswerError) RetryableError() bool { return true }
 
 func (e *LostAnswerError) Unwrap() error { return ErrInjected }
 
-// Attach returns a copy of cfg whose clients pass through the injector.
+// Attach returns a copy of cfg whose clients pass through the injector:
+// every call they send. A presigned request is built, not sent, so it is
+// left alone (its URL is used by someone else, outside the SDK).
 func (in *Injector) Attach(cfg aws.Config) aws.Config {
 	cfg = cfg.Copy()
 	cfg.APIOptions = append(cfg.APIOptions, func(s *middleware.Stack) error {
+		if Presigning(s) {
+			return nil
+		}
 		// Initialize runs once per call, outside the SDK's retry loop, so an
 		// injected failure is final, as a crash would be.
 		if err := s.Initialize.Add(middleware.InitializeMiddlewareFunc("ParleyFault",
@@ -183,4 +188,12 @@ func (in *Injector) Attach(cfg aws.Config) aws.Config {
 			}), "Retry", middleware.After)
 	})
 	return cfg
+}
+
+// Presigning reports whether s is a presigner's stack: one that builds a
+// signed request and sends nothing, so it has no retry step (the SDK's
+// presign clients take it out) and nothing to fail, lose or count.
+func Presigning(s *middleware.Stack) bool {
+	_, retries := s.Finalize.Get("Retry")
+	return !retries
 }

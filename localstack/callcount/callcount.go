@@ -7,6 +7,7 @@ package callcount
 import (
 	"context"
 	"errors"
+	"github.com/parleyhq/parley/localstack/awsfault"
 	"maps"
 	"slices"
 	"strconv"
@@ -44,6 +45,9 @@ func Attach(cfg aws.Config) (aws.Config, *Counter) {
 	c := &Counter{counts: map[string]int{}}
 	cfg = cfg.Copy()
 	cfg.APIOptions = append(cfg.APIOptions, func(s *middleware.Stack) error {
+		if awsfault.Presigning(s) {
+			return nil // a presigned URL is not a call
+		}
 		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("ParleyCallCount",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				op := awsmiddleware.GetServiceID(ctx) + "." + awsmiddleware.GetOperationName(ctx)

@@ -346,9 +346,7 @@ func start(t testing.TB, opt options) *harness {
 		SQS:      sqs.NewFromConfig(awsCfg),
 		Now:      h.clock.Now,
 		Fetch:    opt.fetch,
-		// Not through the fault injector and the counter: its middleware
-		// has no place in the S3 presigner's stack.
-	}.WithObjects(env.AWS)
+	}.WithObjects(awsCfg)
 	h.store = dynamostore.New(env.DynamoDB, env.Resources.Table)
 	local, err := runner.New(deps)
 	if err != nil {
