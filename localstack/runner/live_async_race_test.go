@@ -17,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/shared/agentapi"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
+	"github.com/parleyhq/parley/shared/store"
 )
 
 // An async preview update and the reply that ends the preview, close
@@ -239,22 +240,31 @@ func TestLiveAsyncRaceTwoPreviews(t *testing.T) {
 // preview is cleared before the post's bubbles go. Previews end there (409
 // posted), and the final's bubbles follow fresh. The sweeper, later, finds
 // the finalized preview's unit in the post's intent and only drops the
-// record.
+// record. However the turn ends after it (an empty final, a final with
+// text, the deadline), the turn leaves the post's preview alone: the
+// person keeps the post's bubble where the preview was.
 func TestLiveAsyncSequentialPostSettlesThePreview(t *testing.T) {
 	t.Parallel()
+	const textFirst = `[{"id":"s1","text":"Found two flights"},{"id":"s2","text":"checking seats"}]`
 	for i, tc := range []struct {
 		name, first string // the first post's envelope messages
+		final       string // the final post's text; "" an empty final; "-" none (the deadline ends the turn)
+		env         map[string]string
 		want        []string
 		finalized   bool
 	}{
-		{name: "TextFinalizes", first: `[{"id":"s1","text":"Found two flights"},{"id":"s2","text":"checking seats"}]`,
+		{name: "TextFinalizes", first: textFirst,
+			want: []string{"Found two flights", "checking seats", "Seat 12C"}, finalized: true},
+		{name: "TextFinalizesThenAFinalWithText", first: textFirst, final: "Booked",
+			want: []string{"Found two flights", "checking seats", "Seat 12C", "Booked"}, finalized: true},
+		{name: "TextFinalizesThenTheDeadline", first: textFirst, final: "-", env: map[string]string{"PARLEY_ASYNC_TIMEOUT": "8s"},
 			want: []string{"Found two flights", "checking seats", "Seat 12C"}, finalized: true},
 		{name: "ImageFirstClears", first: `[{"id":"s1","media":{"kind":"image","url":"https://example.com/map.png"}},{"id":"s2","text":"the map"}]`,
 			want: []string{"", "the map", "Seat 12C"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := start(t, options{})
+			h := start(t, options{env: tc.env})
 			chat := int64(-1001000000401 - i)
 			turnID := h.asyncGroupTurn(930401+i, chat, 5550401, "later: flights")
 			h.shownPreview("msg_spv_1", previewBody(turnID, "Found two", "searching"))
@@ -271,14 +281,35 @@ func TestLiveAsyncSequentialPostSettlesThePreview(t *testing.T) {
 			if a := h.postSeq("msg_seq2", seqBody(turnID, false, "Seat 12C")); a.Bubbles != 1 {
 				t.Fatalf("second post: %+v", a)
 			}
-			if code, resp := h.postReply("msg_sfin", []byte(`{"turn_id":"`+turnID+`"}`)); code != http.StatusOK {
-				t.Fatalf("final: %d %s", code, resp)
+			switch tc.final {
+			case "-":
+				for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+					if a, err := h.store.GetAwait(t.Context(), turnID); err == nil && a.State == store.AwaitExpired {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the turn's deadline never ended it")
+					}
+				}
+			case "":
+				if code, resp := h.postReply("msg_sfin", []byte(`{"turn_id":"`+turnID+`"}`)); code != http.StatusOK {
+					t.Fatalf("final: %d %s", code, resp)
+				}
+			default:
+				if code, resp := h.postReply("msg_sfin", replyBody(turnID, tc.final)); code != http.StatusOK {
+					t.Fatalf("final: %d %s", code, resp)
+				}
 			}
 			h.awaitVisible(message.Telegram, strconv.FormatInt(chat, 10), tc.want...)
 			rec := h.fake.Recorder()
 			if tc.finalized {
 				if d := rec.Deletions(); len(d) != 0 {
 					t.Fatalf("deletions %+v: want the preview finalized", d)
+				}
+				for _, e := range rec.Edits() {
+					if e.MessageID == pv && e.Text != "Found two flights" {
+						t.Fatalf("the preview, finalized by the post, was edited to %q after", e.Text)
+					}
 				}
 				in, err := h.store.GetIntent(t.Context(), agentapi.PostIntentID(turnID, "msg_seq1"))
 				if err != nil || in.Units[0].State != message.UnitSent || in.Units[0].Receipt[0] != pv {

@@ -195,6 +195,12 @@ func (p *Processor) endPreview(ctx context.Context, log *slog.Logger, ch Channel
 	if pv.MessageID == "" {
 		return units
 	}
+	if pv.FinalizedBy != "" && pv.FinalizedBy != intentID {
+		// A sequential post's first bubble finalized it: the message is
+		// that bubble now, and the post's to keep (the sweeper drops its
+		// record once the post's unit is sent).
+		return units
+	}
 	if preview.FinalizeInto(units, intentID) {
 		return units
 	}
