@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleyhq/parley/localstack/awsfault"
 	"github.com/parleyhq/parley/localstack/fakeplatform/fakeslack"
+	"github.com/parleyhq/parley/shared/agent"
 	"github.com/parleyhq/parley/shared/agentapi"
 	"github.com/parleyhq/parley/shared/intent"
 	"github.com/parleyhq/parley/shared/message"
@@ -415,5 +416,71 @@ func TestLiveAsyncSlackAssistantStatus(t *testing.T) {
 				t.Fatalf("statuses %+v: want the thread's status cleared last", st)
 			}
 		})
+	}
+}
+
+// On Discord an async preview is the interaction's response (@original).
+// The first sequential post's first bubble finalizes it there; every later
+// bubble (the post's next, the next post's, the final's) follows as a
+// follow-up, in order: none is an edit of @original, which would replace
+// the post's bubble with another.
+// Without a preview, the first post's first bubble replaces the
+// "thinking" response the same way.
+func TestLiveAsyncDiscordPostsFollowTheOriginal(t *testing.T) {
+	t.Parallel()
+	for _, previewed := range []bool{true, false} {
+		t.Run(map[bool]string{true: "Previewed", false: "NoPreview"}[previewed], func(t *testing.T) {
+			t.Parallel()
+			discordPostsFollowTheOriginal(t, previewed)
+		})
+	}
+}
+
+func discordPostsFollowTheOriginal(t *testing.T, previewed bool) {
+	h := start(t, options{})
+	h.agent.fail = func(agent.TurnRequest) (int, bool) { return http.StatusAccepted, true }
+	key, _ := h.discordCommand()
+	turnID := intent.IDFor(key)
+	h.waitAwait(turnID)
+	if previewed {
+		h.shownPreview("msg_dpv_1", previewBody(turnID, "Found two", "searching"))
+	}
+	if a := h.postSeq("msg_dseq1", seqBody(turnID, false, "Found two flights", "checking seats")); a.Bubbles != 2 {
+		t.Fatalf("first post: %+v", a)
+	}
+	if a := h.postSeq("msg_dseq2", seqBody(turnID, false, "Seat 12C")); a.Bubbles != 1 {
+		t.Fatalf("second post: %+v", a)
+	}
+	if code, resp := h.postReply("msg_dfin", replyBody(turnID, "Booked")); code != http.StatusOK {
+		t.Fatalf("final: %d %s", code, resp)
+	}
+	const channel = "1309000000000000200"
+	h.awaitVisible(message.Discord, channel, "Found two flights", "checking seats", "Seat 12C", "Booked")
+	rec := h.fake.Recorder()
+	if d := rec.Deletions(); len(d) != 0 {
+		t.Fatalf("deletions %+v", d)
+	}
+	in, err := h.store.GetIntent(t.Context(), agentapi.PostIntentID(turnID, "msg_dseq1"))
+	if err != nil || len(in.Units) == 0 || in.Units[0].State != message.UnitSent {
+		t.Fatalf("the first post's intent: %+v, %v", in, err)
+	}
+	// The posts answer the interaction in order, the final after them: the
+	// fake places @original where it is first written, so the order alone
+	// cannot show a final's first bubble replacing "thinking" above the
+	// posts; the intents' places in the reply do.
+	second, err := h.store.GetIntent(t.Context(), agentapi.PostIntentID(turnID, "msg_dseq2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := h.intentFor(key)
+	if in.ReplyContext == nil || in.Sequence != 0 || second.ReplyContext == nil || second.Sequence != 2 || final.Sequence != 3 {
+		t.Fatalf("places in the reply: posts %d (reply context %v), %d (%v), final %d; want 0, 2, 3, the posts answering the interaction",
+			in.Sequence, in.ReplyContext != nil, second.Sequence, second.ReplyContext != nil, final.Sequence)
+	}
+	original := in.Units[0].Receipt[0]
+	for _, e := range rec.Edits() {
+		if e.MessageID == original && e.Text != "Found two flights" && e.Text != "Found two" {
+			t.Fatalf("the response, finalized by the first post, was edited to %q", e.Text)
+		}
 	}
 }

@@ -345,10 +345,18 @@ func (h *Handler) deliverPost(w http.ResponseWriter, r *http.Request, log *slog.
 		return
 	}
 	if len(units) > 0 {
-		stored, _, err := h.Intents.CreateIntent(r.Context(), intent.Intent{
+		in := intent.Intent{
 			ID: PostIntentID(a.TurnID, postID), Origin: a.EventKey + intent.PostMark + postID, Thread: a.Thread, Units: units,
 			CreatedAt: now, ExpiresAt: now.Add(intentTTL), SweepAt: now.Add(intent.SweepGrace),
-		})
+		}
+		if a.Preview.Thread.Platform != "" {
+			// The turn's record holds its event's right to be answered
+			// (an early post's has none): its posts answer it in order,
+			// after the bubbles of the posts before (a.Bubbles counts
+			// this one's n already), and the final after them all.
+			in.ReplyContext, in.Sequence = a.Preview.ReplyContext, max(0, a.Bubbles-n)
+		}
+		stored, _, err := h.Intents.CreateIntent(r.Context(), in)
 		if err == nil {
 			err = h.Outbox.SendBatch(r.Context(), queue.Units(stored))
 		}

@@ -596,7 +596,7 @@ func outgoing(in intent.Intent, i int) message.Outgoing {
 	}
 	return message.Outgoing{
 		Thread: in.Thread, Content: u.Content, ReplyTo: u.ReplyTo, IdempotencyKey: intent.UnitKey(in.ID, u.ID),
-		Sequence: i, ReplyContext: in.ReplyContext, Origin: origin,
+		Sequence: in.Sequence + i, ReplyContext: in.ReplyContext, Origin: origin,
 	}
 }
 

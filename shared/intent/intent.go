@@ -24,6 +24,13 @@ type Intent struct {
 	// (LINE's reply token, Discord's interaction), handed to the adapter
 	// with every unit; nil when the platform issued none.
 	ReplyContext *message.ReplyContext
+	// Sequence is the place of the intent's first unit in the reply to its
+	// event (message.Outgoing.Sequence counts on from it): 0 for a turn's
+	// reply; for an async turn's sequential post, and for its final, the
+	// bubbles its earlier posts sent under the same ReplyContext, so a
+	// platform that answers an event's first bubble its own way (Discord's
+	// @original) does so once.
+	Sequence int
 	// CreatedAt is when the turn persisted the intent.
 	CreatedAt time.Time
 	// ExpiresAt is when the store may forget the intent.

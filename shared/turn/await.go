@@ -190,6 +190,7 @@ func (p *Processor) awaitDue(ctx context.Context, log *slog.Logger, cfg Config, 
 // turn whose agent posted no preview reads and writes nothing; nor does one
 // whose first sequential post settled the preview (package agentapi).
 func (p *Processor) previewed(ctx context.Context, log *slog.Logger, cfg Config, ch Channel, a store.Await) (context.Context, error) {
+	ctx = afterPosts(ctx, a)
 	if a.PreviewUpdates == 0 || a.PreviewSettled != "" && a.PreviewSettled != store.SettledByTurn {
 		return ctx, nil
 	}
@@ -208,6 +209,30 @@ func (p *Processor) previewed(ctx context.Context, log *slog.Logger, cfg Config,
 		log.Warn("the thread's status could not be cleared", "error", err)
 	}
 	return withLive(ctx, true), nil
+}
+
+// postedKey carries, in a closed wait's context, how many bubbles of the
+// reply to its event the turn's sequential posts sent (agentapi's
+// deliverPost): the turn's own intent takes its place after them.
+type postedKey struct{}
+
+// afterPosts is ctx for the end of a's turn: its intent follows the posts'
+// bubbles where they answered the event (the record held its reply
+// context: it has a preview base), so a platform's first answer to the
+// event (Discord's @original) is the first post's, never the final's too.
+// An early post's record has none: its posts went as plain messages.
+func afterPosts(ctx context.Context, a store.Await) context.Context {
+	if a.Preview.Thread.Platform == "" || a.Bubbles == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, postedKey{}, a.Bubbles)
+}
+
+// postedBefore is the Sequence of the turn's intent (afterPosts); 0 for a
+// turn without sequential posts.
+func postedBefore(ctx context.Context) int {
+	n, _ := ctx.Value(postedKey{}).(int)
+	return n
 }
 
 // awaited plans the agent's post exactly like a reply given in the turn,

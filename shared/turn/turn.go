@@ -427,7 +427,7 @@ func (p *Processor) commit(ctx context.Context, log *slog.Logger, cfg Config, ev
 		return nil
 	}
 	stored, created, err := p.Intents.CommitIntent(ctx, intent.Intent{
-		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units, ReplyContext: ev.ReplyContext,
+		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, Units: units, ReplyContext: ev.ReplyContext, Sequence: postedBefore(ctx),
 		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
 	}, owner, outcome, now)
 	var held *store.ClaimHeldError
@@ -655,7 +655,7 @@ func (p *Processor) persistErrorLine(ctx context.Context, cfg Config, ev message
 	units := []intent.Unit{{ID: "error#1", Content: message.Text(cfg.Envelope.ErrorMessage), State: message.UnitPending, Parley: true}}
 	units = append(units, statusUnits(cfg, p.Channels[ev.Thread.Platform], []message.Event{ev}, true)...)
 	stored, _, err := p.Intents.CommitIntent(ctx, intent.Intent{
-		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, ReplyContext: ev.ReplyContext,
+		ID: intentID, Origin: ev.Key(), Thread: ev.Thread, ReplyContext: ev.ReplyContext, Sequence: postedBefore(ctx),
 		Units:     units,
 		CreatedAt: now, ExpiresAt: now.Add(cfg.IntentTTL), SweepAt: now.Add(intent.SweepGrace),
 	}, owner, "persist_failed", now)

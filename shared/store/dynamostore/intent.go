@@ -64,6 +64,9 @@ type intentItem struct {
 	CreatedAt int64      `dynamodbav:"created_at"`
 	ExpiresAt int64      `dynamodbav:"expires_at"`
 	Reply     *replyItem `dynamodbav:"rc,omitempty"`
+	// Sequence is intent.Intent.Sequence, absent when 0 (every intent
+	// before it: readers of earlier releases ignore it).
+	Sequence int `dynamodbav:"seq,omitempty"`
 	// Sweep and SweepAt put an open intent on the sweeper's list.
 	Sweep   string `dynamodbav:"sw,omitempty"`
 	SweepAt int64  `dynamodbav:"sw_at,omitempty"`
@@ -114,7 +117,7 @@ type replyItem struct {
 func toItem(in intent.Intent) (intentItem, error) {
 	it := intentItem{
 		PK: intentPK(in.ID), Version: itemVersion, Kind: "intent", Origin: in.Origin, Thread: in.Thread,
-		CreatedAt: millis(in.CreatedAt), ExpiresAt: in.ExpiresAt.Unix(),
+		CreatedAt: millis(in.CreatedAt), ExpiresAt: in.ExpiresAt.Unix(), Sequence: in.Sequence,
 	}
 	if rc := in.ReplyContext; rc != nil {
 		it.Reply = &replyItem{Token: rc.Token, Until: millis(rc.Until)}
@@ -214,7 +217,7 @@ func fromItem(item attrs) (intent.Intent, error) {
 		}
 	}
 	in := intent.Intent{
-		ID: it.ID, Origin: it.Origin, Thread: it.Thread,
+		ID: it.ID, Origin: it.Origin, Thread: it.Thread, Sequence: it.Sequence,
 		CreatedAt: fromMillis(it.CreatedAt), ExpiresAt: time.Unix(it.ExpiresAt, 0).UTC(),
 	}
 	if it.Sweep != "" {

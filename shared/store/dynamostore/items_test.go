@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -738,5 +739,30 @@ func TestPreviousReaderRefusesVersion3(t *testing.T) {
 	}
 	if err := attributevalue.UnmarshalMap(item, &previous); err == nil {
 		t.Fatalf("the previous release's decoder read a version 3 intent: %+v", previous)
+	}
+}
+
+// TestIntentSequenceReadsBack: an intent's place in its event's reply (a
+// sequential post's, or the final after posts) is kept as "seq" and read
+// back; a turn's own intent (0) writes no attribute, so its item is what
+// it was before the field (earlier releases' readers, and ADR 0019's
+// write units).
+func TestIntentSequenceReadsBack(t *testing.T) {
+	t.Parallel()
+	env := emulatortest.New(t)
+	s := dynamostore.New(env.DynamoDB, env.Resources.Table)
+	for _, seq := range []int{0, 3} {
+		in := fixtureIntent(fmt.Sprintf("5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0%d", seq), textUnits()[:1])
+		in.Sequence = seq
+		if _, _, err := s.CreateIntent(t.Context(), in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GetIntent(t.Context(), in.ID)
+		if err != nil || got.Sequence != seq {
+			t.Fatalf("intent written with Sequence %d read back %d, %v", seq, got.Sequence, err)
+		}
+		if _, written := rawItem(t, env.DynamoDB, env.Resources.Table, store.IntentKey(in.ID))["seq"]; written != (seq != 0) {
+			t.Fatalf("Sequence %d: the item has seq: %v", seq, written)
+		}
 	}
 }
