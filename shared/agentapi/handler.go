@@ -384,7 +384,7 @@ func (h *Handler) settlePreview(ctx context.Context, log *slog.Logger, a store.A
 	if h.Previews == nil || a.Preview.Thread.Platform == "" || a.PreviewSettled != "" && a.PreviewSettled != by {
 		return nil
 	}
-	s, err := preview.Settle(ctx, h.Awaits, a.TurnID, by, func() time.Time { return nowFrom(h.Now) }, preview.MaxSettleWait)
+	s, err := preview.Settle(ctx, h.Awaits, a.TurnID, by, func() time.Time { return nowFrom(h.Now) }, preview.MaxSettleWait, postSettleWait)
 	if errors.As(err, new(*store.AwaitConflictError)) {
 		return nil // a post in between settled it
 	}
@@ -392,11 +392,13 @@ func (h *Handler) settlePreview(ctx context.Context, log *slog.Logger, a store.A
 		return err
 	}
 	pl := h.Previewers[s.Thread.Platform]
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maxPreviewCall)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusCall)
 	defer cancel()
-	if err := preview.EndStatus(cctx, pl, s); err != nil {
+	if err := preview.EndStatus(sctx, pl, s); err != nil {
 		log.Warn("the thread's status could not be cleared", "error", err)
 	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maxPreviewCall)
+	defer cancel()
 	pv, err := h.Previews.GetPreview(ctx, a.TurnID, now)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

@@ -103,6 +103,16 @@ const (
 	previewRecordMargin = 2 * time.Second
 )
 
+// A sequential post settles a preview within the reply function's 10
+// seconds: it waits postSettleWait at most for an update in flight (a 503
+// asks for the post again past it), then clears the status line and the
+// preview, each in a call of its own bound, so that a slow status call
+// does not cut the clear short.
+const (
+	postSettleWait = 3 * time.Second
+	statusCall     = 2 * time.Second
+)
+
 func (h *PreviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := logOr(h.Log)
 	if !postTo(w, r, log, "/reply/preview") {

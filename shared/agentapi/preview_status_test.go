@@ -3,6 +3,7 @@ package agentapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -91,7 +92,7 @@ func TestPreviewAssistantStatus(t *testing.T) {
 	if _, err := st.FinishAwait(t.Context(), turn, store.AwaitPost{ID: "p", ContentType: "text/plain", Body: []byte("done"), At: now}, now); err != nil {
 		t.Fatal(err)
 	}
-	a, err := preview.Settle(t.Context(), st, turn, store.SettledByTurn, func() time.Time { return now }, time.Minute)
+	a, err := preview.Settle(t.Context(), st, turn, store.SettledByTurn, func() time.Time { return now }, time.Minute, preview.MaxSettleWait)
 	if err != nil || !a.PreviewStatus {
 		t.Fatalf("settle: %+v, %v", a, err)
 	}
@@ -100,5 +101,38 @@ func TestPreviewAssistantStatus(t *testing.T) {
 	}
 	if got := statuses(); !slices.Equal(got, []string{"searching flights", "", "checking seats", ""}) {
 		t.Fatalf("statuses %q: want the last cleared by the settler", got)
+	}
+}
+
+// TestSettleWaitsAtMostItsBound: a preview update holding the record's
+// lease (its invocation stuck, its bound a minute away) keeps a settler
+// waiting no longer than the settler's own bound, which then answers
+// ErrUpdateInFlight (a post's 503: "try again") and settles nothing. On
+// DynamoDB Local.
+func TestSettleWaitsAtMostItsBound(t *testing.T) {
+	t.Parallel()
+	env := emulatortest.New(t)
+	st := dynamostore.New(env.DynamoDB, env.Resources.Table)
+	th := message.Thread{Platform: message.Telegram, Account: "7000000001", Chat: "-100200300"}
+	turn := strings.Repeat("e", 32)
+	now := t0
+	if _, _, err := st.OpenAwait(t.Context(), store.Await{TurnID: turn, Thread: th, EventKey: "evt#" + turn, ClaimKey: "k", ClaimOwner: "o",
+		Deadline: now.Add(time.Hour), CreatedAt: now, ExpiresAt: now.Add(2 * time.Hour), Preview: message.Preview{Thread: th, Key: turn}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.TakeAwaitPreview(t.Context(), turn, store.PreviewTake{Now: now, Next: now.Add(time.Second), Busy: now.Add(time.Minute), Max: 10, Lease: "stuck-update"}); err != nil {
+		t.Fatal(err)
+	}
+	const bound = 400 * time.Millisecond
+	started := time.Now()
+	_, err := preview.Settle(t.Context(), st, turn, store.SettledByPost("p1"), func() time.Time { return now }, time.Minute, bound)
+	if !errors.Is(err, preview.ErrUpdateInFlight) {
+		t.Fatalf("Settle under a held lease = %v, want ErrUpdateInFlight", err)
+	}
+	if waited := time.Since(started); waited < bound {
+		t.Fatalf("Settle gave up after %v, before its bound %v", waited, bound)
+	}
+	if a, err := st.GetAwait(t.Context(), turn); err != nil || a.PreviewSettled != "" || a.PreviewLease != "stuck-update" {
+		t.Fatalf("after giving up: settled %q, lease %q, %v; want the update's lease untouched", a.PreviewSettled, a.PreviewLease, err)
 	}
 }

@@ -20,15 +20,17 @@ type AwaitSettler interface {
 }
 
 // Bounds of Settle's wait for a preview update in flight: it polls the
-// record every settlePoll, and waits at most MaxSettleWait, whatever the
-// record says (a clock apart: an update's lease is a few seconds).
+// record every settlePoll, and waits at most its maxWait, whatever
+// the record says (a clock apart: an update's lease is a few seconds).
+// MaxSettleWait is the turn's, whose invocation has minutes; a sequential
+// post's request has the reply function's seconds, and waits less.
 const (
 	settlePoll    = 100 * time.Millisecond
 	MaxSettleWait = 10 * time.Second
 )
 
 // ErrUpdateInFlight is Settle's answer when an update's lease outlasted
-// MaxSettleWait: the settler tries again later.
+// its wait: the settler tries again later.
 var ErrUpdateInFlight = errors.New("a preview update is still in flight")
 
 // Settle makes by the settler of turnID's preview (store.SettleAwaitPreview)
@@ -37,10 +39,11 @@ var ErrUpdateInFlight = errors.New("a preview update is still in flight")
 // record (store.RecordAwaitPreview). From then on no update is taken, and
 // the preview's record says all there is to finalize or clear: nothing is
 // posted or edited after the reply that settles it. hold bounds the
-// settler's own lease. A record another settler settled first gives a
+// settler's own lease; maxWait bounds the wait for an update in flight, in
+// wall time. A record another settler settled first gives a
 // *store.AwaitConflictError holding it: that settler settles the preview.
-func Settle(ctx context.Context, s AwaitSettler, turnID, by string, now func() time.Time, hold time.Duration) (store.Await, error) {
-	deadline := time.Now().Add(MaxSettleWait)
+func Settle(ctx context.Context, s AwaitSettler, turnID, by string, now func() time.Time, hold, maxWait time.Duration) (store.Await, error) {
+	deadline := time.Now().Add(maxWait)
 	for {
 		t := now()
 		a, err := s.SettleAwaitPreview(ctx, turnID, by, t, t.Add(hold))

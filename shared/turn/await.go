@@ -194,7 +194,7 @@ func (p *Processor) previewed(ctx context.Context, log *slog.Logger, cfg Config,
 	if a.PreviewUpdates == 0 || a.PreviewSettled != "" && a.PreviewSettled != store.SettledByTurn {
 		return ctx, nil
 	}
-	s, err := preview.Settle(ctx, p.Awaits, a.TurnID, store.SettledByTurn, p.now, preview.MaxSettleWait)
+	s, err := preview.Settle(ctx, p.Awaits, a.TurnID, store.SettledByTurn, p.now, preview.MaxSettleWait, preview.MaxSettleWait)
 	var conflict *store.AwaitConflictError
 	switch {
 	case errors.As(err, &conflict):

@@ -79,7 +79,15 @@ func (c *Client) sendMedia(ctx context.Context, m message.Outgoing, f platform.M
 	case resp.Status == http.StatusRequestEntityTooLarge:
 		return message.Receipt{}, &message.SendError{Class: message.FailInvalidPayload, Status: resp.Status, Reason: "the upload URL refused the file as too large"}
 	case resp.Status != http.StatusOK:
-		return message.Receipt{}, unshared(platform.StatusFailure(resp.Status, resp.Header))
+		// The upload URL is signed for this one file, and nothing is
+		// shared yet: a URL refused (expired, never issued) or a server's
+		// failure is a retry's, with a fresh URL, never an auth problem of
+		// the bot's token. A 429 keeps its Retry-After.
+		se := platform.StatusFailure(resp.Status, resp.Header)
+		if se.Class != message.FailRateLimit {
+			se.Class = message.FailTransient
+		}
+		return message.Receipt{}, se
 	}
 
 	title, _ := json.Marshal([]SlackCompleteFile{{ID: up.FileID, Title: name}})

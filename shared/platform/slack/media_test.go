@@ -152,6 +152,20 @@ func TestSendMediaFailures(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
+	// refuse answers every upload of the bytes with status, as an upload
+	// URL that expired or was never issued would.
+	refuse := func(status int) func(http.Handler) http.Handler {
+		return func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.Contains(r.URL.Path, "/upload/") {
+					_, _ = io.Copy(io.Discard, r.Body)
+					w.WriteHeader(status)
+					return
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+	}
 	for _, tc := range []struct {
 		name  string
 		wrap  func(http.Handler) http.Handler
@@ -159,6 +173,9 @@ func TestSendMediaFailures(t *testing.T) {
 		want  message.FailureClass
 	}{
 		{"UploadCutOff", cut, fakeapi.Fault{}, message.FailTransient},
+		{"UploadURLNotFound", refuse(http.StatusNotFound), fakeapi.Fault{}, message.FailTransient},
+		{"UploadURLForbidden", refuse(http.StatusForbidden), fakeapi.Fault{}, message.FailTransient},
+		{"UploadTooLarge", refuse(http.StatusRequestEntityTooLarge), fakeapi.Fault{}, message.FailInvalidPayload},
 		{"CompleteAnswerLost", nil, fakeapi.Fault{DropResponseAfterCommit: true}, message.FailUnknown},
 		{"CompleteEdge5xx", nil, fakeapi.Fault{Status: 502}, message.FailUnknown},
 		{"CompleteInternalError", nil, fakeapi.Fault{Error: "internal_error"}, message.FailUnknown},
