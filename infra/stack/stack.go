@@ -461,7 +461,8 @@ func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Fu
 	}
 	if fn.Media {
 		// Get (HeadObject and the presigned GETs it signs) and Put, on the
-		// keys it stores under, and nothing else: no list, no delete.
+		// keys it stores under, a list under them (grantMissingIsNotFound),
+		// and nothing else: no delete.
 		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
 			Grantee:      role,
 			Actions:      jsii.Strings("s3:GetObject", "s3:PutObject"),
@@ -469,10 +470,12 @@ func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Fu
 		})
 		suppressMatching(role, "AwsSolutions-IAM5", "Objects are created per attachment: the grant names the one key prefix the function stores under (media.ObjectKey), in the media bucket only.",
 			`/^Resource::<MediaBucket[0-9A-F]+\.Arn>\/in\/\*$/`)
+		s.grantMissingIsNotFound(role, resources.MediaPrefix)
 	}
 	if a := fn.MediaOut; a != "" {
 		// One action on agents' uploads: the reply function presigns PUTs,
-		// delivery reads them and presigns GETs. No list, no delete.
+		// delivery reads them and presigns GETs (and lists under them, so a
+		// missing upload is a 404). No delete.
 		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
 			Grantee:      role,
 			Actions:      jsii.Strings(string(a)),
@@ -480,6 +483,9 @@ func (s *Stack) newFunction(fn resources.FunctionSpec, cfg Config) (awslambda.Fu
 		})
 		suppressMatching(role, "AwsSolutions-IAM5", "Uploads are created per file an agent sends: the grant names the one key prefix they go under (media.UploadKey), in the media bucket only.",
 			`/^Resource::<MediaBucket[0-9A-F]+\.Arn>\/out\/\*$/`)
+		if a == resources.MediaOutGet {
+			s.grantMissingIsNotFound(role, resources.MediaOutPrefix)
+		}
 	}
 	if q := fn.Wakes; q != nil {
 		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
@@ -559,6 +565,19 @@ var TableActions = []string{
 // indexes. Table.GrantReadWriteData would grant <table>/index/*; naming each
 // index keeps the policy free of wildcards (and of cdk-nag suppressions),
 // and leaves out Scan and the stream actions, which nothing uses.
+// grantMissingIsNotFound lets a function that reads objects under prefix
+// tell a missing one (HeadObject's 404) from a refusal: without
+// s3:ListBucket, S3 answers 403 for a key that does not exist, and staging
+// (or an upload_id never put) would fail as denied. Listed only under
+// prefix, by the s3:prefix condition.
+func (s *Stack) grantMissingIsNotFound(role awsiam.IRole, prefix string) {
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:    jsii.Strings("s3:ListBucket"),
+		Resources:  jsii.Strings(*s.MediaBucket.BucketArn()),
+		Conditions: &map[string]any{"StringLike": map[string]any{"s3:prefix": prefix + "*"}},
+	}))
+}
+
 func (s *Stack) grantTable(role awsiam.IRole) {
 	arns := []*string{s.Table.TableArn()}
 	for _, ix := range resources.Table.Indexes {

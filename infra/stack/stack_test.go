@@ -505,7 +505,11 @@ func grants(t *testing.T, fx *fixture, roleID string) map[string][]string {
 			}
 			for _, a := range list(s["Action"]) {
 				for _, r := range list(s["Resource"]) {
-					out[a.(string)] = append(out[a.(string)], asJSON(r))
+					g := asJSON(r)
+					if c, ok := s["Condition"]; ok {
+						g += " if " + asJSON(c)
+					}
+					out[a.(string)] = append(out[a.(string)], g)
 				}
 			}
 		}
@@ -549,15 +553,23 @@ func TestLeastPrivilege(t *testing.T) {
 					add("sqs:GetQueueAttributes", queue(q))
 					add("sqs:GetQueueUrl", queue(q))
 				}
+				// A missing key is a 404 only with ListBucket: under the
+				// prefix the function reads, and nowhere else.
+				listUnder := func(prefix string) []string {
+					return []string{asJSON(getAtt(fx.logicalID(fx.stack.MediaBucket), "Arn")) + " if " +
+						asJSON(map[string]any{"StringLike": map[string]any{"s3:prefix": prefix + "*"}})}
+				}
 				if fn.Media {
 					add("s3:GetObject", []string{asJSON(mediaObjects(fx))})
 					add("s3:PutObject", []string{asJSON(mediaObjects(fx))})
+					add("s3:ListBucket", listUnder(resources.MediaPrefix))
 				}
 				switch fn.Name {
 				case resources.Reply.Name: // presigns uploads; reads none
 					add("s3:PutObject", []string{asJSON(uploadObjects(fx))})
 				case resources.Delivery.Name: // reads uploads; writes none
 					add("s3:GetObject", []string{asJSON(uploadObjects(fx))})
+					add("s3:ListBucket", listUnder(resources.MediaOutPrefix))
 				}
 				if fn.Wakes != nil {
 					// Visibility only: it can neither read nor delete.
