@@ -484,3 +484,29 @@ func discordPostsFollowTheOriginal(t *testing.T, previewed bool) {
 		}
 	}
 }
+
+// An early post on Discord (before the turn read its 202) went as a plain
+// channel message, with no interaction token: the turn that adopts its
+// record takes no preview base then, so the final still answers the
+// interaction (its first bubble replaces "thinking"), rather than counting
+// the early post and leaving the response unanswered.
+func TestLiveAsyncDiscordEarlyPostLeavesTheOriginalToTheFinal(t *testing.T) {
+	t.Parallel()
+	h := start(t, options{})
+	h.agent.fail = func(req agent.TurnRequest) (int, bool) {
+		if code, body := h.postReply("msg_dearly", seqBody(req.TurnID, false, "on it")); code != http.StatusOK {
+			t.Errorf("early post: %d %s", code, body)
+		}
+		return http.StatusAccepted, true
+	}
+	key, _ := h.discordCommand()
+	turnID := intent.IDFor(key)
+	h.waitAwait(turnID)
+	if code, resp := h.postReply("msg_dlate", replyBody(turnID, "here it is")); code != http.StatusOK {
+		t.Fatalf("final: %d %s", code, resp)
+	}
+	h.awaitVisible(message.Discord, "1309000000000000200", "on it", "here it is")
+	if final := h.intentFor(key); final.Sequence != 0 {
+		t.Fatalf("the final's place in the reply %d, want 0: the early post did not answer the interaction", final.Sequence)
+	}
+}

@@ -60,6 +60,13 @@ func (p *Processor) await(ctx context.Context, log *slog.Logger, cfg Config, rec
 	if err == nil && !created && a.State == store.AwaitOpen {
 		// Opened by an early post, or by an earlier run of this turn:
 		// this run's claim and message wait on it now.
+		if a.Preview.Thread.Platform == "" && a.Bubbles > 0 {
+			// Early posts went before the turn's reply context was on
+			// the record, as plain messages: the record keeps none, so
+			// previews stay refused (409 posted) and the final, not a
+			// later post, answers the event first (afterPosts).
+			base = message.Preview{}
+		}
 		a, err = p.Awaits.AdoptAwait(ctx, intentID, owner, rec.ReceiptHandle, base)
 		var conflict *store.AwaitConflictError
 		if errors.As(err, &conflict) {
