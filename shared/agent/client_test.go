@@ -284,7 +284,9 @@ func TestCallClassifiesReplies(t *testing.T) {
 func assertClean(t *testing.T, err error) {
 	t.Helper()
 	msg := err.Error()
-	for _, s := range []string{testSecret, strings.TrimPrefix(testSecret, "whsec_"), string(testKey), userText, "4111", "token=", "s3cr3t"} {
+	// A fragment of the card number, but one an address cannot hold: a
+	// random port such as 41113 holds "4111" (a flake in CI).
+	for _, s := range []string{testSecret, strings.TrimPrefix(testSecret, "whsec_"), string(testKey), userText, "4111 1111", "card number", "token=", "s3cr3t"} {
 		if strings.Contains(msg, s) {
 			t.Fatalf("error %q holds %q", msg, s)
 		}
